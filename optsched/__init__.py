@@ -1,0 +1,20 @@
+"""optsched: per-slot subproblems of online multi-server job scheduling, solved by each
+paper's own fast algorithm or by exact solvers, side by side."""
+
+from optsched import models, solvers  # noqa: F401  (registers models and backends)
+from optsched.models import Model, model_from_dict
+from optsched.result import Result, Status
+from optsched.solve import compare, solve
+from optsched.solvers.registry import Backend, all_backends, fitting_backends
+
+__version__ = "0.1.0"
+
+
+def backends(model: Model | None = None) -> list[str]:
+    """Names of available backends that fit ``model`` (exact first); all registered if None."""
+    if model is None:
+        return sorted(all_backends())
+    return [b.NAME for b in fitting_backends(model)]
+
+
+__all__ = ["Backend", "Model", "Result", "Status", "backends", "compare", "model_from_dict", "solve"]

@@ -1,0 +1,99 @@
+"""Strict experiment configs: frozen dataclasses loaded from TOML or a mapping.
+
+Unknown keys, wrong types and out-of-range values raise ``ValueError`` naming the key.
+A config class may define ``check(self)`` for cross-field and range rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+import types
+import typing
+from pathlib import Path
+from typing import Any, Mapping, TypeVar
+
+C = TypeVar("C")
+
+
+def _coerce(key: str, value: Any, hint: Any) -> Any:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(hint)
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _coerce(key, value, arg)
+            except ValueError as exc:
+                errors.append(str(exc))
+        raise ValueError(errors[0])
+    if origin is typing.Literal:
+        if value not in typing.get_args(hint):
+            raise ValueError(f"{key}: must be one of {list(typing.get_args(hint))}, got {value!r}")
+        return value
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise ValueError(f"{key}: expected a list, got {type(value).__name__}")
+        (item,) = [a for a in typing.get_args(hint) if a is not Ellipsis][:1] or [Any]
+        return tuple(_coerce(f"{key}[{i}]", v, item) for i, v in enumerate(value))
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{key}: expected true or false, got {value!r}")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{key}: expected an integer, got {value!r}")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{key}: expected a number, got {value!r}")
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"{key}: must be finite")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{key}: expected a string, got {value!r}")
+        return value
+    return value
+
+
+def config_from_mapping(cls: type[C], data: Mapping[str, Any], *, where: str = "config") -> C:
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{where}: expected a table of settings")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(names))})")
+    values = {k: _coerce(f"{where}.{k}", v, hints[k]) for k, v in data.items()}
+    cfg = cls(**values)
+    check = getattr(cfg, "check", None)
+    if check is not None:
+        check()
+    return cfg
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ValueError(f"config: {path} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"config: {path} is not valid TOML: {exc}") from None
+    except (IsADirectoryError, UnicodeDecodeError):
+        raise ValueError(f"config: {path} is not a TOML text file") from None
+
+
+def require(ok: bool, key: str, message: str) -> None:
+    """Range rule for a config ``check``: raise ValueError naming ``key`` unless ``ok``."""
+    if not ok:
+        raise ValueError(f"config.{key}: {message}")
+
+
+def probability(value: float, key: str) -> None:
+    require(0.0 <= value <= 1.0, key, f"must be a probability in [0, 1], got {value}")

@@ -1,0 +1,63 @@
+"""Instance files: a reader registry keyed by file suffix.
+
+``load_instances(path)`` returns every instance a file holds; ``load_instance(path, k)``
+one of them (``k`` is 1-based, as ``optsched solve --instance K``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from optsched.models.base import Model
+
+Reader = Callable[[str], list[Model]]
+_READERS: dict[str, Reader] = {}
+
+
+def register_reader(*suffixes: str) -> Callable[[Reader], Reader]:
+    """Decorator: ``reader(text) -> list of models`` for files ending in ``suffixes``."""
+
+    def deco(fn: Reader) -> Reader:
+        for s in suffixes:
+            if s in _READERS:
+                raise RuntimeError(f"two readers for {s!r}")
+            _READERS[s] = fn
+        return fn
+
+    return deco
+
+
+def load_instances(path: str | Path) -> list[Model]:
+    path = Path(path)
+    reader = _READERS.get(path.suffix.lower())
+    if reader is None:
+        raise ValueError(f"file: unknown instance format {path.suffix!r} (known: {', '.join(sorted(_READERS))})")
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ValueError(f"file: {path} does not exist") from None
+    except IsADirectoryError:
+        raise ValueError(f"file: {path} is a directory") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"file: {path} is not a text file") from None
+    except OSError as exc:
+        raise ValueError(f"file: cannot read {path}: {exc.strerror}") from None
+    models = reader(text)
+    if not models:
+        raise ValueError(f"file: {path} holds no instance")
+    return models
+
+
+def load_instance(path: str | Path, instance: int | None = None) -> Model:
+    models = load_instances(path)
+    if instance is None:
+        if len(models) > 1:
+            raise ValueError(f"instance: {path} holds {len(models)} instances; choose one with --instance 1..{len(models)}")
+        return models[0]
+    if not 1 <= instance <= len(models):
+        raise ValueError(f"instance: {instance} is out of range 1..{len(models)}")
+    return models[instance - 1]
+
+
+from optsched.io import delorme, json_instance  # noqa: E402,F401  (register the readers)

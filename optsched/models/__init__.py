@@ -1,0 +1,8 @@
+"""Subproblem models. Importing this package registers every model kind."""
+
+from optsched.models import set_packing  # noqa: F401
+from optsched.models.base import Model, model_from_dict, model_kinds, register_model
+from optsched.models.forms import StandardForm
+from optsched.models.set_packing import SetPacking
+
+__all__ = ["Model", "SetPacking", "StandardForm", "model_from_dict", "model_kinds", "register_model"]

@@ -1,0 +1,94 @@
+"""The abstract subproblem model and the registry of model kinds.
+
+A model is a frozen, validated object holding one instance of a per-slot subproblem. It
+knows its own math (objective, feasibility) independently of any solver, and it can lower
+itself to the forms that backends accept, listed in ``FORMS``:
+
+``"standard"``  ``standard_form()`` -> :class:`~optsched.models.forms.StandardForm`, with
+                ``solution_from_vector(x)`` to map a solver's vector back (HiGHS, CP-SAT).
+``"pyomo"``     ``pyomo_model()`` -> a Pyomo ``ConcreteModel``: the reference statement of
+                the math, with ``solution_from_pyomo(m)``.
+``"cvxpy"``     ``cvxpy_problem()`` -> ``(problem, to_solution)``.
+``"binary"``    ``n_binary`` and ``evaluate_binary(X)`` over 0-1 rows, for brute force.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+
+from optsched.models.validate import check_keys
+
+_MODELS: dict[str, type["Model"]] = {}
+
+
+def register_model(cls: type["Model"]) -> type["Model"]:
+    """Class decorator: make a model kind loadable by its ``name`` from JSON."""
+    if cls.name in _MODELS:
+        raise RuntimeError(f"model {cls.name!r} registered twice")
+    _MODELS[cls.name] = cls
+    return cls
+
+
+def model_kinds() -> dict[str, type["Model"]]:
+    return dict(_MODELS)
+
+
+def model_from_dict(data: Any) -> "Model":
+    """Build a model from its JSON object; the key ``model`` names the kind."""
+    if not isinstance(data, dict):
+        raise ValueError(f"instance: expected a JSON object, got {type(data).__name__}")
+    kind = data.get("model")
+    if kind not in _MODELS:
+        raise ValueError(f"model: unknown model {kind!r} (known: {', '.join(sorted(_MODELS))})")
+    body = {k: v for k, v in data.items() if k != "model"}
+    return _MODELS[kind].from_dict(body)
+
+
+class Model:
+    """Base class. Subclasses are frozen dataclasses (``eq=False``) that validate in
+    ``__post_init__`` and set the class variables below."""
+
+    name: ClassVar[str]
+    maximize: ClassVar[bool]
+    FORMS: ClassVar[frozenset[str]] = frozenset()
+    JSON_REQUIRED: ClassVar[tuple[str, ...]] = ()
+    JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ()
+
+    # --- the model's own math -------------------------------------------------------
+    def objective(self, solution: Any) -> float:
+        raise NotImplementedError
+
+    def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
+        """Human-readable list of constraints the candidate breaks (empty when feasible)."""
+        raise NotImplementedError
+
+    def is_feasible(self, solution: Any, *, tol: float = 1e-9) -> bool:
+        return not self.violations(solution, tol=tol)
+
+    def better(self, a: float, b: float) -> bool:
+        """Is objective value ``a`` strictly better than ``b`` in this model's sense?"""
+        return a > b if self.maximize else a < b
+
+    # --- JSON ---------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Model":
+        check_keys(cls.name, dict(data), required=cls.JSON_REQUIRED, optional=cls.JSON_OPTIONAL)
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"model": self.name}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            out[f.name] = value.tolist() if isinstance(value, np.ndarray) else value
+        return out
+
+    def solution_to_json(self, solution: Any) -> Any:
+        return np.asarray(solution).tolist()
+
+    @property
+    def size(self) -> int:
+        """A single number describing the instance size (for benchmarks and tables)."""
+        raise NotImplementedError

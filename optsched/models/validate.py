@@ -1,0 +1,97 @@
+"""Input checks shared by every model: each raises ``ValueError`` naming the offending field."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+
+def _to_array(name: str, value: Any, dtype: type) -> np.ndarray:
+    if isinstance(value, (str, bytes)) or value is None:
+        raise ValueError(f"{name}: expected numbers, got {type(value).__name__}")
+    try:
+        arr = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: not a rectangular array of numbers ({exc})") from None
+    return arr
+
+
+def float_array(
+    name: str,
+    value: Any,
+    *,
+    ndim: int = 1,
+    shape: Sequence[int | None] | None = None,
+    nonnegative: bool = False,
+    allow_inf: bool = False,
+    min_size: int = 0,
+) -> np.ndarray:
+    """A read-only float64 array of ``ndim`` dimensions, finite unless ``allow_inf``."""
+    arr = _to_array(name, value, np.float64)
+    if arr.ndim != ndim:
+        raise ValueError(f"{name}: expected a {ndim}-dimensional array, got {arr.ndim} dimensions")
+    if shape is not None:
+        for axis, (got, want) in enumerate(zip(arr.shape, shape)):
+            if want is not None and got != want:
+                raise ValueError(f"{name}: axis {axis} has length {got}, expected {want}")
+    if arr.size < min_size:
+        raise ValueError(f"{name}: needs at least {min_size} entries")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name}: contains NaN")
+    if not allow_inf and np.isinf(arr).any():
+        raise ValueError(f"{name}: contains an infinite value")
+    if nonnegative and (arr < 0).any():
+        raise ValueError(f"{name}: contains a negative value")
+    arr = np.array(arr, dtype=np.float64, copy=True)
+    arr.setflags(write=False)
+    return arr
+
+
+def index_array(name: str, value: Any, *, upper: int, ndim: int = 1) -> np.ndarray:
+    """A read-only int64 array of indices in ``[0, upper)``; floats must be whole numbers."""
+    arr = _to_array(name, value, np.float64)
+    if arr.ndim != ndim:
+        raise ValueError(f"{name}: expected a {ndim}-dimensional array, got {arr.ndim} dimensions")
+    if arr.size and (not np.isfinite(arr).all() or (arr != np.round(arr)).any()):
+        raise ValueError(f"{name}: indices must be whole numbers")
+    out = arr.astype(np.int64)
+    if out.size and (out.min() < 0 or out.max() >= upper):
+        raise ValueError(f"{name}: index out of range [0, {upper})")
+    out.setflags(write=False)
+    return out
+
+
+def positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name}: expected an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name}: must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def finite_float(name: str, value: Any, *, minimum: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name}: expected a number, got {value!r}")
+    out = float(value)
+    if not math.isfinite(out):
+        raise ValueError(f"{name}: must be finite, got {out}")
+    if minimum is not None and out < minimum:
+        raise ValueError(f"{name}: must be >= {minimum}, got {out}")
+    return out
+
+
+def check_keys(name: str, data: Any, *, required: Sequence[str], optional: Sequence[str] = ()) -> None:
+    """A JSON object has every required key and no unknown one."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{name}: expected a JSON object, got {type(data).__name__}")
+    missing = [k for k in required if k not in data]
+    if missing:
+        raise ValueError(f"{name}: missing key {missing[0]!r}")
+    unknown = sorted(set(data) - set(required) - set(optional))
+    if unknown:
+        raise ValueError(f"{name}: unknown key {unknown[0]!r}")
