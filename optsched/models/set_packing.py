@@ -157,6 +157,17 @@ class SetPacking(Model):
         x = np.array([m.x[i].value or 0.0 for i in range(self.n_sets)])
         return self.solution_from_vector(x)
 
+    @classmethod
+    def random(
+        cls, rng: np.random.Generator, n_sets: int, n_elements: int, *, max_size: int = 4, integer_weights: bool = False
+    ) -> "SetPacking":
+        """Random instance: set sizes uniform in 1..max_size, elements drawn without replacement,
+        weights uniform in [0, 1) (or whole numbers 1..100)."""
+        sizes = rng.integers(1, min(max_size, n_elements) + 1, size=n_sets)
+        sets = [rng.choice(n_elements, size=k, replace=False) for k in sizes]
+        weights = rng.integers(1, 101, size=n_sets) if integer_weights else rng.random(n_sets)
+        return cls(n_elements, sets, weights)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "model": self.name,

@@ -1,0 +1,174 @@
+"""The ``optsched`` command line: solve, compare, backends, run.
+
+Any bad input prints one line ``optsched: error: ...`` on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+EXIT_BAD_INPUT = 2
+
+
+class BadInput(ValueError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
+        raise BadInput(message)
+
+
+def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise BadInput(f"--option expects KEY=VALUE, got {pair!r}")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def _finite_or_none(x: float | None) -> float | None:
+    from optsched.io.json_instance import dumps_float
+
+    return dumps_float(x)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    import optsched
+    from optsched.io import load_instance
+
+    model = load_instance(args.file, args.instance)
+    res = optsched.solve(model, args.backend, time_limit=args.time_limit, **_parse_options(args.option))
+    solution = None if res.solution is None else model.solution_to_json(res.solution)
+    if args.json:
+        print(json.dumps({
+            "model": res.model,
+            "backend": res.backend,
+            "status": res.status.value,
+            "objective": _finite_or_none(res.objective),
+            "bound": _finite_or_none(res.bound),
+            "solution": solution,
+            "runtime_s": res.runtime_s,
+        }))
+    else:
+        print(f"model     {res.model} (size {model.size})")
+        print(f"backend   {res.backend}")
+        print(f"status    {res.status.value}")
+        print(f"objective {res.objective}")
+        print(f"bound     {res.bound}")
+        print(f"gap       {res.gap}")
+        print(f"runtime   {res.runtime_s:.4f} s")
+        if "message" in res.extra:
+            print(f"message   {res.extra['message']}")
+        print(f"solution  {solution}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    import optsched
+    from optsched.io import load_instance
+
+    model = load_instance(args.file, args.instance)
+    names = [b for b in args.backends.split(",") if b] if args.backends else None
+    if names is not None:
+        from optsched.solve import _pick
+
+        for name in names:
+            _pick(model, name)  # reject unknown / unfit backends before solving anything
+    table = optsched.compare(model, names, time_limit=args.time_limit)
+    print(table.to_string(index=False))
+    return 0
+
+
+def cmd_backends(args: argparse.Namespace) -> int:
+    from optsched.models.base import model_kinds
+    from optsched.solvers.registry import all_backends
+
+    kinds = model_kinds()
+    for name, b in sorted(all_backends().items()):
+        solves = sorted(b.MODELS | {k for k, cls in kinds.items() if b.FORM in cls.FORMS})
+        avail = b.available()
+        status = "available" if avail else f"unavailable: {avail.reason}"
+        kind = "exact" if b.EXACT else "heuristic"
+        opts = ", ".join(f"{k}={v!r}" for k, v in b.OPTIONS.items()) or "-"
+        print(f"{name:14s} {kind:9s} {status}")
+        print(f"{'':14s} solves: {', '.join(solves) or '-'}")
+        print(f"{'':14s} {b.DESCRIPTION}")
+        print(f"{'':14s} options: {opts}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from optsched.config import load_toml
+    from optsched.experiments import get_experiment
+
+    exp = get_experiment(args.experiment)
+    settings = load_toml(args.config) if args.config else {}
+    if args.seed is not None:
+        settings["seed"] = args.seed
+    cfg = exp.make_config(settings, args.preset)
+    out = Path(args.out) if args.out else Path("results") / exp.name
+    paths = exp.run(cfg, out)
+    for p in paths:
+        print(f"wrote {p}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="optsched", description="Per-slot scheduling subproblems: paper algorithms vs exact solvers.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("solve", help="solve one instance file (JSON, Delorme .dat, OR-Library)")
+    s.add_argument("file")
+    s.add_argument("--backend", default=None)
+    s.add_argument("--time-limit", type=float, default=None)
+    s.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
+    s.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="backend option (repeatable)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_solve)
+
+    c = sub.add_parser("compare", help="solve one instance with several backends; print a table")
+    c.add_argument("file")
+    c.add_argument("--backends", default=None, help="comma-separated; default: every backend that fits")
+    c.add_argument("--time-limit", type=float, default=None)
+    c.add_argument("--instance", type=int, default=None)
+    c.set_defaults(func=cmd_compare)
+
+    b = sub.add_parser("backends", help="list backends, what they solve, availability")
+    b.set_defaults(func=cmd_backends)
+
+    r = sub.add_parser("run", help="run an experiment; writes CSV + PNG")
+    r.add_argument("experiment")
+    r.add_argument("--config", default=None, help="TOML file of settings")
+    r.add_argument("--preset", default=None)
+    r.add_argument("--seed", type=int, default=None)
+    r.add_argument("--out", default=None, help="output directory (default results/NAME)")
+    r.set_defaults(func=cmd_run)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return args.func(args)
+    except ValueError as exc:  # includes BadInput: every documented bad input
+        msg = " ".join(str(exc).split())
+        print(f"optsched: error: {msg}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("optsched: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

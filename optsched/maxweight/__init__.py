@@ -1,0 +1,1 @@
+"""Max-weight scheduling of stochastic real-time jobs on unreliable workers (paper 004)."""

@@ -1,0 +1,261 @@
+"""Section IV of paper 004: achievable-requirement regions (Fig. 3, Fig. 4), the largest
+symmetric requirement versus N (Fig. 5), and a single simulation run.
+
+A requirement r counts as achieved when every application's completed-job rate over the
+frames is at least r_i - tolerance (the paper: 10,000 frames, tolerance 0.01). Every
+requirement of a grid is simulated side by side on the same sample path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Literal
+
+import numpy as np
+
+from optsched.config import probability, require
+from optsched.experiments import experiment
+from optsched.maxweight.network import JobNetwork, NetworkEnv
+from optsched.maxweight.policy import BATCH_SOLVERS, MaxWeightPolicy
+from optsched.policy import evaluate
+from optsched.results import run_metadata, write_csv, write_metadata, write_png
+
+POLICIES = {"Alg. 1 (exact)": "exact_backend", "Alg. 2 (greedy)": "greedy_backend"}
+
+
+@dataclass(frozen=True)
+class MaxWeightConfig:
+    experiment: Literal["fig3", "fig4", "fig5", "simulate"] = "fig3"
+    seed: int = 0
+    frames: int = 10_000
+    tolerance: float = 0.01
+    exact_backend: str = "enumerate"
+    greedy_backend: str = "greedy"
+    # Fig. 3 / Fig. 4 (N = M = 2) on a grid of requirements [0, grid_max]^2
+    grid_step: float = 0.02
+    grid_max: float = 0.7
+    fig3_app1_task_prob: float = 0.5
+    fig3_app2_task_probs: tuple[float, ...] = (0.3, 0.5)
+    fig34_completion_prob: float = 0.9
+    fig4_task_prob: float = 0.5
+    fig4_worker2_completion_probs: tuple[float, ...] = (0.7, 0.9)
+    # Fig. 5: N = M applications and workers, symmetric requirement r, Alg. 2
+    fig5_sizes: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    fig5_task_probs: tuple[float, ...] = (0.3, 0.4, 0.5)
+    fig5_completion_prob: float = 0.9
+    fig5_r_step: float = 0.005
+    fig5_exact_up_to: int = 0
+    # simulate: one network, one requirement vector, rates over time
+    n_apps: int = 2
+    n_workers: int = 2
+    task_prob: float = 0.5
+    completion_prob: float = 0.9
+    requirement: tuple[float, ...] = (0.25, 0.25)
+
+    def check(self) -> None:
+        require(self.frames >= 1, "frames", "must be >= 1")
+        require(0 <= self.tolerance < 1, "tolerance", "must be in [0, 1)")
+        require(0 < self.grid_step <= self.grid_max, "grid_step", "must be in (0, grid_max]")
+        require(0 < self.fig5_r_step <= 1, "fig5_r_step", "must be in (0, 1]")
+        require(all(n >= 1 for n in self.fig5_sizes), "fig5_sizes", "sizes must be >= 1")
+        require(self.n_apps >= 1 and self.n_workers >= 1, "n_apps", "n_apps and n_workers must be >= 1")
+        require(len(self.requirement) == self.n_apps, "requirement", f"needs {self.n_apps} entries")
+        require(all(r >= 0 for r in self.requirement), "requirement", "entries must be >= 0")
+        for key in ("fig3_app1_task_prob", "fig34_completion_prob", "fig4_task_prob", "fig5_completion_prob",
+                    "task_prob", "completion_prob"):
+            probability(getattr(self, key), key)
+        for key in ("fig3_app2_task_probs", "fig4_worker2_completion_probs", "fig5_task_probs"):
+            for p in getattr(self, key):
+                probability(p, key)
+        from optsched.solvers.registry import get_backend
+
+        for key in ("exact_backend", "greedy_backend"):
+            name = getattr(self, key)
+            if name not in BATCH_SOLVERS:
+                get_backend(name)  # raises ValueError naming the backend
+
+
+def achieved_rates(net: JobNetwork, requirements: np.ndarray, backend: str, cfg: MaxWeightConfig) -> np.ndarray:
+    """Completed-job rate of each app for each requirement row, over ``cfg.frames`` frames."""
+    env = NetworkEnv(net, len(requirements))
+    policy = MaxWeightPolicy(requirements, backend=backend)
+    out = evaluate(env, policy, cfg.frames, seed=cfg.seed, progress=f"{backend} N={net.n_apps}")
+    return out["completed"].mean(axis=0)
+
+
+def _grid(cfg: MaxWeightConfig) -> np.ndarray:
+    g = np.round(np.arange(0.0, cfg.grid_max + 1e-9, cfg.grid_step), 10)
+    return np.array([(a, b) for a in g for b in g])
+
+
+def region_rows(curves: dict[str, JobNetwork], cfg: MaxWeightConfig) -> "object":
+    import pandas as pd
+
+    grid = _grid(cfg)
+    frames = []
+    for curve, net in curves.items():
+        for policy, key in POLICIES.items():
+            rate = achieved_rates(net, grid, getattr(cfg, key), cfg)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "curve": curve,
+                        "policy": policy,
+                        "r1": grid[:, 0],
+                        "r2": grid[:, 1],
+                        "rate1": rate[:, 0],
+                        "rate2": rate[:, 1],
+                        "achieved": (rate >= grid - cfg.tolerance).all(axis=1),
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+def region_boundary(df: "object") -> "object":
+    """For each curve, policy and r1: the largest achieved r2 (the region's upper edge)."""
+    ok = df[df["achieved"]]
+    return ok.groupby(["curve", "policy", "r1"], as_index=False)["r2"].max().rename(columns={"r2": "max_r2"})
+
+
+def plot_regions(boundary: "object", title: str) -> "object":
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    styles = {"Alg. 1 (exact)": "-", "Alg. 2 (greedy)": "--"}
+    for i, ((curve, policy), part) in enumerate(boundary.groupby(["curve", "policy"], sort=True)):
+        ax.step(part["r1"], part["max_r2"], where="post", linestyle=styles[policy], color=f"C{i // 2}",
+                label=f"{policy}, {curve}")
+    ax.set_xlabel("requirement r1")
+    ax.set_ylabel("largest achievable r2")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def _write(cfg: MaxWeightConfig, out: Path, stem: str, table: "object", fig: "object", extra: dict | None = None) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    paths = [write_csv(table, out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
+    plt.close(fig)
+    meta = run_metadata(experiment=f"maxweight/{stem}", seed=cfg.seed, config=cfg)
+    meta.update(extra or {})
+    paths.append(write_metadata(out / f"{stem}.json", meta))
+    return paths
+
+
+def run_fig3(cfg: MaxWeightConfig, out: Path) -> list[Path]:
+    curves = {}
+    for p2 in cfg.fig3_app2_task_probs:
+        tp = np.array([[cfg.fig3_app1_task_prob] * 2, [p2] * 2])
+        curves[f"P[J2j]={p2}"] = JobNetwork(tp, np.full((2, 2), cfg.fig34_completion_prob))
+    df = region_rows(curves, cfg)
+    bnd = region_boundary(df)
+    paths = _write(cfg, out, "fig3_regions", df, plot_regions(bnd, "Fig. 3: varying P[J_2j = 1]"))
+    return paths + [write_csv(bnd, out / "fig3_boundary.csv")]
+
+
+def run_fig4(cfg: MaxWeightConfig, out: Path) -> list[Path]:
+    curves = {}
+    for p2 in cfg.fig4_worker2_completion_probs:
+        cp = np.array([[cfg.fig34_completion_prob] * 2, [p2] * 2])
+        curves[f"P2j={p2}"] = JobNetwork(np.full((2, 2), cfg.fig4_task_prob), cp)
+    df = region_rows(curves, cfg)
+    bnd = region_boundary(df)
+    paths = _write(cfg, out, "fig4_regions", df, plot_regions(bnd, "Fig. 4: varying P_2j"))
+    return paths + [write_csv(bnd, out / "fig4_boundary.csv")]
+
+
+def run_fig5(cfg: MaxWeightConfig, out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    r_grid = np.round(np.arange(0.0, 1.0 + 1e-9, cfg.fig5_r_step), 10)
+    rows = []
+    for p in cfg.fig5_task_probs:
+        for n in cfg.fig5_sizes:
+            net = JobNetwork.uniform(n, n, p, cfg.fig5_completion_prob)
+            reqs = np.repeat(r_grid[:, None], n, axis=1)
+            policies = {"Alg. 2 (greedy)": cfg.greedy_backend}
+            if n <= cfg.fig5_exact_up_to:
+                policies["Alg. 1 (exact)"] = cfg.exact_backend
+            for policy, backend in policies.items():
+                rate = achieved_rates(net, reqs, backend, cfg)
+                ok = (rate >= reqs - cfg.tolerance).all(axis=1)
+                rows.append({"task_prob": p, "n": n, "policy": policy,
+                             "max_symmetric_r": float(r_grid[ok].max()) if ok.any() else 0.0})
+    df = pd.DataFrame(rows)
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    for (p, policy), part in df.groupby(["task_prob", "policy"]):
+        ax.plot(part["n"], part["max_symmetric_r"], marker="o", linestyle="-" if "greedy" in policy else ":",
+                label=f"{policy}, P[Jij]={p}")
+    ax.set_xlabel("number of applications N (= workers M)")
+    ax.set_ylabel("largest achievable symmetric r")
+    ax.set_title("Fig. 5")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return _write(cfg, out, "fig5_symmetric", df, fig)
+
+
+def run_simulate(cfg: MaxWeightConfig, out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    net = JobNetwork.uniform(cfg.n_apps, cfg.n_workers, cfg.task_prob, cfg.completion_prob)
+    req = np.asarray(cfg.requirement)[None, :]
+    frames = np.arange(1, cfg.frames + 1)
+    parts = []
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for j, (policy, key) in enumerate(POLICIES.items()):
+        env = NetworkEnv(net, 1)
+        out_ = evaluate(env, MaxWeightPolicy(req, backend=getattr(cfg, key)), cfg.frames, seed=cfg.seed, progress=policy)
+        running = np.cumsum(out_["completed"][:, 0, :], axis=0) / frames[:, None]
+        for i in range(cfg.n_apps):
+            parts.append(pd.DataFrame({"policy": policy, "app": i + 1, "frame": frames, "rate": running[:, i]}))
+            ax.plot(frames, running[:, i], color=f"C{i}", linestyle=["-", "--"][j], label=f"{policy}, app {i + 1}")
+    for i, r in enumerate(cfg.requirement):
+        ax.axhline(r, color=f"C{i}", alpha=0.3)
+    ax.set_xscale("log")
+    ax.set_xlabel("frame")
+    ax.set_ylabel("completed jobs per frame (running mean)")
+    ax.legend(fontsize=7)
+    df = pd.concat(parts, ignore_index=True)
+    return _write(cfg, out, "simulate_rates", df, fig)
+
+
+RUNNERS: dict[str, Callable[[MaxWeightConfig, Path], list[Path]]] = {
+    "fig3": run_fig3,
+    "fig4": run_fig4,
+    "fig5": run_fig5,
+    "simulate": run_simulate,
+}
+
+PRESETS = {
+    "fig3": {"experiment": "fig3"},
+    "fig4": {"experiment": "fig4"},
+    "fig5": {"experiment": "fig5"},
+    "fig5-small": {"experiment": "fig5", "fig5_sizes": [2, 3, 4, 5], "frames": 3000, "fig5_r_step": 0.01},
+    "simulate": {"experiment": "simulate"},
+    "quick": {"experiment": "fig3", "frames": 2000, "grid_step": 0.05},
+}
+
+
+@experiment(
+    "maxweight",
+    config=MaxWeightConfig,
+    description="paper 004: max-weight scheduling regions (Fig. 3, 4), symmetric requirement vs N (Fig. 5)",
+    presets=PRESETS,
+)
+def run(cfg: MaxWeightConfig, out: Path) -> list[Path]:
+    return RUNNERS[cfg.experiment](cfg, Path(out))

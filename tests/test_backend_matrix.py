@@ -1,0 +1,48 @@
+"""Every registered backend appears in the test matrix, and every matrix entry names a test
+module that really exercises it (after Pyomo contrib.solver's registry test)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import optsched
+from optsched.solvers.registry import all_backends
+
+HERE = Path(__file__).parent
+
+# backend -> the test modules that run it against an oracle
+BACKEND_MATRIX: dict[str, tuple[str, ...]] = {
+    "brute_force": ("test_set_packing.py",),
+    "cpsat": ("test_set_packing.py", "test_maxweight.py"),
+    "highs": ("test_set_packing.py", "test_maxweight.py"),
+    "pyomo": ("test_set_packing.py",),
+    "greedy": ("test_set_packing.py", "test_maxweight.py"),
+    "cvxpy": (),
+}
+
+
+def test_registry_matches_matrix() -> None:
+    assert set(all_backends()) == set(BACKEND_MATRIX)
+
+
+def test_matrix_modules_exercise_their_backend() -> None:
+    for backend, modules in BACKEND_MATRIX.items():
+        for module in modules:
+            text = (HERE / module).read_text()
+            assert f'"{backend}"' in text, (backend, module)
+
+
+def test_every_backend_is_available_or_says_why() -> None:
+    for name, backend in all_backends().items():
+        avail = backend.available()
+        assert avail.ok or avail.reason, name
+
+
+def test_every_backend_fits_some_registered_model_kind() -> None:
+    from optsched.models.base import model_kinds
+
+    kinds = model_kinds()
+    for name, b in all_backends().items():
+        fits = b.MODELS & set(kinds) or {k for k, cls in kinds.items() if b.FORM in cls.FORMS}
+        assert fits or name == "cvxpy", name
+    assert optsched.backends()  # names listed

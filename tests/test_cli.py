@@ -1,0 +1,152 @@
+"""The command line: solve / compare / backends / run, and one line + exit 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from optsched.cli import main
+
+BAD = Path(__file__).parent / "bad_inputs"
+GOOD = {"model": "set_packing", "n_elements": 4, "sets": [[0, 1], [1, 2, 3], [2]], "weights": [1.0, 2.5, 1.0]}
+
+
+@pytest.fixture
+def good_json(tmp_path: Path) -> Path:
+    p = tmp_path / "inst.json"
+    p.write_text(json.dumps(GOOD))
+    return p
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_json_output(capsys, good_json: Path) -> None:
+    code, out, _ = run_cli(capsys, "solve", str(good_json), "--backend", "highs", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"model", "backend", "status", "objective", "bound", "solution", "runtime_s"}
+    assert data["status"] == "optimal"
+    assert data["objective"] == pytest.approx(2.5)
+    assert data["solution"] == [1]
+
+
+def test_solve_readable_and_options(capsys, good_json: Path) -> None:
+    code, out, _ = run_cli(capsys, "solve", str(good_json), "--backend", "cpsat", "--option", "num_workers=2")
+    assert code == 0
+    assert "status    optimal" in out
+
+
+def test_compare_prints_every_backend(capsys, good_json: Path) -> None:
+    code, out, _ = run_cli(capsys, "compare", str(good_json), "--backends", "greedy,highs,brute_force")
+    assert code == 0
+    for b in ("greedy", "highs", "brute_force"):
+        assert b in out
+
+
+def test_backends_lists_availability(capsys) -> None:
+    code, out, _ = run_cli(capsys, "backends")
+    assert code == 0
+    assert "greedy" in out and "available" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", str(BAD / "does_not_exist.json")],
+        ["solve", str(BAD)],  # a directory
+        ["solve", str(BAD / "unknown_key.toml")],  # unknown instance format
+    ]
+    + [["solve", str(p)] for p in sorted(BAD.glob("*.json"))]
+    + [["solve", str(p)] for p in sorted(BAD.glob("*.dat"))]
+    + [["run", "maxweight", "--config", str(p)] for p in sorted(BAD.glob("*.toml"))]
+    + [
+        ["run", "nosuchexperiment"],
+        ["run", "maxweight", "--preset", "nosuchpreset"],
+        ["run", "maxweight", "--config", str(BAD / "missing.toml")],
+        ["frobnicate"],
+        [],
+        ["solve"],
+        ["solve", "x.json", "--time-limit", "soon"],
+    ],
+    ids=lambda a: " ".join(Path(x).name for x in a) or "empty",
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv: list[str]) -> None:
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("optsched: error: ")
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--backend", "nosuch"], "unknown backend"),
+        (["--backend", "cvxpy"], "does not solve"),
+        (["--option", "bogus=1", "--backend", "highs"], "no option"),
+        (["--option", "novalue"], "KEY=VALUE"),
+        (["--instance", "2"], "out of range"),
+        (["--time-limit", "-1"], "time_limit"),
+    ],
+)
+def test_solve_misuse(capsys, good_json: Path, extra: list[str], needle: str) -> None:
+    code, _, err = run_cli(capsys, "solve", str(good_json), *extra)
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_compare_rejects_unfit_backend_before_solving(capsys, good_json: Path) -> None:
+    code, out, err = run_cli(capsys, "compare", str(good_json), "--backends", "highs,cvxpy")
+    assert code == 2 and out == "" and "cvxpy" in err
+
+
+def test_bad_inputs_named_in_message(capsys) -> None:
+    expectations = {
+        "negative_weight.json": "weights",
+        "index_out_of_range.json": "sets[1]",
+        "nan_weight.json": "NaN",
+        "ragged_weights.json": "weights",
+        "unknown_model.json": "unknown model",
+        "unknown_key.json": "colour",
+        "truncated.dat": "ends inside",
+        "column_out_of_range.dat": "column 3",
+    }
+    for name, needle in expectations.items():
+        _, _, err = run_cli(capsys, "solve", str(BAD / name))
+        assert needle in err, (name, err)
+
+
+def test_run_quick_writes_csv_png_and_metadata(capsys, tmp_path: Path) -> None:
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text('experiment = "fig3"\nframes = 300\ngrid_step = 0.1\nfig3_app2_task_probs = [0.5]\n')
+    code, out, _ = run_cli(capsys, "run", "maxweight", "--config", str(cfg), "--out", str(tmp_path / "o"), "--seed", "4")
+    assert code == 0
+    written = [Path(line.split(" ", 1)[1]) for line in out.splitlines()]
+    assert {p.suffix for p in written} == {".csv", ".png", ".json"}
+    meta = json.loads((tmp_path / "o" / "fig3_regions.json").read_text())
+    assert meta["seed"] == 4 and meta["config"]["frames"] == 300 and "numpy" in meta["versions"]
+
+
+def test_run_is_deterministic(capsys, tmp_path: Path) -> None:
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text('experiment = "fig3"\nframes = 200\ngrid_step = 0.1\nfig3_app2_task_probs = [0.3]\n')
+    for d in ("a", "b"):
+        assert main(["run", "maxweight", "--config", str(cfg), "--out", str(tmp_path / d)]) == 0
+    capsys.readouterr()
+    for name in ("fig3_regions.csv", "fig3_boundary.csv", "fig3_regions.png"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_entry_point_process_exit_code(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "optsched.cli", "solve", str(tmp_path / "none.json")], capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -1,0 +1,217 @@
+"""Weighted set packing (paper 004): every backend against brute force, each other, the
+sqrt(M) guarantee of Algorithm 2, and the Delorme instances' known optima."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import optsched
+from optsched.io import load_instance
+from optsched.models.set_packing import SetPacking
+from optsched.result import Status
+
+EXACT = ["cpsat", "highs", "pyomo", "brute_force"]
+REL = 1e-6  # CP-SAT scales float objectives to integers with this precision
+
+
+@st.composite
+def packings(draw, max_sets: int = 10, max_elements: int = 8, integer: bool = False) -> SetPacking:
+    m = draw(st.integers(1, max_elements))
+    n = draw(st.integers(1, max_sets))
+    sets = [draw(st.lists(st.integers(0, m - 1), unique=True, max_size=m)) for _ in range(n)]
+    if integer:
+        weights = draw(st.lists(st.integers(0, 50), min_size=n, max_size=n))
+    else:
+        weights = draw(st.lists(st.floats(0, 10, allow_nan=False), min_size=n, max_size=n))
+    return SetPacking(m, sets, weights)
+
+
+def close(a: float, b: float) -> bool:
+    return abs(a - b) <= REL * max(1.0, abs(a), abs(b))
+
+
+@settings(max_examples=60)
+@given(packings())
+def test_exact_backends_match_brute_force(model: SetPacking) -> None:
+    reference = optsched.solve(model, "brute_force")
+    assert reference.status is Status.OPTIMAL
+    for backend in ["cpsat", "highs"]:
+        res = optsched.solve(model, backend)
+        assert res.status is Status.OPTIMAL, (backend, res.extra)
+        assert model.is_feasible(res.solution)
+        assert close(res.objective, reference.objective), (backend, res.objective, reference.objective)
+
+
+@settings(max_examples=8)
+@given(packings(max_sets=8, max_elements=6))
+def test_pyomo_reference_matches_brute_force(model: SetPacking) -> None:
+    reference = optsched.solve(model, "brute_force")
+    res = optsched.solve(model, "pyomo")
+    assert res.status is Status.OPTIMAL
+    assert model.is_feasible(res.solution)
+    assert close(res.objective, reference.objective)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_backends_agree_on_larger_instances(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    model = SetPacking.random(rng, n_sets=40, n_elements=30, max_size=5)
+    values = {b: optsched.solve(model, b) for b in ["cpsat", "highs"]}
+    for b, r in values.items():
+        assert r.status is Status.OPTIMAL, b
+        assert model.is_feasible(r.solution)
+    assert close(values["cpsat"].objective, values["highs"].objective)
+    # the dual bound HiGHS proves is a valid bound for the CP-SAT optimum too
+    assert values["cpsat"].objective <= values["highs"].bound * (1 + REL)
+
+
+@settings(max_examples=150)
+@given(packings(max_sets=12, max_elements=10))
+def test_greedy_is_feasible_and_within_sqrt_m(model: SetPacking) -> None:
+    greedy = optsched.solve(model, "greedy")
+    assert greedy.status in (Status.FEASIBLE, Status.OPTIMAL)
+    assert model.is_feasible(greedy.solution)
+    opt = optsched.solve(model, "brute_force").objective
+    assert greedy.objective * math.sqrt(model.n_elements) >= opt * (1 - 1e-12)
+    assert greedy.bound >= opt * (1 - 1e-12)  # the reported bound is a true bound
+    assert greedy.objective <= opt * (1 + 1e-12)
+
+
+def test_greedy_ratio_can_reach_its_worst_case_shape() -> None:
+    """One big set beats many small disjoint ones in the greedy key but not in value: the
+    tight family behind the sqrt(M) ratio, here with M = 4 (ratio -> 2)."""
+    model = SetPacking(4, [[0, 1, 2, 3], [0], [1], [2], [3]], [2.0 + 1e-6, 1, 1, 1, 1])
+    greedy = optsched.solve(model, "greedy")
+    exact = optsched.solve(model, "highs")
+    assert greedy.solution.tolist() == [0]
+    assert exact.objective == pytest.approx(4.0)
+    assert exact.objective / greedy.objective == pytest.approx(2.0, rel=1e-5)
+
+
+def test_every_solution_passes_the_model_check_and_violations_are_found() -> None:
+    model = SetPacking(3, [[0, 1], [1, 2], [2]], [1, 1, 1])
+    assert model.violations(np.array([0, 1]))  # share element 1
+    assert model.violations(np.array([5]))
+    assert model.violations(np.array([0, 0]))
+    assert not model.violations(np.array([0, 2]))
+    assert model.objective(np.array([0, 2])) == 2
+
+
+def test_verify_turns_a_wrong_answer_into_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optsched.solvers import greedy_set_packing
+
+    model = SetPacking(2, [[0, 1], [1]], [1.0, 1.0])
+    monkeypatch.setattr(greedy_set_packing, "greedy_packing", lambda m: np.array([0, 1]))
+    res = optsched.solve(model, "greedy")
+    assert res.status is Status.ERROR
+    assert "infeasible" in res.extra["message"]
+
+
+def test_default_backend_is_exact_and_backends_lists_fits() -> None:
+    model = SetPacking(2, [[0], [1]], [1.0, 2.0])
+    names = optsched.backends(model)
+    assert set(names) >= {"greedy", "cpsat", "highs", "pyomo", "brute_force"}
+    assert "cvxpy" not in names
+    assert optsched.solve(model).backend == names[0]
+    assert names[-1] == "greedy"  # heuristics last
+
+
+def test_compare_table_has_gaps_to_best_bound() -> None:
+    model = SetPacking.random(np.random.default_rng(3), n_sets=15, n_elements=10)
+    table = optsched.compare(model, ["greedy", "highs", "cpsat"])
+    assert list(table["backend"]) == ["greedy", "highs", "cpsat"]
+    exact = table[table["backend"] != "greedy"]
+    assert (exact["status"] == "optimal").all()
+    assert (exact["gap_to_best_bound"] <= 1e-6).all()
+    assert table.loc[0, "gap_to_best_bound"] >= 0
+
+
+def test_time_limit_reports_status_not_exception() -> None:
+    model = load_instance_or_random()
+    for backend in ["cpsat", "highs"]:
+        res = optsched.solve(model, backend, time_limit=0.01)
+        assert res.status in (Status.TIME_LIMIT, Status.OPTIMAL)
+        if res.status is Status.TIME_LIMIT and res.solution is not None:
+            assert model.is_feasible(res.solution)
+            assert res.bound >= res.objective - 1e-9
+
+
+def load_instance_or_random() -> SetPacking:
+    return SetPacking.random(np.random.default_rng(11), n_sets=300, n_elements=120, max_size=6, integer_weights=True)
+
+
+def test_unknown_option_is_rejected() -> None:
+    model = SetPacking(2, [[0], [1]], [1.0, 2.0])
+    with pytest.raises(ValueError, match="no option 'workers'"):
+        optsched.solve(model, "cpsat", workers=2)
+    with pytest.raises(ValueError, match="does not solve"):
+        optsched.solve(model, "cvxpy")
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        (dict(n_elements=0, sets=[[0]], weights=[1]), "n_elements"),
+        (dict(n_elements=2, sets=[], weights=[]), "sets"),
+        (dict(n_elements=2, sets=[[0, 2]], weights=[1]), r"sets\[0\]"),
+        (dict(n_elements=2, sets=[[0, 0]], weights=[1]), r"sets\[0\]"),
+        (dict(n_elements=2, sets=[[0.5]], weights=[1]), r"sets\[0\]"),
+        (dict(n_elements=2, sets=[[0]], weights=[-1]), "weights"),
+        (dict(n_elements=2, sets=[[0]], weights=[float("nan")]), "weights"),
+        (dict(n_elements=2, sets=[[0]], weights=[1, 2]), "weights"),
+        (dict(n_elements=2, sets="ab", weights=[1]), "sets"),
+    ],
+)
+def test_bad_models_raise_value_error_naming_the_field(kwargs: dict, field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        SetPacking(**kwargs)
+
+
+# --- Delorme instances -----------------------------------------------------------------------
+def _known_optima(shared_data) -> dict[str, dict[str, str]]:
+    with open(shared_data / "setpacking" / "KNOWN_OPTIMA.csv") as fh:
+        return {row["instance"]: row for row in csv.DictReader(fh)}
+
+
+FAST_DELORME = ["didactic", "pb_100rnd0500", "pb_100rnd0600", "pb_100rnd0700", "pb_100rnd0800", "pb_100rnd0100"]
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("backend", ["cpsat", "highs"])
+@pytest.mark.parametrize("name", FAST_DELORME)
+def test_delorme_known_optima(shared_data, name: str, backend: str) -> None:
+    known = _known_optima(shared_data)[name]
+    model = load_instance(shared_data / "setpacking" / f"{name}.dat")
+    res = optsched.solve(model, backend, time_limit=120)
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(float(known["highs_value"]))
+    if known["listed_value"]:
+        assert res.objective == pytest.approx(float(known["listed_value"]))
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+@pytest.mark.parametrize("backend", ["cpsat", "highs", "pyomo"])
+def test_delorme_all_proven_optima(shared_data, backend: str) -> None:
+    for name, row in _known_optima(shared_data).items():
+        if not row["highs_status"].startswith("proven") or not (shared_data / "setpacking" / f"{name}.dat").exists():
+            continue
+        model = load_instance(shared_data / "setpacking" / f"{name}.dat")
+        res = optsched.solve(model, backend, time_limit=300)
+        assert res.status is Status.OPTIMAL, name
+        assert res.objective == pytest.approx(float(row["highs_value"])), name
+
+
+@pytest.mark.shared_data
+def test_delorme_reader_counts(shared_data) -> None:
+    model = load_instance(shared_data / "setpacking" / "pb_100rnd0100.dat")
+    tokens = (shared_data / "setpacking" / "pb_100rnd0100.dat").read_text().split()
+    m, n = int(tokens[0]), int(tokens[1])
+    assert (model.n_elements, model.n_sets) == (m, n)
+    assert model.weights.sum() == sum(int(t) for t in tokens[2 : 2 + n])
