@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -39,17 +38,15 @@ def _verify(model: Model, result: Result) -> Result:
         return result
     problems = model.violations(result.solution, tol=1e-6)
     if problems:
-        return dataclasses.replace(
-            result,
+        return result.replace(
             status=Status.ERROR,
             extra={**result.extra, "message": f"returned solution is infeasible: {problems[0]}"},
         )
     recomputed = model.objective(result.solution)
     if result.objective is None:
-        return dataclasses.replace(result, objective=recomputed)
+        return result.replace(objective=recomputed)
     if abs(recomputed - result.objective) > OBJECTIVE_RTOL * max(1.0, abs(recomputed)):
-        return dataclasses.replace(
-            result,
+        return result.replace(
             status=Status.ERROR,
             extra={
                 **result.extra,
@@ -95,7 +92,7 @@ def solve(
             backend=chosen.NAME,
             extra={"message": f"{type(exc).__name__}: {exc}"},
         )
-    result = dataclasses.replace(result, runtime_s=time.perf_counter() - start)
+    result = result.replace(runtime_s=time.perf_counter() - start)
     return _verify(model, result) if verify else result
 
 

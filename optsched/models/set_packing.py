@@ -74,6 +74,11 @@ class SetPacking(Model):
         return sp.csr_matrix((data, indices, indptr), shape=(self.n_sets, self.n_elements))
 
     @cached_property
+    def element_masks(self) -> tuple[int, ...]:
+        """Set i as the integer with bit j set for each element j."""
+        return tuple(sum(1 << j for j in s.tolist()) for s in self.sets)
+
+    @cached_property
     def set_sizes(self) -> np.ndarray:
         return np.array([len(s) for s in self.sets], dtype=np.int64)
 

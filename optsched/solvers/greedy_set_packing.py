@@ -18,9 +18,11 @@ from optsched.solvers.registry import Backend, register_backend
 
 def greedy_keys(weights: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """Eq. (3): w_i / sqrt(|J_i|); +inf for an empty set with positive weight."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        keys = weights / np.sqrt(sizes)
-    return np.where(sizes == 0, np.where(weights > 0, np.inf, 0.0), keys)
+    keys = weights / np.sqrt(np.maximum(sizes, 1))
+    empty = sizes == 0
+    if empty.any():
+        keys = np.where(empty, np.where(weights > 0, np.inf, 0.0), keys)
+    return keys
 
 
 def greedy_packing_batch(incidence: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -47,16 +49,18 @@ def greedy_packing_batch(incidence: np.ndarray, weights: np.ndarray) -> np.ndarr
 
 
 def greedy_packing(model: SetPacking) -> np.ndarray:
-    """Sorted indices of the sets Algorithm 2 chooses (sparse-friendly single instance)."""
+    """Sorted indices of the sets Algorithm 2 chooses. Each set is a Python-int bitmask of its
+    elements, so the disjointness test of line 7 is one AND per candidate."""
     keys = greedy_keys(model.weights, model.set_sizes)
-    used = np.zeros(model.n_elements, dtype=bool)
+    masks = model.element_masks
+    used = 0
     chosen = []
-    for i in np.argsort(-keys, kind="stable"):
-        s = model.sets[i]
-        if not used[s].any():
-            used[s] = True
+    for i in np.argsort(-keys, kind="stable").tolist():
+        if not used & masks[i]:
+            used |= masks[i]
             chosen.append(i)
-    return np.sort(np.asarray(chosen, dtype=np.int64))
+    chosen.sort()
+    return np.asarray(chosen, dtype=np.int64)
 
 
 @register_backend

@@ -1,0 +1,5 @@
+import sys
+
+from optsched.cli import main
+
+sys.exit(main())
