@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 from optsched.models.base import Model, register_model
 from optsched.models.forms import StandardForm
@@ -66,11 +68,13 @@ class SetPacking(Model):
         return self.n_sets
 
     @cached_property
-    def incidence(self) -> sp.csr_matrix:
+    def incidence(self) -> "sp.csr_matrix":
         """N x M 0-1 matrix: row i marks the elements of set i."""
         indptr = np.cumsum([0] + [len(s) for s in self.sets])
         indices = np.concatenate(self.sets) if indptr[-1] else np.zeros(0, np.int64)
         data = np.ones(indptr[-1], dtype=np.float64)
+        import scipy.sparse as sp
+
         return sp.csr_matrix((data, indices, indptr), shape=(self.n_sets, self.n_elements))
 
     @cached_property
@@ -124,7 +128,7 @@ class SetPacking(Model):
         return StandardForm(
             maximize=True,
             c=np.asarray(self.weights, dtype=np.float64),
-            A=sp.csr_matrix(self.incidence.T),
+            A=self.incidence.T.tocsr(),
             row_lower=np.full(m, -np.inf),
             row_upper=np.ones(m),
             col_lower=np.zeros(n),

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import numpy as np
-import scipy.sparse as sp
 
 from optsched.models.base import Model
 from optsched.models.forms import StandardForm
@@ -28,7 +27,9 @@ def _highs_status(name: str) -> Status:
     return STATUS_TABLE.get(name, Status.ERROR)
 
 
-def _lower_triangle_csc(h: sp.csc_matrix) -> sp.csc_matrix:
+def _lower_triangle_csc(h: Any) -> Any:
+    import scipy.sparse as sp
+
     return sp.csc_matrix(sp.tril(h, format="csc"))
 
 
