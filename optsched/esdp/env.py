@@ -1,0 +1,266 @@
+"""The dispatching environment of Section 2: a bipartite graph of ports (job types) and
+servers, K resource types, Bernoulli job arrivals and noisy channel valuations.
+
+Instance (Section 4.1, Table 2 as readable; see docs/esdp.md for every choice made here):
+
+* channel (l, r) exists with probability ``edge_prob``; channels are ordered by (l, r);
+* requirements A[k, e] uniform in {1, ..., a_max};
+* capacity rule: c_k = ceil(alpha * sum_e A[k, e]), so that a set of alpha * |E| channels with
+  average requirements fits exactly, matching m = alpha * |E| used by the policy;
+* supply costs are linear, f_k(a) = f_k * a with f_k ~ N(0.5, 0.1), so the cost of channel e
+  is C_e = sum_k f_k A[k, e];
+* valuations Z_e(t) ~ N(mu_e, mu_e / 2) with mu_e ~ U[0.1, 1].
+
+Welfare normalisation (the paper only says Z_tilde "is normalized into [0, 1]"): one affine
+map for all channels followed by clipping,
+
+    Z_tilde_e(t) = clip((Z_e(t) - C_e - lo) / (hi - lo), 0, 1),
+    lo = min_e (-C_e),  hi = max_e (2 mu_e - C_e),
+
+i.e. [lo, hi] spans every channel's mu +- 2 sigma band of Z - C. The map is common to all
+channels, so it keeps the order of channel welfares. The true means v_tilde_e = E[Z_tilde_e]
+are the exact means of the clipped normals (not the unclipped ones), so the oracle and the
+regret (5) use the same quantity the policies learn.
+
+Social welfare of a decision (4): Sw(x(t)) = Z_tilde(t) . x(t).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from optsched.models.validate import finite_float, float_array, positive_int
+
+
+def clipped_normal_mean(m: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """E[clip(X, 0, 1)] for X ~ N(m, s^2), s > 0:
+    m (Phi(b) - Phi(a)) + s (phi(a) - phi(b)) + 1 - Phi(b), a = -m / s, b = (1 - m) / s."""
+    from scipy.special import ndtr
+
+    a = -m / s
+    b = (1.0 - m) / s
+    pdf = lambda z: np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)  # noqa: E731
+    return m * (ndtr(b) - ndtr(a)) + s * (pdf(a) - pdf(b)) + (1.0 - ndtr(b))
+
+
+def _int_array(name: str, value: Any, ndim: int) -> np.ndarray:
+    arr = float_array(name, value, ndim=ndim)
+    if (arr != np.round(arr)).any():
+        raise ValueError(f"{name}: entries must be whole numbers")
+    out = arr.astype(np.int64)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class DispatchInstance:
+    """One bipartite dispatching system.
+
+    ``edges`` (E, 2) with rows (port, server); ``requirements`` A (K, E) positive integers;
+    ``capacity`` c (K,) positive integers; ``unit_costs`` f (K,); ``mu`` (E,) valuation means
+    (the valuation of channel e has standard deviation mu_e / 2); ``arrival_prob`` rho (L,).
+    """
+
+    n_ports: int
+    n_servers: int
+    edges: Any
+    requirements: Any
+    capacity: Any
+    unit_costs: Any
+    mu: Any
+    arrival_prob: Any
+    cost: np.ndarray = field(init=False)
+    lo: float = field(init=False)
+    hi: float = field(init=False)
+    true_means: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        set_("n_ports", positive_int("n_ports", self.n_ports))
+        set_("n_servers", positive_int("n_servers", self.n_servers))
+        edges = _int_array("edges", self.edges, 2)
+        if edges.shape[1] != 2:
+            raise ValueError("edges: expected rows (port, server)")
+        if edges.shape[0] == 0:
+            raise ValueError("edges: the graph has no channel")
+        if edges[:, 0].min() < 0 or edges[:, 0].max() >= self.n_ports:
+            raise ValueError(f"edges: port index out of range [0, {self.n_ports})")
+        if edges[:, 1].min() < 0 or edges[:, 1].max() >= self.n_servers:
+            raise ValueError(f"edges: server index out of range [0, {self.n_servers})")
+        if len({(int(a), int(b)) for a, b in edges}) != len(edges):
+            raise ValueError("edges: duplicate channel")
+        set_("edges", edges)
+        n_edges = len(edges)
+        req = _int_array("requirements", self.requirements, 2)
+        if req.shape[1] != n_edges:
+            raise ValueError(f"requirements: expected {n_edges} columns (one per channel), got {req.shape[1]}")
+        if req.shape[0] == 0 or (req < 1).any():
+            raise ValueError("requirements: entries must be positive integers and K >= 1")
+        set_("requirements", req)
+        cap = _int_array("capacity", self.capacity, 1)
+        if cap.shape != (req.shape[0],) or (cap < 1).any():
+            raise ValueError(f"capacity: expected {req.shape[0]} positive integers")
+        set_("capacity", cap)
+        set_("unit_costs", float_array("unit_costs", self.unit_costs, shape=(req.shape[0],)))
+        mu = float_array("mu", self.mu, shape=(n_edges,))
+        if (mu <= 0).any():
+            raise ValueError("mu: valuation means must be positive")
+        set_("mu", mu)
+        rho = float_array("arrival_prob", self.arrival_prob, shape=(self.n_ports,))
+        if ((rho < 0) | (rho > 1)).any():
+            raise ValueError("arrival_prob: must be probabilities in [0, 1]")
+        set_("arrival_prob", rho)
+
+        cost = self.unit_costs @ req
+        lo = float(np.min(-cost))
+        hi = float(np.max(2.0 * mu - cost))
+        means = clipped_normal_mean((mu - cost - lo) / (hi - lo), (mu / 2.0) / (hi - lo))
+        for name, value in (("cost", cost), ("true_means", means)):
+            value.setflags(write=False)
+            set_(name, value)
+        set_("lo", lo)
+        set_("hi", hi)
+
+    @property
+    def n_edges(self) -> int:
+        return len(self.edges)
+
+    @property
+    def n_resources(self) -> int:
+        return len(self.capacity)
+
+    @property
+    def edge_port(self) -> np.ndarray:
+        return self.edges[:, 0]
+
+    def normalise(self, z: np.ndarray) -> np.ndarray:
+        """Z_tilde = clip((Z - C - lo) / (hi - lo), 0, 1) (module docstring)."""
+        return np.clip((z - self.cost - self.lo) / (self.hi - self.lo), 0.0, 1.0)
+
+    def channel_mask(self, arrived: np.ndarray) -> np.ndarray:
+        """Channels whose port has a job: constraint (2) allows only these."""
+        return np.asarray(arrived, dtype=bool)[self.edge_port]
+
+    def fits(self, x: np.ndarray) -> bool:
+        """Capacity constraint (1): A x <= c."""
+        return bool((self.requirements @ np.asarray(x, dtype=np.int64) <= self.capacity).all())
+
+
+def generate_instance(
+    rng: np.random.Generator,
+    *,
+    n_ports: int = 8,
+    n_servers: int = 40,
+    n_resources: int = 3,
+    edge_prob: float = 0.1,
+    arrival_prob: float = 0.9,
+    alpha: float = 0.5,
+    a_max: int = 2,
+    mu_range: tuple[float, float] = (0.1, 1.0),
+    unit_cost: tuple[float, float] = (0.5, 0.1),
+) -> DispatchInstance:
+    """A random instance with the defaults of Table 2 (module docstring); the graph is redrawn
+    until it has at least one channel."""
+    n_ports = positive_int("n_ports", n_ports)
+    n_servers = positive_int("n_servers", n_servers)
+    n_resources = positive_int("n_resources", n_resources)
+    a_max = positive_int("a_max", a_max)
+    edge_prob = finite_float("edge_prob", edge_prob, minimum=0.0)
+    alpha = finite_float("alpha", alpha, minimum=0.0)
+    if not 0.0 < edge_prob <= 1.0:
+        raise ValueError(f"edge_prob: must be in (0, 1], got {edge_prob}")
+    if not 0.0 < alpha <= 1.0:
+        raise ValueError(f"alpha: must be in (0, 1], got {alpha}")
+    while True:
+        adjacency = rng.random((n_ports, n_servers)) < edge_prob
+        if adjacency.any():
+            break
+    edges = np.argwhere(adjacency)
+    n_edges = len(edges)
+    req = rng.integers(1, a_max + 1, size=(n_resources, n_edges))
+    capacity = np.maximum(1, np.ceil(alpha * req.sum(axis=1) - 1e-9)).astype(np.int64)
+    return DispatchInstance(
+        n_ports=n_ports,
+        n_servers=n_servers,
+        edges=edges,
+        requirements=req,
+        capacity=capacity,
+        unit_costs=rng.normal(unit_cost[0], unit_cost[1], size=n_resources),
+        mu=rng.uniform(mu_range[0], mu_range[1], size=n_edges),
+        arrival_prob=np.full(n_ports, arrival_prob),
+    )
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a policy sees at the start of slot ``t`` (0-based): which ports have a job."""
+
+    t: int
+    arrived: np.ndarray
+    channel_mask: np.ndarray
+
+
+Oracle = Callable[[np.ndarray], tuple[float, np.ndarray]]
+
+
+class DispatchEnv:
+    """Environment protocol of :mod:`optsched.policy`.
+
+    Each slot draws the arrivals and a valuation for every channel (also the unused ones,
+    so every policy run with one seed sees the same draws). ``step(x)`` checks (1) and (2)
+    (a violation is a policy bug: ``ValueError``) and returns
+
+    ``welfare``           Sw(x(t)) = Z_tilde(t) . x(t), the realised social welfare (4);
+    ``expected_welfare``  v_tilde . x(t);
+    ``oracle_welfare``    v_tilde . x*(t), x*(t) optimal for the true means under (1), (2)
+                          (only when an ``oracle`` is given; regret (5) is its difference
+                          to ``expected_welfare``);
+    ``x``, ``z``          the decision and the semi-bandit feedback (Z_tilde on the chosen
+                          channels, NaN elsewhere).
+    """
+
+    def __init__(self, instance: DispatchInstance, oracle: Oracle | None = None) -> None:
+        self.instance = instance
+        self.oracle = oracle
+        self._rng: np.random.Generator | None = None
+        self._obs: Observation | None = None
+        self._z: np.ndarray | None = None
+
+    def reset(self, rng: np.random.Generator) -> None:
+        self._rng = rng
+        self._obs = None
+
+    def observe(self, t: int) -> Observation:
+        if self._rng is None:
+            raise RuntimeError("DispatchEnv.observe before reset")
+        inst = self.instance
+        arrived = self._rng.random(inst.n_ports) < inst.arrival_prob
+        self._z = inst.normalise(self._rng.normal(inst.mu, inst.mu / 2.0))
+        self._obs = Observation(t=t, arrived=arrived, channel_mask=inst.channel_mask(arrived))
+        return self._obs
+
+    def step(self, action: Any) -> Mapping[str, Any]:
+        if self._obs is None or self._z is None:
+            raise RuntimeError("DispatchEnv.step before observe")
+        x = np.asarray(action, dtype=bool)
+        inst = self.instance
+        if x.shape != (inst.n_edges,):
+            raise ValueError(f"action: expected {inst.n_edges} channel decisions, got shape {x.shape}")
+        if (x & ~self._obs.channel_mask).any():
+            raise ValueError("action: uses a channel of a port with no job (constraint (2))")
+        if not inst.fits(x):
+            raise ValueError("action: exceeds the capacities (constraint (1))")
+        out: dict[str, Any] = {
+            "welfare": float(self._z @ x),
+            "expected_welfare": float(inst.true_means @ x),
+            "x": x,
+            "z": np.where(x, self._z, np.nan),
+        }
+        if self.oracle is not None:
+            out["oracle_welfare"] = self.oracle(self._obs.channel_mask)[0]
+        self._obs = None
+        return out

@@ -1,0 +1,352 @@
+"""``optsched run esdp``: Section 4 of paper 000.
+
+``figure = "asw"``       Fig. 2-4: accumulated social welfare (ASW) vs t, the ratio of ESDP's
+                         ASW to each baseline's, the average ASW (1/T) sum_t Sw(x(t)), and the
+                         regret (5) against the oracle.
+``figure = "overhead"``  Fig. 5: ESDP's computation overhead (seconds per slot, DP table
+                         size) vs graph size, swept over ``sweep`` (default ``n_servers``).
+``figure = "sweep"``     Fig. 6-10: final ASW of every policy vs one setting (``sweep``):
+                         alpha (solution space, Fig. 6), delta (Fig. 7), g (Fig. 8),
+                         arrival_prob (Fig. 9), edge_prob (Fig. 10), or mask (the order of
+                         Algorithm 1's masking step).
+
+Every run draws instance ``repeat`` from ``[seed, repeat]`` (so sweeps of delta, g, mask,
+alpha and arrival_prob share graphs, requirements and means) and evaluates every policy with
+the same environment draws (common random numbers, see :func:`optsched.policy.evaluate`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import numpy as np
+
+from optsched.config import probability, require
+from optsched.esdp.baselines import RANKINGS, GreedyBaseline
+from optsched.esdp.env import DispatchEnv, DispatchInstance, generate_instance
+from optsched.esdp.oracle import MkpOracle, OraclePolicy
+from optsched.esdp.policy import MASK_MODES, EsdpPolicy
+from optsched.esdp.statistics import DELTA_SEQUENCES, G_SEQUENCES
+from optsched.experiments import experiment
+from optsched.policy import evaluate
+from optsched.results import run_metadata, write_csv, write_metadata, write_png
+
+
+@dataclass(frozen=True)
+class EsdpConfig:
+    figure: Literal["asw", "overhead", "sweep"] = "asw"
+    seed: int = 0
+    horizon: int = 150
+    repeats: int = 1
+    policies: tuple[str, ...] = ("ESDP", "HSWF", "LCF", "LWTF", "Oracle")
+    # system (Table 2)
+    n_ports: int = 8
+    n_servers: int = 40
+    n_resources: int = 3
+    edge_prob: float = 0.1
+    arrival_prob: float = 0.9
+    alpha: float = 0.5
+    a_max: int = 2
+    # ESDP
+    delta: str = "loglog"
+    g: str = "default"
+    mask: Literal["before", "after"] = "before"
+    # sweeps (figure = "overhead" or "sweep")
+    sweep: Literal["alpha", "delta", "g", "arrival_prob", "edge_prob", "n_servers", "mask"] = "n_servers"
+    sweep_values: tuple[float | str, ...] = (10.0, 20.0, 40.0)
+
+    def check(self) -> None:
+        require(self.horizon >= 1, "horizon", "must be >= 1")
+        require(self.repeats >= 1, "repeats", "must be >= 1")
+        require(len(self.policies) >= 1, "policies", "name at least one policy")
+        for p in self.policies:
+            require(p in POLICIES, "policies", f"unknown policy {p!r} (known: {', '.join(POLICIES)})")
+        for key in ("n_ports", "n_servers", "n_resources", "a_max"):
+            require(getattr(self, key) >= 1, key, "must be >= 1")
+        probability(self.arrival_prob, "arrival_prob")
+        require(0.0 < self.edge_prob <= 1.0, "edge_prob", "must be in (0, 1]")
+        require(0.0 < self.alpha <= 1.0, "alpha", "must be in (0, 1]")
+        require(self.delta in DELTA_SEQUENCES, "delta", f"must be one of {list(DELTA_SEQUENCES)}")
+        require(self.g in G_SEQUENCES, "g", f"must be one of {list(G_SEQUENCES)}")
+        if self.figure != "asw":
+            require(len(self.sweep_values) >= 1, "sweep_values", "name at least one value")
+            for v in self.sweep_values:
+                try:
+                    with_setting(self, self.sweep, v)
+                except ValueError as exc:
+                    raise ValueError(f"config.sweep_values: {v!r} is not a valid {self.sweep}: {exc}") from None
+
+
+POLICIES: dict[str, Callable[[EsdpConfig], Any]] = {
+    "ESDP": lambda cfg: EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask),
+    "ESDP-exact": lambda cfg: EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask, index="exact",
+                                         name="ESDP-exact"),
+    **{name: (lambda cfg, name=name: GreedyBaseline(name)) for name in RANKINGS},
+    "Oracle": lambda cfg: OraclePolicy(),
+}
+
+
+def _number(kind: type) -> Callable[[Any], Any]:
+    def parse(v: Any) -> Any:
+        if isinstance(v, str):
+            raise ValueError(f"expected a number, got {v!r}")
+        if kind is int and float(v) != int(v):
+            raise ValueError(f"expected a whole number, got {v!r}")
+        return kind(v)
+
+    return parse
+
+
+def _choice(options: Any) -> Callable[[Any], str]:
+    def parse(v: Any) -> str:
+        if v not in options:
+            raise ValueError(f"must be one of {list(options)}")
+        return str(v)
+
+    return parse
+
+
+SWEEPS: dict[str, Callable[[Any], Any]] = {
+    "alpha": _number(float),
+    "delta": _choice(DELTA_SEQUENCES),
+    "g": _choice(G_SEQUENCES),
+    "arrival_prob": _number(float),
+    "edge_prob": _number(float),
+    "n_servers": _number(int),
+    "mask": _choice(MASK_MODES),
+}
+
+
+def with_setting(cfg: EsdpConfig, key: str, value: Any) -> EsdpConfig:
+    """``cfg`` with one setting replaced (parsed by ``SWEEPS[key]``) and re-checked."""
+    out = dataclasses.replace(cfg, **{key: SWEEPS[key](value)}, figure="asw")
+    out.check()
+    return out
+
+
+def make_instance(cfg: EsdpConfig, repeat: int) -> DispatchInstance:
+    return generate_instance(
+        np.random.default_rng([cfg.seed, repeat]),
+        n_ports=cfg.n_ports,
+        n_servers=cfg.n_servers,
+        n_resources=cfg.n_resources,
+        edge_prob=cfg.edge_prob,
+        arrival_prob=cfg.arrival_prob,
+        alpha=cfg.alpha,
+        a_max=cfg.a_max,
+    )
+
+
+def run_policies(cfg: EsdpConfig, repeat: int, policies: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Evaluate each policy on instance ``repeat``; per policy the stacked feedback plus
+    ``runtime_s`` (wall), ``cpu_s`` and, for ESDP, ``act_seconds`` / ``act_cpu_seconds``."""
+    inst = make_instance(cfg, repeat)
+    env = DispatchEnv(inst, MkpOracle.for_instance(inst))
+    out = {}
+    for name in policies:
+        policy = POLICIES[name](cfg)
+        start, cpu = time.perf_counter(), time.process_time()
+        rec: dict[str, Any] = dict(
+            evaluate(env, policy, cfg.horizon, seed=cfg.seed * 1_000_003 + repeat, progress=f"{name} #{repeat}")
+        )
+        rec["runtime_s"] = time.perf_counter() - start
+        rec["cpu_s"] = time.process_time() - cpu
+        rec["n_edges"] = inst.n_edges
+        rec["capacity_states"] = int(np.prod(inst.capacity + 1))
+        if isinstance(policy, EsdpPolicy):
+            rec["act_seconds"] = np.asarray(policy.act_seconds)
+            rec["act_cpu_seconds"] = np.asarray(policy.act_cpu_seconds)
+            rec["budget_levels"] = int(policy.budget_levels[-1])
+        out[name] = rec
+    return out
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _finish(cfg: EsdpConfig, out: Path, stem: str, table: Any, fig: Any, extra: dict[str, Any]) -> list[Path]:
+    plt = _plt()
+    paths = [write_csv(table, out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
+    plt.close(fig)
+    meta = run_metadata(experiment=f"esdp/{stem}", seed=cfg.seed, config=cfg)
+    meta.update(extra)
+    paths.append(write_metadata(out / f"{stem}.json", meta))
+    return paths
+
+
+def run_asw(cfg: EsdpConfig, out: Path) -> list[Path]:
+    """Fig. 2-4 (+ regret): one row per (repeat, policy, slot)."""
+    import pandas as pd
+
+    frames, runtimes, cpu = [], {}, {}
+    for r in range(cfg.repeats):
+        for name, rec in run_policies(cfg, r, cfg.policies).items():
+            t = np.arange(1, cfg.horizon + 1)
+            runtimes[f"{name}#{r}"] = rec["runtime_s"]
+            cpu[f"{name}#{r}"] = rec["cpu_s"]
+            asw = np.cumsum(rec["welfare"])
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "repeat": r,
+                        "policy": name,
+                        "t": t,
+                        "welfare": rec["welfare"],
+                        "asw": asw,
+                        "average_asw": asw / t,
+                        "expected_welfare": rec["expected_welfare"],
+                        "regret": np.cumsum(rec["oracle_welfare"] - rec["expected_welfare"]),
+                    }
+                )
+            )
+    df = pd.concat(frames, ignore_index=True)
+    mean = df.groupby(["policy", "t"], as_index=False)[["asw", "average_asw", "regret"]].mean()
+
+    plt = _plt()
+    fig, axes = plt.subplots(1, 4, figsize=(19, 4))
+    colour = {name: f"C{i}" for i, name in enumerate(cfg.policies)}
+    for name, part in mean.groupby("policy", sort=False):
+        axes[0].plot(part["t"], part["asw"], label=name, color=colour[name])
+        axes[2].plot(part["t"], part["average_asw"], label=name, color=colour[name])
+        axes[3].plot(part["t"], part["regret"], label=name, color=colour[name])
+    if "ESDP" in cfg.policies:
+        esdp = mean[mean["policy"] == "ESDP"].set_index("t")["asw"]
+        for name, part in mean.groupby("policy", sort=False):
+            if name not in ("ESDP", "Oracle"):
+                axes[1].plot(part["t"], esdp.loc[part["t"]].to_numpy() / part["asw"].to_numpy(), label=f"ESDP / {name}",
+                             color=colour[name])
+        axes[1].axhline(1.0, color="grey", lw=0.8)
+    titles = ("Fig. 2: ASW vs t", "Fig. 3: ratio of ASWs", "Fig. 4: average ASW", "regret (5) vs oracle")
+    for ax, title in zip(axes, titles):
+        ax.set_title(title)
+        ax.set_xlabel("time slot t")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    final = mean[mean["t"] == cfg.horizon].set_index("policy")["asw"].to_dict()
+    return _finish(cfg, out, "esdp_asw", df, fig, {"final_asw": final, "runtime_s": runtimes, "cpu_s": cpu})
+
+
+def run_overhead(cfg: EsdpConfig, out: Path) -> list[Path]:
+    """Fig. 5: ESDP's per-slot decision time vs the swept graph setting."""
+    import pandas as pd
+
+    rows = []
+    for value in cfg.sweep_values:
+        sub = with_setting(cfg, cfg.sweep, value)
+        for r in range(cfg.repeats):
+            rec = run_policies(sub, r, ("ESDP",))["ESDP"]
+            secs = rec["act_seconds"]
+            rows.append(
+                {
+                    cfg.sweep: SWEEPS[cfg.sweep](value),
+                    "repeat": r,
+                    "n_edges": rec["n_edges"],
+                    "capacity_states": rec["capacity_states"],
+                    "budget_levels": rec["budget_levels"],
+                    "mean_s_per_slot": float(secs.mean()),
+                    "median_s_per_slot": float(np.median(secs)),
+                    "max_s_per_slot": float(secs.max()),
+                    "mean_cpu_s_per_slot": float(rec["act_cpu_seconds"].mean()),
+                    "total_s": float(rec["runtime_s"]),
+                }
+            )
+    df = pd.DataFrame(rows)
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(df["n_edges"], df["mean_s_per_slot"], "o", label="wall")
+    ax.plot(df["n_edges"], df["mean_cpu_s_per_slot"], "x", label="CPU")
+    ax.legend()
+    ax.set_xlabel("|E| (channels)")
+    ax.set_ylabel("ESDP seconds per slot (mean)")
+    ax.set_yscale("log")
+    ax.set_title(f"Fig. 5: computation overhead (T = {cfg.horizon}, sweep {cfg.sweep})")
+    ax.grid(alpha=0.3)
+    return _finish(cfg, out, f"esdp_overhead_{cfg.sweep}", df, fig, {})
+
+
+def run_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
+    """Fig. 6-10: final ASW (and regret, runtime) of every policy per swept value."""
+    import pandas as pd
+
+    rows = []
+    for value in cfg.sweep_values:
+        sub = with_setting(cfg, cfg.sweep, value)
+        for r in range(cfg.repeats):
+            for name, rec in run_policies(sub, r, cfg.policies).items():
+                rows.append(
+                    {
+                        cfg.sweep: SWEEPS[cfg.sweep](value),
+                        "repeat": r,
+                        "policy": name,
+                        "n_edges": rec["n_edges"],
+                        "asw": float(rec["welfare"].sum()),
+                        "regret": float((rec["oracle_welfare"] - rec["expected_welfare"]).sum()),
+                        "runtime_s": float(rec["runtime_s"]),
+                        "cpu_s": float(rec["cpu_s"]),
+                    }
+                )
+    df = pd.DataFrame(rows)
+    mean = df.groupby([cfg.sweep, "policy"], as_index=False, sort=False)[["asw", "cpu_s"]].mean()
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    labels = [str(v) for v in dict.fromkeys(mean[cfg.sweep])]
+    width = 0.8 / max(1, len(cfg.policies))
+    for j, name in enumerate(cfg.policies):
+        part = mean[mean["policy"] == name]
+        pos = np.arange(len(part)) + j * width
+        axes[0].bar(pos, part["asw"], width, label=name)
+        axes[1].bar(pos, part["cpu_s"], width, label=name)
+    for ax, ylabel in zip(axes, ("ASW at T", "CPU seconds per run")):
+        ax.set_xticks(np.arange(len(labels)) + 0.4 - width / 2, labels)
+        ax.set_xlabel(cfg.sweep)
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize=8)
+    axes[0].set_title(f"ASW vs {cfg.sweep} (T = {cfg.horizon})")
+    axes[1].set_title("computation overhead")
+    return _finish(cfg, out, f"esdp_sweep_{cfg.sweep}", df, fig, {})
+
+
+FIGURES: dict[str, Callable[[EsdpConfig, Path], list[Path]]] = {
+    "asw": run_asw,
+    "overhead": run_overhead,
+    "sweep": run_sweep,
+}
+
+PAPER_T = 2000
+PRESETS: dict[str, dict[str, Any]] = {
+    "fig2-4": {"figure": "asw", "horizon": PAPER_T},
+    "fig5": {"figure": "overhead", "sweep": "n_servers", "sweep_values": [10, 20, 30, 40, 50], "horizon": 200},
+    "fig6": {"figure": "sweep", "sweep": "alpha", "sweep_values": [0.3, 0.4, 0.5, 0.6], "horizon": PAPER_T},
+    "fig7": {"figure": "sweep", "sweep": "delta", "sweep_values": list(DELTA_SEQUENCES), "horizon": PAPER_T,
+             "policies": ["ESDP"]},
+    "fig8": {"figure": "sweep", "sweep": "g", "sweep_values": list(G_SEQUENCES), "horizon": PAPER_T,
+             "policies": ["ESDP"]},
+    "fig9": {"figure": "sweep", "sweep": "arrival_prob", "sweep_values": [0.5, 0.6, 0.7, 0.8, 0.9],
+             "horizon": PAPER_T},
+    "fig10": {"figure": "sweep", "sweep": "edge_prob", "sweep_values": [0.05, 0.075, 0.1, 0.125],
+              "horizon": PAPER_T},
+    "exact-index": {"figure": "asw", "horizon": PAPER_T, "policies": ["ESDP", "ESDP-exact", "LCF", "Oracle"]},
+    "mask": {"figure": "sweep", "sweep": "mask", "sweep_values": list(MASK_MODES), "horizon": PAPER_T,
+             "policies": ["ESDP", "Oracle"]},
+}
+
+
+@experiment(
+    "esdp",
+    config=EsdpConfig,
+    description="Paper 000 (ESDP): ASW, ratios, regret vs baselines and oracle; overhead; sensitivity",
+    presets=PRESETS,
+)
+def run(cfg: EsdpConfig, out_dir: Path) -> list[Path]:
+    return FIGURES[cfg.figure](cfg, Path(out_dir))

@@ -1,0 +1,107 @@
+"""OR-Library multidimensional 0-1 knapsack files (J. E. Beasley) as ``budgeted_ip`` models.
+
+Two layouts, told apart by the first token:
+
+* mknap1 / mknapcb*: the number of instances, then per instance ``n m opt``, n profits,
+  m rows of n weights, m capacities (``opt`` is 0 where unknown).
+* mknap2: a free-text header, then per instance a ``problem NAME.DAT`` line, ``m n``,
+  n profits, m capacities, the m x n weights and the optimum. Text after ``//`` is a comment.
+
+Problem: max p.x s.t. W x <= b, x binary (no budget, no mask).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from optsched.io import register_reader
+from optsched.models.base import Model
+from optsched.models.budgeted_ip import BudgetedIP
+
+
+@dataclass(frozen=True)
+class OrlibInstance:
+    """One instance: its name, the model, and the optimum the file states (None if unknown)."""
+
+    name: str
+    model: BudgetedIP
+    optimum: float | None
+
+
+class _Tokens:
+    def __init__(self, text: str, where: str) -> None:
+        self.items = text.split()
+        self.pos = 0
+        self.where = where
+
+    def take(self, count: int) -> np.ndarray:
+        if self.pos + count > len(self.items):
+            raise ValueError(f"file: {self.where}: ends early (needs {count} more numbers)")
+        chunk = self.items[self.pos : self.pos + count]
+        self.pos += count
+        try:
+            return np.array([float(t) for t in chunk])
+        except ValueError:
+            raise ValueError(f"file: {self.where}: not a number among {' '.join(chunk[:5])!r}") from None
+
+    def size(self, what: str) -> int:
+        value = self.take(1)[0]
+        if value != int(value) or value < 1:
+            raise ValueError(f"file: {self.where}: {what} must be a positive whole number, got {value:g}")
+        return int(value)
+
+
+def _parse_beasley(text: str) -> list[OrlibInstance]:
+    tok = _Tokens(text, "mknap")
+    count = tok.size("the number of instances")
+    out = []
+    for k in range(1, count + 1):
+        tok.where = f"instance {k}"
+        n, m = tok.size("n"), tok.size("m")
+        opt = float(tok.take(1)[0])
+        profits = tok.take(n)
+        weights = tok.take(m * n).reshape(m, n)
+        capacity = tok.take(m)
+        out.append(OrlibInstance(f"instance-{k}", BudgetedIP(profits, weights, capacity), opt if opt > 0 else None))
+    return out
+
+
+_PROBLEM = re.compile(r"^\s*problem\s+(\S+)", re.MULTILINE | re.IGNORECASE)
+
+
+def _parse_mknap2(text: str) -> list[OrlibInstance]:
+    heads = list(_PROBLEM.finditer(text))
+    out = []
+    for i, head in enumerate(heads):
+        name = re.sub(r"\.DAT$", "", head.group(1), flags=re.IGNORECASE)
+        body = text[head.end() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
+        body = "\n".join(line.split("//")[0] for line in body.splitlines() if not line.strip().startswith("+"))
+        tok = _Tokens(body, name)
+        m, n = tok.size("m"), tok.size("n")
+        profits = tok.take(n)
+        capacity = tok.take(m)
+        weights = tok.take(m * n).reshape(m, n)
+        opt = float(tok.take(1)[0])
+        out.append(OrlibInstance(name, BudgetedIP(profits, weights, capacity), opt))
+    return out
+
+
+def read_orlib(text: str) -> list[OrlibInstance]:
+    """Every instance of an OR-Library mknap file (either layout), with its stated optimum."""
+    first = text.split(maxsplit=1)[0] if text.strip() else ""
+    if re.fullmatch(r"\d+", first):
+        return _parse_beasley(text)
+    if _PROBLEM.search(text):
+        return _parse_mknap2(text)
+    raise ValueError(
+        "file: neither an OR-Library mknap1/mknapcb file (starts with a count) "
+        "nor mknap2 (has 'problem NAME.DAT' lines)"
+    )
+
+
+@register_reader(".txt")
+def read_orlib_models(text: str) -> list[Model]:
+    return [inst.model for inst in read_orlib(text)]

@@ -1,0 +1,108 @@
+"""The budget family {P4(s)}_{s = 0..S} of paper 000 as one object (Algorithm 1, steps 4-6).
+
+Every member is the :class:`~optsched.models.budgeted_ip.BudgetedIP` with the same data and
+budget s: max values.x s.t. W x <= capacity, budget_coeffs.x >= s (16), x_e = 0 off the mask.
+
+Solution type: a tuple of length S+1 whose entry s is the sorted index array of an optimal x
+for P4(s), or ``None`` when P4(s) is infeasible. ``objective`` is the value of the member at
+the designated ``budget`` (default 0, the plain multidimensional knapsack, always feasible);
+backends put every member's value in ``Result.extra["values"]`` (``None`` where infeasible).
+``violations`` checks every non-None member against its own P4(s).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from optsched.models.base import Model, register_model
+from optsched.models.budgeted_ip import BudgetedIP, as_indices
+from optsched.models.validate import positive_int
+
+
+@register_model
+@dataclass(frozen=True, eq=False)
+class BudgetFamily(Model):
+    """P4(s) for s = 0..max_budget, sharing values, weights, capacity, budget_coeffs, mask."""
+
+    values: Any
+    weights: Any
+    capacity: Any
+    budget_coeffs: Any
+    max_budget: int
+    budget: int = 0
+    mask: Any = None
+
+    name: ClassVar[str] = "budget_family"
+    maximize: ClassVar[bool] = True
+    FORMS: ClassVar[frozenset[str]] = frozenset()
+    JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("values", "weights", "capacity", "budget_coeffs", "max_budget")
+    JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ("budget", "mask")
+
+    def __post_init__(self) -> None:
+        base = BudgetedIP(self.values, self.weights, self.capacity, self.budget_coeffs, 0.0, self.mask)
+        S = positive_int("max_budget", self.max_budget, minimum=0)
+        s = positive_int("budget", self.budget, minimum=0)
+        if s > S:
+            raise ValueError(f"budget: must be <= max_budget = {S}, got {s}")
+        for field in ("values", "weights", "capacity", "budget_coeffs", "mask"):
+            object.__setattr__(self, field, getattr(base, field))
+        object.__setattr__(self, "max_budget", S)
+        object.__setattr__(self, "budget", s)
+
+    @property
+    def n_items(self) -> int:
+        return int(self.values.shape[0])
+
+    @property
+    def size(self) -> int:
+        return self.n_items
+
+    def member(self, s: int) -> BudgetedIP:
+        """P4(s) as a stand-alone model."""
+        return BudgetedIP(self.values, self.weights, self.capacity, self.budget_coeffs, float(s), self.mask)
+
+    # --- the model's own math ------------------------------------------------------------
+    def _entries(self, solution: Any) -> list[Any]:
+        if isinstance(solution, (str, bytes, dict)) or not hasattr(solution, "__len__"):
+            raise ValueError("solution: expected one entry per budget")
+        return list(solution)
+
+    def objective(self, solution: Any) -> float:
+        entry = self._entries(solution)[self.budget]
+        return -np.inf if entry is None else float(self.values[as_indices(entry)].sum())
+
+    def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
+        entries = self._entries(solution)
+        if len(entries) != self.max_budget + 1:
+            return [f"expected {self.max_budget + 1} entries (s = 0..{self.max_budget}), got {len(entries)}"]
+        if entries[0] is None:
+            return ["P4(0) is always feasible (x = 0) but has no solution"]
+        base = self.member(0)
+        for s, entry in enumerate(entries):
+            if entry is None:
+                continue
+            problems = base.violations(entry, tol=tol)
+            got = float(self.budget_coeffs[as_indices(entry)].sum())
+            if got < s - tol * max(1.0, s):
+                problems.append(f"budget_coeffs.x = {got:g} < {s}")
+            if problems:
+                return [f"s = {s}: {problems[0]}"]
+        return []
+
+    def solution_to_json(self, solution: Any) -> Any:
+        return [None if e is None else as_indices(e).tolist() for e in self._entries(solution)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.name,
+            "values": self.values.tolist(),
+            "weights": self.weights.tolist(),
+            "capacity": self.capacity.tolist(),
+            "budget_coeffs": self.budget_coeffs.tolist(),
+            "max_budget": self.max_budget,
+            "budget": self.budget,
+            "mask": self.mask.astype(int).tolist(),
+        }

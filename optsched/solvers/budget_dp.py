@@ -1,0 +1,389 @@
+"""Algorithm 2 of paper 000: one dynamic programme for every budgeted IP P4(s), s = 0..S.
+
+P4(s):  max values . x  s.t.  W x <= capacity,  budget_coeffs . x >= s,  x in {0,1}^n,
+        x_e = 0 where mask_e is False                                        (16), (1)
+
+In ESDP, values = Sigma2 (14) and budget_coeffs = Upsilon (13). The DP, Algorithm 2 read plainly
+(``../shared/papers/README.md``), is over (s, remaining capacity c, item i):
+
+    V(s, c, n) = 0 if s == 0 else -inf
+    V(s, c, i) = max( V(s, c, i+1),  values_i + V(max(s - b_i, 0), c - W[:, i], i+1) )  (23)
+
+the second term only when W[:, i] <= c; P4(s) = V(s, capacity, 0) for every s at once.
+
+Two exact reductions keep the table small without changing any value:
+* capacity box: at level i the remaining capacity is at least capacity - (weight of items
+  0..i-1) and, beyond the total weight Q_i of items i..n-1, extra capacity changes nothing,
+  so V(., c, i) = V(., min(c, Q_i), i). Level i stores only
+  ``min(max(capacity - P_i, 0), Q_i) <= c <= min(capacity, Q_i)`` (one cell at level 0);
+* budget axis: V(s, ., i) = -inf for s above the total budget coefficient of items i..n-1.
+Masked items and items heavier than the capacity are dropped before the DP. The paper's
+complexity bound O(n * |S| * prod_k (c_k + 1)) is reported next to the table actually stored.
+
+Two methods fill the same recursion (``budget_dp_kernel``): ``dense`` keeps one value per
+(s, capacity cell) and a decision bit; ``pareto`` (default) keeps V(., c, i), a non-increasing
+step function of s, as its steps only (Pareto points of budget reached and value).
+
+``aescb_index`` is the AESCB route to P3 (ESCB index): scale with ceilings (13)-(14), solve the
+family by the DP, pick s* by (17).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from optsched.models.base import Model
+from optsched.result import Result, Status
+from optsched.solvers.registry import Backend, register_backend
+
+
+@dataclass(frozen=True, eq=False)
+class BudgetFamilySolution:
+    """Optimal values and solutions of P4(s) for s = 0..max_budget.
+
+    ``values[s]`` is -inf where P4(s) is infeasible; ``choices[s]`` (bool, length n) is an
+    optimal x (all False where infeasible). ``table_cells`` counts the entries stored (dense
+    cells, or Pareto points);
+    ``paper_cells`` is the paper's n * (S+1) * prod(capacity+1); ``capacity_states`` is the
+    largest capacity box of one level.
+    """
+
+    values: np.ndarray
+    choices: np.ndarray
+    table_cells: int
+    paper_cells: float
+    capacity_states: int
+
+
+def _int_vector(name: str, value: Any, length: int | None) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.ndim != 1 or (length is not None and arr.shape[0] != length):
+        raise ValueError(f"{name}: expected a vector of length {length}")
+    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 0)):
+        raise ValueError(f"{name}: entries must be whole numbers >= 0")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _check(values: Any, weights: Any, capacity: Any, budget_coeffs: Any, max_budget: Any, mask: Any):
+    vals = np.asarray(values, dtype=np.float64)
+    if vals.ndim != 1:
+        raise ValueError("values: expected a vector")
+    n = vals.shape[0]
+    if not np.all(np.isfinite(vals)):
+        raise ValueError("values: entries must be finite")
+    w = np.asarray(weights)
+    if w.ndim != 2 or w.shape[1] != n:
+        raise ValueError(f"weights: expected a (K, {n}) matrix")
+    if w.size and (not np.all(np.isfinite(w)) or np.any(w != np.round(w)) or np.any(w < 0)):
+        raise ValueError("weights: entries must be whole numbers >= 0")
+    w = np.ascontiguousarray(w, dtype=np.int64)
+    cap = _int_vector("capacity", capacity, w.shape[0])
+    b = _int_vector("budget_coeffs", budget_coeffs, n)
+    if isinstance(max_budget, bool) or not float(max_budget).is_integer() or max_budget < 0:
+        raise ValueError(f"max_budget: expected a whole number >= 0, got {max_budget!r}")
+    keep = np.ones(n, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    if keep.shape != (n,):
+        raise ValueError(f"mask: expected a vector of length {n}")
+    return vals, w, cap, b, int(max_budget), keep
+
+
+# Entries a table may hold: dense cells (1 bit each kept, plus two live levels of 8 bytes) or
+# Pareto points (24 bytes each: 2e8 points are 4.8 GB).
+DEFAULT_MAX_CELLS = 2e8
+
+
+class TableTooLarge(ValueError):
+    """The DP table would exceed the cell limit; ``cells`` is its (approximate) size."""
+
+    def __init__(self, message: str, cells: float) -> None:
+        super().__init__(message)
+        self.cells = cells
+
+
+@dataclass(frozen=True, eq=False)
+class FamilyPlan:
+    """The reduced table layout of one DP run (cheap to build, before any cell is filled).
+
+    ``dense_cells`` is the size of the dense table (every s of every capacity cell);
+    ``capacity_cells`` the number of capacity cells over all levels."""
+
+    n: int
+    max_budget: int
+    items: np.ndarray
+    values: np.ndarray
+    budget_coeffs: np.ndarray
+    weights: np.ndarray
+    capacity: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    stride: np.ndarray
+    ncell: np.ndarray
+    smax: np.ndarray
+    dense_cells: float
+    capacity_cells: float
+    paper_cells: float
+
+
+def plan_budget_family(
+    values: Any,
+    weights: Any,
+    capacity: Any,
+    budget_coeffs: Any,
+    max_budget: int,
+    mask: Any = None,
+    max_cells: float = DEFAULT_MAX_CELLS,
+) -> FamilyPlan:
+    """Validate the data and lay out the reduced table (capacity boxes, budget axis) per level.
+
+    Raises :class:`TableTooLarge` (a ValueError) when the capacity cells alone exceed ``max_cells``."""
+    vals, w, cap, b, S, keep = _check(values, weights, capacity, budget_coeffs, max_budget, mask)
+    n, K = vals.shape[0], w.shape[0]
+    keep = keep & np.all(w <= cap[:, None], axis=0)
+    items = np.flatnonzero(keep)
+    wa = np.ascontiguousarray(w[:, items])
+    m = items.shape[0]
+    prefix = np.zeros((m + 1, K), dtype=np.int64)
+    prefix[1:] = np.cumsum(wa.T, axis=0)
+    suffix = prefix[-1] - prefix  # Q_i: weight of items i..m-1
+    hi = np.minimum(cap[None, :], suffix)
+    lo = np.minimum(np.maximum(cap[None, :] - prefix, 0), suffix)
+    dims = hi - lo + 1
+    ba = np.ascontiguousarray(b[items])
+    b_suffix = np.concatenate([np.cumsum(ba[::-1])[::-1], [0]]).astype(np.int64)
+    smax = np.minimum(b_suffix, S)
+    per_level = np.prod(dims.astype(np.float64), axis=1)
+    capacity_cells = float(per_level.sum())
+    if capacity_cells > max_cells:
+        raise TableTooLarge(
+            f"dp: {capacity_cells:.3g} capacity cells exceed the limit of {max_cells:.3g}", capacity_cells
+        )
+    stride = np.ones((m + 1, K), dtype=np.int64)
+    for k in range(K - 2, -1, -1):
+        stride[:, k] = stride[:, k + 1] * dims[:, k + 1]
+    return FamilyPlan(
+        n=n,
+        max_budget=S,
+        items=items,
+        values=np.ascontiguousarray(vals[items]),
+        budget_coeffs=ba,
+        weights=wa,
+        capacity=cap,
+        lo=lo,
+        hi=hi,
+        stride=stride,
+        ncell=np.prod(dims, axis=1).astype(np.int64),
+        smax=smax,
+        dense_cells=float(np.sum(per_level[:-1] * (smax[:-1] + 1))),  # level n is the constant base
+        capacity_cells=capacity_cells,
+        paper_cells=float(n * (S + 1) * np.prod(cap.astype(np.float64) + 1)),
+    )
+
+
+def _run_dense(plan: FamilyPlan, max_cells: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """The table of (23) with one entry per (s, capacity cell, item) and one decision bit each."""
+    from optsched.solvers import budget_dp_kernel as kernel
+
+    if plan.dense_cells > max_cells:
+        raise TableTooLarge(
+            f"dp: dense table of {plan.dense_cells:.3g} cells exceeds the limit of {max_cells:.3g}", plan.dense_cells
+        )
+    level_cells = plan.ncell * (plan.smax + 1)
+    dec_off = np.zeros(plan.ncell.shape[0], dtype=np.int64)
+    dec_off[1:] = np.cumsum(level_cells[:-1])
+    total = int(dec_off[-1])
+    root, dec = kernel.family_table(
+        plan.values, plan.budget_coeffs, plan.weights, plan.lo, plan.hi, plan.stride,
+        plan.ncell, plan.smax, dec_off, total, int(level_cells.max()),
+    )
+    chosen = kernel.backtrack(
+        root, plan.budget_coeffs, plan.weights, plan.capacity, plan.lo, plan.hi, plan.stride,
+        plan.smax, dec_off, dec,
+    )
+    S = plan.max_budget
+    values = np.full(S + 1, -np.inf)
+    values[: root.shape[0]] = root
+    choices = np.zeros((S + 1, chosen.shape[1]), dtype=bool)
+    choices[: root.shape[0]] = chosen
+    return values, choices, total
+
+
+def _run_pareto(plan: FamilyPlan, max_cells: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """The same recursion on step functions: one entry per step of V(., c, i), not per s."""
+    from optsched.solvers import budget_dp_kernel as kernel
+
+    try:
+        pu, pv, pref, root_start, root_len, used = kernel.pareto_table(
+            plan.values, plan.budget_coeffs, plan.weights, plan.lo, plan.hi, plan.stride,
+            plan.ncell, plan.max_budget, int(min(max_cells, 2**62)),
+        )
+    except ValueError as exc:
+        raise TableTooLarge(f"{exc} ({max_cells:.3g})", max_cells) from None
+    values, choices = kernel.pareto_backtrack(
+        plan.items.shape[0], plan.max_budget, pu, pv, pref, root_start, root_len
+    )
+    return values, choices, int(used)
+
+
+# method name -> runner(plan, max_cells) -> (values, choices over the kept items, cells used)
+DP_METHODS: dict[str, Callable[[FamilyPlan, float], tuple[np.ndarray, np.ndarray, int]]] = {
+    "pareto": _run_pareto,
+    "dense": _run_dense,
+}
+
+
+def run_plan(plan: FamilyPlan, method: str = "pareto", max_cells: float = DEFAULT_MAX_CELLS) -> BudgetFamilySolution:
+    """Fill the table of ``plan`` by ``method`` (numba kernels) and backtrack every budget's x."""
+    if method not in DP_METHODS:
+        raise ValueError(f"method: unknown DP method {method!r} (known: {', '.join(DP_METHODS)})")
+    values, chosen, cells = DP_METHODS[method](plan, max_cells)
+    choices = np.zeros((plan.max_budget + 1, plan.n), dtype=bool)
+    choices[:, plan.items] = chosen
+    return BudgetFamilySolution(
+        values=values,
+        choices=choices,
+        table_cells=cells,
+        paper_cells=plan.paper_cells,
+        capacity_states=int(plan.ncell.max()),
+    )
+
+
+def solve_budget_family(
+    values: Any,
+    weights: Any,
+    capacity: Any,
+    budget_coeffs: Any,
+    max_budget: int,
+    mask: Any = None,
+    max_cells: float = DEFAULT_MAX_CELLS,
+    method: str = "pareto",
+) -> BudgetFamilySolution:
+    """Solve P4(s) for every s = 0..max_budget with one table (Algorithm 2, eq. (23)).
+
+    values: finite floats (n,); weights: whole numbers >= 0 (K, n); capacity (K,) and
+    budget_coeffs (n,): whole numbers >= 0; mask: optional bool (n,), False = item excluded.
+    ``method``: "pareto" (one entry per step of V(., c, i), default) or "dense" (one per s).
+    Raises ValueError naming the field on bad input, :class:`TableTooLarge` above ``max_cells``.
+    """
+    plan = plan_budget_family(values, weights, capacity, budget_coeffs, max_budget, mask, max_cells)
+    return run_plan(plan, method, max_cells)
+
+
+def escb_scaled_coefficients(mean: np.ndarray, variance: np.ndarray, xi: int) -> tuple[np.ndarray, np.ndarray]:
+    """Upsilon_e = ceil(xi * mean_e) (13) and Sigma2_e = ceil(xi^2 * variance_e) (14), as integers."""
+    return (
+        np.ceil(xi * np.asarray(mean, dtype=np.float64)).astype(np.int64),
+        np.ceil(float(xi) ** 2 * np.asarray(variance, dtype=np.float64)).astype(np.int64),
+    )
+
+
+def aescb_index(
+    mean: Any,
+    variance: Any,
+    weights: Any,
+    capacity: Any,
+    xi: int,
+    max_budget: int | None = None,
+    mask: Any = None,
+    method: str = "pareto",
+) -> tuple[np.ndarray, float]:
+    """The AESCB route to P3: max mean.x + sqrt(variance.x) s.t. W x <= capacity, x binary.
+
+    Scales with ceilings (13)-(14), solves P4(s) for s = 0..S by :func:`solve_budget_family`
+    and returns x = x*_{P4}(s*) with s* = argmax_s s + sqrt(V(s)) (17) (the smallest such s on
+    ties), together with its unscaled P3 value mean.x + sqrt(variance.x).
+
+    ``max_budget`` S defaults to the sum of all Upsilon_e (every reachable budget); ESDP passes
+    xi * m. Guarantee (Theorem 1 with the ceilings): when S >= Upsilon.x for an optimal x of P3,
+    value >= OPT - (|x| + sqrt(|x|)) / xi, with |x| the number of chosen items.
+    """
+    if isinstance(xi, bool) or not float(xi).is_integer() or xi < 1:
+        raise ValueError(f"xi: expected a whole number >= 1, got {xi!r}")
+    mu = np.asarray(mean, dtype=np.float64)
+    var = np.asarray(variance, dtype=np.float64)
+    if mu.ndim != 1 or not np.all(np.isfinite(mu)) or np.any(mu < 0):
+        raise ValueError("mean: expected a vector of finite numbers >= 0")
+    if var.shape != mu.shape or not np.all(np.isfinite(var)) or np.any(var < 0):
+        raise ValueError(f"variance: expected a vector of {mu.shape[0]} finite numbers >= 0")
+    upsilon, sigma2 = escb_scaled_coefficients(mu, var, int(xi))
+    S = int(upsilon.sum()) if max_budget is None else max_budget
+    fam = solve_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask, method=method)
+    score = np.arange(S + 1) + np.sqrt(np.where(np.isfinite(fam.values), fam.values, 0.0))
+    score[~np.isfinite(fam.values)] = -np.inf
+    s_star = int(np.argmax(score))
+    x = fam.choices[s_star]
+    return x, float(mu @ x + math.sqrt(float(var @ x)))
+
+
+def _whole(*arrays: np.ndarray) -> bool:
+    return all(bool(np.all(a == np.round(a))) for a in arrays)
+
+
+def _family_result(model: Any, fam: BudgetFamilySolution) -> dict[str, Any]:
+    """Result fields for a ``budget_family``: every member, objective at the designated budget."""
+    finite = np.isfinite(fam.values)
+    value = float(fam.values[model.budget])
+    return {
+        "status": Status.OPTIMAL,
+        "objective": value,
+        "bound": value,
+        "solution": tuple(np.flatnonzero(fam.choices[s]) if finite[s] else None for s in range(len(finite))),
+        "values": [float(v) if f else None for v, f in zip(fam.values, finite)],
+    }
+
+
+def _member_result(model: Any, fam: BudgetFamilySolution) -> dict[str, Any]:
+    """Result fields for one ``budgeted_ip``: the member at its own budget (the table's last s)."""
+    value = float(fam.values[-1])
+    if not np.isfinite(value):
+        return {"status": Status.INFEASIBLE, "objective": None, "bound": None, "solution": None}
+    return {"status": Status.OPTIMAL, "objective": value, "bound": value, "solution": np.flatnonzero(fam.choices[-1])}
+
+
+# model kind -> (largest budget the table needs, how to read the result back)
+_DP_VIEWS: dict[str, tuple[Callable[[Any], int], Callable[[Any, BudgetFamilySolution], dict[str, Any]]]] = {
+    "budget_family": (lambda m: m.max_budget, _family_result),
+    "budgeted_ip": (lambda m: int(math.ceil(m.budget)), _member_result),
+}
+
+
+@register_backend
+class BudgetDpBackend(Backend):
+    """``dp``: Algorithm 2 for a ``budget_family`` (every s at once) or one ``budgeted_ip``."""
+
+    NAME = "dp"
+    DESCRIPTION = "Algorithm 2 of paper 000: one DP table gives P4(s) for every budget s (integral data)"
+    EXACT = True
+    MODELS = frozenset(_DP_VIEWS)
+    PRIORITY = 25  # after CP-SAT and HiGHS for one budget; first for a family
+    REQUIRES = ("numba",)
+    OPTIONS: Mapping[str, Any] = {"max_table_cells": DEFAULT_MAX_CELLS, "method": "pareto"}
+
+    def fits_instance(self, model: Model) -> str | None:
+        m: Any = model
+        if not _whole(m.weights, m.capacity, m.budget_coeffs):
+            return "dp: weights, capacity and budget_coeffs must be whole numbers"
+        top, _ = _DP_VIEWS[model.name]
+        try:
+            plan_budget_family(m.values, m.weights, m.capacity, m.budget_coeffs, top(m), m.mask)
+        except TableTooLarge as exc:
+            return str(exc)
+        return None
+
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
+        m: Any = model
+        top, read_back = _DP_VIEWS[model.name]
+        limit = float(options["max_table_cells"])
+        try:
+            plan = plan_budget_family(m.values, m.weights, m.capacity, m.budget_coeffs, top(m), m.mask, limit)
+            fam = run_plan(plan, options["method"], limit)
+        except TableTooLarge as exc:
+            return Result(Status.ERROR, model.name, self.NAME, extra={"message": f"{exc} (max_table_cells)"})
+        fields = read_back(m, fam)
+        extra = {"table_cells": fam.table_cells, "paper_cells": fam.paper_cells}
+        if "values" in fields:
+            extra["values"] = fields.pop("values")
+        return Result(model=model.name, backend=self.NAME, iterations=fam.table_cells, extra=extra, **fields)

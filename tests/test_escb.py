@@ -1,0 +1,137 @@
+"""escb_index (P3 of paper 000): the exact outer-approximation backend against brute force, and
+the AESCB route (scale (13)-(14), DP, pick s* (17)) against the bound of Theorem 1.
+
+Bound tested (Theorem 1 redone with both ceilings, see optsched/solvers/escb_aescb.py):
+    OPT - f(x_A) <= (|x_A| + sqrt(|x_A|)) / xi,   f(x) = mean.x + sqrt(variance.x),
+for every xi >= 1, when S covers every reachable Upsilon.x (the default S = sum Upsilon).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import optsched
+from optsched.models.base import model_from_dict
+from optsched.models.escb_index import EscbIndex
+from optsched.result import Status
+from optsched.solvers.budget_dp import aescb_index, escb_scaled_coefficients
+from optsched.solvers.escb_aescb import theorem1_gap
+
+
+@st.composite
+def escb_instances(draw: st.DrawFn, max_items: int = 12) -> EscbIndex:
+    n = draw(st.integers(1, max_items))
+    k = draw(st.integers(1, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    mean = rng.random(n)
+    variance = rng.random(n) * draw(st.sampled_from([0.01, 0.3, 3.0, 30.0]))
+    variance[rng.random(n) < 0.2] = 0.0
+    weights = rng.integers(1, 3, (k, n))
+    capacity = rng.integers(0, 2 * n, k)
+    return EscbIndex(mean, variance, weights, capacity)
+
+
+@settings(max_examples=80)
+@given(escb_instances())
+def test_outer_approximation_is_exact(model: EscbIndex) -> None:
+    oa = optsched.solve(model, "escb_oa")
+    bf = optsched.solve(model, "brute_force")
+    assert oa.status is Status.OPTIMAL and bf.status is Status.OPTIMAL
+    assert model.violations(oa.solution) == []
+    assert oa.objective == pytest.approx(bf.objective, rel=1e-7, abs=1e-9)
+    assert oa.bound >= bf.objective - 1e-6
+
+
+@settings(max_examples=120)
+@given(escb_instances(), st.integers(1, 64))
+def test_aescb_within_theorem1_bound(model: EscbIndex, xi: int) -> None:
+    opt = optsched.solve(model, "brute_force").objective
+    r = optsched.solve(model, "aescb", xi=xi)
+    assert r.status is Status.FEASIBLE
+    assert model.violations(r.solution) == []
+    chosen = len(r.solution)
+    assert r.objective <= opt + 1e-9
+    assert opt - r.objective <= theorem1_gap(chosen, xi) + 1e-9
+    assert r.bound >= opt - 1e-9  # the bound the backend reports is a true upper bound
+
+
+@settings(max_examples=40)
+@given(escb_instances(max_items=10))
+def test_aescb_value_improves_to_optimal_with_fine_scaling(model: EscbIndex) -> None:
+    # theorem1_gap(n, xi) < 1.4e-3 for xi = 10^4 and n <= 10: the route is then near-optimal.
+    opt = optsched.solve(model, "brute_force").objective
+    x, value = aescb_index(model.mean, model.variance, model.weights, model.capacity, 10_000,
+                           max_budget=None)
+    assert value == pytest.approx(model.objective(np.flatnonzero(x)))
+    assert opt - value <= theorem1_gap(int(x.sum()), 10_000) + 1e-9
+
+
+def test_aescb_picks_s_star_by_eq17() -> None:
+    # Two exclusive items (capacity 1): a: mean 1, var 0; b: mean 0, var 4.
+    # xi = 1: Upsilon = (1, 0), Sigma2 = (0, 4). s=0: V=4 (b) -> 0 + 2 = 2; s=1: V=0 (a) -> 1.
+    # s* = 0 picks b, whose true value sqrt(4) = 2 beats a's 1.
+    x, value = aescb_index([1.0, 0.0], [0.0, 4.0], [[1, 1]], [1], 1)
+    assert x.tolist() == [False, True] and value == 2.0
+    up, sig = escb_scaled_coefficients(np.array([0.25, 0.5]), np.array([0.1, 0.0]), 4)
+    assert up.tolist() == [1, 2] and sig.tolist() == [2, 0]  # ceil(1.0)=1, ceil(1.6)=2
+
+
+def test_aescb_mask_and_bad_input() -> None:
+    x, _ = aescb_index([1.0, 0.9], [0.5, 0.5], [[1, 1]], [2], 8, mask=[False, True])
+    assert x.tolist() == [False, True]
+    with pytest.raises(ValueError, match="xi"):
+        aescb_index([1.0], [1.0], [[1]], [1], 0)
+    with pytest.raises(ValueError, match="variance"):
+        aescb_index([1.0], [-1.0], [[1]], [1], 2)
+    with pytest.raises(ValueError, match="variance"):
+        EscbIndex([1.0, 2.0], [1.0], [[1, 1]], [1])
+    with pytest.raises(ValueError, match="mean"):
+        EscbIndex([1.0, float("inf")], [1.0, 1.0], [[1, 1]], [1])
+    with pytest.raises(ValueError, match="whole numbers"):
+        optsched.solve(EscbIndex([1.0], [1.0], [[0.5]], [1]), "aescb")
+
+
+def test_escb_json_and_default_backend() -> None:
+    m = model_from_dict({"model": "escb_index", "mean": [0.2, 0.5, 0.4], "variance": [1.0, 0.0, 0.25],
+                         "weights": [[1, 1, 1]], "capacity": [2]})
+    r = optsched.solve(m)
+    assert r.backend == "escb_oa" and r.status is Status.OPTIMAL
+    # candidates of size 2: {0,1}: 0.7 + 1 = 1.7; {0,2}: 0.6 + sqrt(1.25) = 1.718; {1,2}: 0.9 + 0.5
+    assert r.solution.tolist() == [0, 2]
+    assert r.objective == pytest.approx(0.6 + math.sqrt(1.25))
+
+
+def test_outer_approximation_time_limit_returns_a_status() -> None:
+    rng = np.random.default_rng(1)
+    n = 40
+    m = EscbIndex(rng.random(n), rng.random(n) * 5, rng.integers(1, 4, (4, n)), [30, 30, 30, 30])
+    r = optsched.solve(m, "escb_oa", time_limit=0.0)
+    assert r.status in (Status.TIME_LIMIT, Status.OPTIMAL)
+
+
+def test_paper_bound_without_the_sqrt_term_is_exceeded() -> None:
+    # Found by random search: with xi = 8 AESCB loses 0.155 > |x| / xi = 0.125 (the paper's (32)
+    # bound, delta(t) >= m / xi), but stays within (|x| + sqrt|x|) / xi = 0.25. The extra
+    # sqrt(|x|)/xi comes from the ceiling in (14).
+    model = EscbIndex(
+        [0.8845025143074298, 0.5163162323430206, 0.21950292981931652, 0.4076159258940514,
+         0.9846281123477247, 0.6977239589251931, 0.8948187077319981, 0.003755735268023974,
+         0.04119022023955632, 0.5722288946063947, 0.3026201352293557],
+        [0.008155378280748037, 0.0065837525597464905, 0.004122289850319846, 0.005979982703696535,
+         0.008081677428019473, 0.005573529798517033, 0.0006150059559677879, 0.003649124074372516,
+         0.004332958334491897, 0.003014139084738804, 0.005623863882499715],
+        [[2, 2, 2, 1, 1, 2, 2, 1, 2, 1, 1], [1, 1, 2, 2, 1, 1, 1, 1, 1, 2, 1]],
+        [16, 1],
+    )
+    opt = optsched.solve(model, "escb_oa").objective
+    assert opt == pytest.approx(optsched.solve(model, "brute_force").objective)
+    for method in ("pareto", "dense"):
+        r = optsched.solve(model, "aescb", xi=8, method=method)
+        chosen = len(r.solution)
+        assert opt - r.objective > chosen / 8
+        assert opt - r.objective <= theorem1_gap(chosen, 8)

@@ -1,0 +1,67 @@
+"""``optsched run esdp``: every figure kind writes CSV + PNG + metadata; configs are strict."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optsched.experiments import get_experiment
+
+TINY = {"horizon": 25, "n_ports": 3, "n_servers": 6, "edge_prob": 0.4}
+
+
+def _run(tmp_path, settings=None, preset=None):
+    exp = get_experiment("esdp")
+    cfg = exp.make_config({**TINY, **(settings or {})}, preset=preset)
+    return exp.run(cfg, tmp_path)
+
+
+def test_asw_figures(tmp_path) -> None:
+    paths = _run(tmp_path, {"repeats": 2})
+    assert sorted(p.suffix for p in paths) == [".csv", ".json", ".png"]
+    df = pd.read_csv(tmp_path / "esdp_asw.csv")
+    assert set(df["policy"]) == {"ESDP", "HSWF", "LCF", "LWTF", "Oracle"}
+    assert len(df) == 2 * 5 * 25
+    for (_, _), part in df.groupby(["policy", "repeat"]):
+        assert np.allclose(part["asw"], part["welfare"].cumsum())
+        assert (np.diff(part["regret"]) >= -1e-9).all()  # per-slot pseudo-regret is >= 0
+    oracle = df[df["policy"] == "Oracle"]
+    assert np.abs(oracle["regret"]).max() < 1e-9
+    meta = json.loads((tmp_path / "esdp_asw.json").read_text())
+    assert meta["config"]["horizon"] == 25 and "numpy" in meta["versions"]
+
+
+def test_sweep_and_overhead(tmp_path) -> None:
+    _run(tmp_path, {"figure": "sweep", "sweep": "mask", "sweep_values": ["before", "after"], "policies": ["ESDP", "LCF"]})
+    df = pd.read_csv(tmp_path / "esdp_sweep_mask.csv")
+    assert len(df) == 4 and set(df["mask"]) == {"before", "after"}
+    _run(tmp_path, {"figure": "overhead", "sweep": "n_servers", "sweep_values": [4, 8]})
+    df = pd.read_csv(tmp_path / "esdp_overhead_n_servers.csv")
+    assert df["n_servers"].tolist() == [4, 8] and (df["mean_s_per_slot"] > 0).all()
+
+
+@pytest.mark.parametrize(
+    "settings,key",
+    [
+        ({"policies": ["ESDP", "magic"]}, "policies"),
+        ({"horizon": 0}, "horizon"),
+        ({"delta": "fast"}, "delta"),
+        ({"figure": "sweep", "sweep": "alpha", "sweep_values": ["big"]}, "sweep_values"),
+        ({"figure": "sweep", "sweep": "n_servers", "sweep_values": [2.5]}, "sweep_values"),
+        ({"arrival_prob": 1.5}, "arrival_prob"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_bad_config_names_the_key(settings, key) -> None:
+    with pytest.raises(ValueError, match=key):
+        get_experiment("esdp").make_config(settings)
+
+
+def test_presets_are_valid() -> None:
+    exp = get_experiment("esdp")
+    for name in exp.presets:
+        cfg = exp.make_config(preset=name)
+        assert cfg.horizon >= 1
