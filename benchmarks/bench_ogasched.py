@@ -1,0 +1,108 @@
+"""OGASched (paper 003) end-to-end timings.
+
+Paper: T = 8000 at the default scale took one hour; the large scale (|L| = 100, |R| = 1024,
+K = 6, T = 10000) took 15 hours, on a 48-core server. Targets here: <= 10 s and <= 60 s.
+
+Prints, for each scale, the wall and CPU seconds of every policy over the horizon (median of
+``--repeats`` runs), the per-slot cost of OGASched's three steps (gradient (30), projection
+(32), reward (7)) side by side with their ratio to the projection, and the time of the exact
+y* of (10) with cvxpy. The large scale is run for ``--large-slots`` slots and scaled to
+T = 10000 (per-slot costs do not depend on t), to keep the default run under 3 minutes;
+pass ``--large-slots 10000`` for the full horizon.
+
+    python benchmarks/bench_ogasched.py [--repeats 3] [--large-slots 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from optsched.ogasched.baselines import BASELINES, BaselinePolicy
+from optsched.ogasched.env import SchedulingEnv
+from optsched.ogasched.offline import offline_optimum
+from optsched.ogasched.policy import OGASched
+from optsched.ogasched.scenario import synthetic_scenario
+from optsched.ogasched.utilities import gradient, reward_parts
+from optsched.policy import evaluate
+from optsched.solvers.projection_fast import project_capacity
+
+SCALES = {
+    "default (|L|=10, |R|=128, K=6)": dict(n_ports=10, n_nodes=128, contention=10.0),
+    "large (|L|=100, |R|=1024, K=6)": dict(n_ports=100, n_nodes=1024, contention=5.0),
+}
+
+
+def timed(fn, repeats: int) -> tuple[float, float]:
+    walls, cpus = [], []
+    for _ in range(repeats):
+        w, c = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def step_costs(scn, repeats: int = 200) -> dict[str, float]:
+    rng = np.random.default_rng(1)
+    y = rng.random((scn.n_edges, scn.n_resources)) * scn.upper * 0.5
+    x = (rng.random(scn.n_ports) < 0.7).astype(float)
+    z = (y + 25.0 * gradient(scn, x, y)).reshape(-1)
+    up, cap = scn.upper.reshape(-1), scn.capacity.reshape(-1)
+    steps = {
+        "gradient (30)": lambda: gradient(scn, x, y),
+        "projection (32)": lambda: project_capacity(z, up, scn.group, cap),
+        "reward (7)": lambda: reward_parts(scn, x, y),
+    }
+    out = {}
+    for name, fn in steps.items():
+        c = time.process_time()
+        for _ in range(repeats):
+            fn()
+        out[name] = (time.process_time() - c) / repeats * 1e6
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--large-slots", type=int, default=1000)
+    args = ap.parse_args()
+    horizons = {"default (|L|=10, |R|=128, K=6)": 8000, "large (|L|=100, |R|=1024, K=6)": args.large_slots}
+    targets = {"default (|L|=10, |R|=128, K=6)": (8000, 10.0), "large (|L|=100, |R|=1024, K=6)": (10000, 60.0)}
+    # compile the numba placement kernel once, outside the timings
+    warm = synthetic_scenario(np.random.default_rng(0), n_nodes=8)
+    evaluate(SchedulingEnv(warm, horizon=2), BaselinePolicy("BINPACKING"), 2, seed=0)
+    for label, kw in SCALES.items():
+        scn = synthetic_scenario(np.random.default_rng(0), **kw)
+        T = horizons[label]
+        T_full, target = targets[label]
+        scale = T_full / T
+        print(f"\n== {label}: {scn.n_edges} channels, {scn.n_edges * scn.n_resources} variables; "
+              f"run T = {T}, reported for T = {T_full}{' (scaled)' if scale != 1 else ''}")
+        print(f"{'policy':<12}{'wall s':>10}{'CPU s':>10}{'CPU / OGASched':>16}")
+        rows = {}
+        env = SchedulingEnv(scn, horizon=T)
+        for pol in [OGASched(), *(BaselinePolicy(n) for n in BASELINES)]:
+            wall, cpu = timed(lambda: evaluate(env, pol, T, seed=1), args.repeats)
+            rows[pol.name] = (wall * scale, cpu * scale)
+        for name, (wall, cpu) in rows.items():
+            print(f"{name:<12}{wall:>10.2f}{cpu:>10.2f}{cpu / rows['OGASched'][1]:>16.2f}")
+        total_wall = sum(w for w, _ in rows.values())
+        total_cpu = sum(c for _, c in rows.values())
+        print(f"{'all five':<12}{total_wall:>10.2f}{total_cpu:>10.2f}")
+        print(f"OGASched target <= {target:.0f} s: wall {rows['OGASched'][0]:.2f} s, CPU {rows['OGASched'][1]:.2f} s")
+        costs = step_costs(scn)
+        print(f"{'OGASched step':<18}{'CPU us/slot':>12}{'/ projection':>14}")
+        for name, us in costs.items():
+            print(f"{name:<18}{us:>12.1f}{us / costs['projection (32)']:>14.2f}")
+        totals = env.arrivals.sum(axis=0) if hasattr(env, "arrivals") else np.full(scn.n_ports, T * 0.7)
+        wall, cpu = timed(lambda: offline_optimum(scn, totals), 1)
+        print(f"y* of (10) with cvxpy/Clarabel: wall {wall:.2f} s, CPU {cpu:.2f} s (this process only)")
+
+
+if __name__ == "__main__":
+    main()

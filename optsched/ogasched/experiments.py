@@ -1,0 +1,323 @@
+"""``optsched run ogasched``: the experiments of Section IV of paper 003.
+
+Parts (config ``parts``), each writing CSV + PNG into the output directory:
+
+- ``fig2``   average and cumulative reward over t of OGASched and the four baselines, the
+             ratio of OGASched to each, and (``offline = true``) the regret
+             R_T = Q(y*_T) - Q(OGASched) at ``regret_points`` horizons (y* of (10) exact, cvxpy).
+- ``fig3``   cumulative reward against |R|, |L| and the contention level.
+- ``fig7``   cumulative reward for each utility kind of (54).
+- ``table3`` average reward against T, the arrival probability and the graph density.
+
+Every run also writes ``metadata.json`` (seed, config, package versions).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import numpy as np
+
+from optsched.config import probability, require
+from optsched.experiments import experiment
+from optsched.ogasched.baselines import BASELINES, BaselinePolicy
+from optsched.ogasched.env import SchedulingEnv
+from optsched.ogasched.policy import OGASched
+from optsched.ogasched.scenario import Scenario, synthetic_scenario
+from optsched.ogasched.utilities import UTILITY_KINDS
+from optsched.policy import evaluate
+
+PART_NAMES = ("fig2", "fig3", "fig7", "table3")
+
+
+@dataclass(frozen=True)
+class OgaConfig:
+    seed: int = 0
+    parts: tuple[str, ...] = ("fig2",)
+    source: Literal["synthetic", "alibaba"] = "synthetic"
+    trace_dir: str = ""
+    batch_ports: int = 5
+    copies: int = 1
+    n_ports: int = 10
+    n_nodes: int = 32
+    n_resources: int = 6
+    horizon: int = 1000
+    sweep_horizon: int = 0  # horizon of fig3 / fig7 / table3 runs; 0 = ``horizon``
+    arrival_prob: float = 0.7
+    density: float = 2.5
+    contention: float = 10.0
+    alpha_low: float = 1.0
+    alpha_high: float = 1.5
+    beta_low: float = 0.3
+    beta_high: float = 0.5
+    utility: str = "mixed"
+    eta0: float = 25.0
+    decay: float = 0.9999
+    step: Literal["decay", "theory"] = "decay"
+    offline: bool = True
+    regret_points: int = 5
+    fig3_nodes: tuple[int, ...] = (16, 32, 64)
+    fig3_ports: tuple[int, ...] = (5, 10, 20)
+    fig3_contention: tuple[float, ...] = (0.1, 1.0, 5.0, 10.0, 20.0)
+    fig7_utilities: tuple[str, ...] = ("linear", "log", "reciprocal", "poly", "mixed")
+    table3_horizons: tuple[int, ...] = (250, 500, 1000)
+    table3_probs: tuple[float, ...] = (0.3, 0.5, 0.7, 0.9)
+    table3_densities: tuple[float, ...] = (2.0, 2.5, 3.0)
+
+    def check(self) -> None:
+        for p in self.parts:
+            require(p in PART_NAMES, "parts", f"unknown part {p!r} (known: {', '.join(PART_NAMES)})")
+        require(bool(self.parts), "parts", "needs at least one part")
+        require(self.source != "alibaba" or bool(self.trace_dir), "trace_dir", "the alibaba source needs a directory")
+        require(self.sweep_horizon >= 0, "sweep_horizon", "must be >= 0")
+        for name in ("n_ports", "n_nodes", "n_resources", "horizon", "copies", "regret_points"):
+            require(getattr(self, name) >= 1, name, "must be >= 1")
+        require(self.source != "alibaba" or 0 <= self.batch_ports <= self.n_ports, "batch_ports",
+                "must be in [0, n_ports]")
+        probability(self.arrival_prob, "arrival_prob")
+        require(self.density >= 1.0, "density", "must be >= 1")
+        require(self.contention > 0, "contention", "must be > 0")
+        require(0 < self.alpha_low <= self.alpha_high, "alpha_low", "need 0 < alpha_low <= alpha_high")
+        require(0 <= self.beta_low <= self.beta_high, "beta_low", "need 0 <= beta_low <= beta_high")
+        require(self.eta0 > 0 and self.decay > 0, "eta0", "eta0 and decay must be positive")
+        for u in (self.utility, *self.fig7_utilities):
+            require(u == "mixed" or u in UTILITY_KINDS, "utility", f"unknown utility kind {u!r}")
+        for p in self.table3_probs:
+            probability(p, "table3_probs")
+        require(all(v >= 1 for v in (*self.fig3_nodes, *self.fig3_ports, *self.table3_horizons)), "fig3_nodes",
+                "sizes and horizons must be >= 1")
+        require(all(v > 0 for v in self.fig3_contention), "fig3_contention", "must be > 0")
+        require(all(v >= 1 for v in self.table3_densities), "table3_densities", "must be >= 1")
+
+
+# --- building scenarios and policies ---------------------------------------------------------
+def _synthetic(cfg: OgaConfig, rng: np.random.Generator) -> tuple[Scenario, np.ndarray | None]:
+    scn = synthetic_scenario(
+        rng, n_ports=cfg.n_ports, n_nodes=cfg.n_nodes, n_resources=cfg.n_resources, density=cfg.density,
+        contention=cfg.contention, alpha_range=(cfg.alpha_low, cfg.alpha_high),
+        beta_range=(cfg.beta_low, cfg.beta_high), utility=cfg.utility,
+    )
+    return scn, None
+
+
+def _alibaba(cfg: OgaConfig, rng: np.random.Generator) -> tuple[Scenario, np.ndarray | None]:
+    from optsched.ogasched.traces import alibaba_scenario
+
+    ts = alibaba_scenario(
+        cfg.trace_dir, rng=rng, n_ports=cfg.n_ports, batch_ports=cfg.batch_ports, n_nodes=cfg.n_nodes,
+        slots=cfg.horizon, density=cfg.density, contention=cfg.contention,
+        alpha_range=(cfg.alpha_low, cfg.alpha_high), beta_range=(cfg.beta_low, cfg.beta_high), utility=cfg.utility,
+    )
+    return ts.scenario, ts.counts
+
+
+SOURCES: dict[str, Callable[[OgaConfig, np.random.Generator], tuple[Scenario, np.ndarray | None]]] = {
+    "synthetic": _synthetic,
+    "alibaba": _alibaba,
+}
+
+
+def build_env(cfg: OgaConfig, seed: int) -> SchedulingEnv:
+    scn, counts = SOURCES[cfg.source](cfg, np.random.default_rng(seed))
+    if cfg.copies > 1:
+        scn = scn.replicate(cfg.copies)
+    return SchedulingEnv(scn, horizon=cfg.horizon, arrival_prob=cfg.arrival_prob, trace_counts=counts)
+
+
+def policies(cfg: OgaConfig) -> list[Any]:
+    oga = OGASched(eta0=cfg.eta0, decay=cfg.decay, step=cfg.step, horizon=cfg.horizon)
+    return [oga, *(BaselinePolicy(name) for name in BASELINES)]
+
+
+def run_all(
+    cfg: OgaConfig, seed: int, label: str = ""
+) -> tuple[SchedulingEnv, dict[str, dict[str, np.ndarray]], dict[str, tuple[float, float]]]:
+    """Every policy on the same scenario and arrivals (common random numbers); (wall, CPU) seconds."""
+    env = build_env(cfg, seed)
+    out, times = {}, {}
+    for pol in policies(cfg):
+        start, cpu = time.perf_counter(), time.process_time()
+        out[pol.name] = evaluate(env, pol, cfg.horizon, seed=seed + 1, progress=f"{label}{pol.name}")
+        times[pol.name] = (time.perf_counter() - start, time.process_time() - cpu)
+    return env, out, times
+
+
+# --- plotting helpers --------------------------------------------------------------------------
+def _figure(ncols: int) -> tuple[Any, Any]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, ncols, figsize=(5.2 * ncols, 3.8), squeeze=False)
+    return fig, axes[0]
+
+
+def _close(fig: Any) -> None:
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+# --- parts ---------------------------------------------------------------------------------------
+def part_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
+    import pandas as pd
+
+    from optsched.ogasched.offline import regret_curve
+    from optsched.results import write_csv, write_png
+
+    env, out, times = run_all(cfg, cfg.seed, "fig2 ")
+    t = np.arange(1, cfg.horizon + 1)
+    rows = {"t": t}
+    for name, rec in out.items():
+        cum = np.cumsum(rec["reward"])
+        rows[f"{name}_reward"] = rec["reward"]
+        rows[f"{name}_average"] = cum / t
+        rows[f"{name}_cumulative"] = cum
+    oga_cum = rows["OGASched_cumulative"]
+    for name in out:
+        if name != "OGASched":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rows[f"ratio_OGASched_to_{name}"] = oga_cum / rows[f"{name}_cumulative"]
+    paths = [write_csv(pd.DataFrame(rows), out_dir / "fig2_rewards.csv")]
+    oga_total = out["OGASched"]["reward"].sum()
+    summary = pd.DataFrame([
+        {"policy": name, "cumulative_reward": rec["reward"].sum(), "average_reward": rec["reward"].mean(),
+         "average_gain": rec["gain"].mean(), "average_overhead": rec["overhead"].mean(),
+         "ogasched_ratio": oga_total / rec["reward"].sum() if rec["reward"].sum() else np.nan,
+         "runtime_s": times[name][0], "cpu_s": times[name][1]}
+        for name, rec in out.items()
+    ])
+    paths.append(write_csv(summary, out_dir / "fig2_summary.csv"))
+    fig, (ax1, ax2) = _figure(2)
+    for name, rec in out.items():
+        ax1.plot(t, rows[f"{name}_average"], label=name)
+        ax2.plot(t, rows[f"{name}_cumulative"], label=name)
+    ax1.set(xlabel="t", ylabel="average reward until t", title="Fig. 2(a)")
+    ax2.set(xlabel="t", ylabel="cumulative reward", title="Fig. 2(b)")
+    ax1.legend(fontsize=8)
+    paths.append(write_png(fig, out_dir / "fig2_rewards.png"))
+    _close(fig)
+    if cfg.offline:
+        points = np.unique(np.linspace(cfg.horizon / cfg.regret_points, cfg.horizon, cfg.regret_points).astype(int))
+        reg = pd.DataFrame(regret_curve(env.scenario, env.arrivals, out["OGASched"]["reward"], points))
+        reg["regret_over_sqrtT"] = reg["regret"] / np.sqrt(reg["T"])
+        paths.append(write_csv(reg, out_dir / "fig2_regret.csv"))
+        fig, (ax,) = _figure(1)
+        ax.plot(reg["T"], reg["regret"], "o-", label="R_T = Q(y*_T) - Q(OGASched)")
+        ax.plot(reg["T"], reg["regret"].iloc[-1] * np.sqrt(reg["T"] / reg["T"].iloc[-1]), "--", label="c sqrt(T)")
+        ax.set(xlabel="T", ylabel="regret", title="Regret against the best stationary y* (10)")
+        ax.legend(fontsize=8)
+        paths.append(write_png(fig, out_dir / "fig2_regret.png"))
+        _close(fig)
+    return paths
+
+
+def _sweep(cfg: OgaConfig, out_dir: Path, stem: str, settings: list[tuple[str, Any, dict[str, Any]]],
+           metric: str) -> list[Path]:
+    """Run every policy under each (panel, value, overrides); one row per (panel, value, policy)."""
+    import pandas as pd
+    from tqdm import tqdm
+
+    from optsched.results import write_csv, write_png
+
+    rows = []
+    for panel, value, overrides in tqdm(settings, desc=stem, leave=False):
+        base = {"horizon": cfg.sweep_horizon} if cfg.sweep_horizon else {}
+        sub = dataclasses.replace(cfg, **{**base, **overrides})
+        _, out, _ = run_all(sub, cfg.seed, f"{stem} {panel}={value} ")
+        oga = out["OGASched"]["reward"].sum()
+        for name, rec in out.items():
+            total = rec["reward"].sum()
+            rows.append({"panel": panel, "value": value, "policy": name, "cumulative_reward": total,
+                         "average_reward": rec["reward"].mean(), "average_gain": rec["gain"].mean(),
+                         "average_overhead": rec["overhead"].mean(),
+                         "ogasched_ratio": oga / total if total else np.nan})
+    df = pd.DataFrame(rows)
+    paths = [write_csv(df, out_dir / f"{stem}.csv")]
+    panels = list(dict.fromkeys(df["panel"]))
+    fig, axes = _figure(len(panels))
+    for ax, panel in zip(axes, panels):
+        sub = df[df["panel"] == panel]
+        values = list(dict.fromkeys(sub["value"]))
+        pos = np.arange(len(values))
+        names = list(dict.fromkeys(sub["policy"]))
+        width = 0.8 / len(names)
+        for j, name in enumerate(names):
+            ys = [sub[(sub["policy"] == name) & (sub["value"] == v)][metric].iloc[0] for v in values]
+            ax.bar(pos + j * width, ys, width, label=name)
+        ax.set_xticks(pos + 0.4 - width / 2, [str(v) for v in values])
+        ax.set(xlabel=panel, ylabel=metric.replace("_", " "))
+    axes[0].legend(fontsize=7)
+    paths.append(write_png(fig, out_dir / f"{stem}.png"))
+    _close(fig)
+    return paths
+
+
+def part_fig3(cfg: OgaConfig, out_dir: Path) -> list[Path]:
+    settings = [("n_nodes", v, {"n_nodes": v}) for v in cfg.fig3_nodes]
+    settings += [("n_ports", v, {"n_ports": v, "batch_ports": min(cfg.batch_ports, v)}) for v in cfg.fig3_ports]
+    settings += [("contention", v, {"contention": v}) for v in cfg.fig3_contention]
+    return _sweep(cfg, out_dir, "fig3_scale", settings, "cumulative_reward")
+
+
+def part_fig7(cfg: OgaConfig, out_dir: Path) -> list[Path]:
+    settings = [("utility", u, {"utility": u}) for u in cfg.fig7_utilities]
+    return _sweep(cfg, out_dir, "fig7_utilities", settings, "cumulative_reward")
+
+
+def part_table3(cfg: OgaConfig, out_dir: Path) -> list[Path]:
+    settings = [("T", v, {"horizon": v}) for v in cfg.table3_horizons]
+    settings += [("arrival_prob", v, {"arrival_prob": v}) for v in cfg.table3_probs]
+    settings += [("density", v, {"density": v}) for v in cfg.table3_densities]
+    return _sweep(cfg, out_dir, "table3", settings, "average_reward")
+
+
+PARTS: dict[str, Callable[[OgaConfig, Path], list[Path]]] = {
+    "fig2": part_fig2, "fig3": part_fig3, "fig7": part_fig7, "table3": part_table3,
+}
+
+PAPER_SWEEPS: dict[str, Any] = {
+    "fig3_nodes": (64, 128, 256, 512, 1024),
+    "fig3_ports": (5, 10, 20, 40, 80),
+    "fig3_contention": (0.1, 0.5, 1.0, 5.0, 10.0, 20.0),
+    "table3_horizons": (1000, 2000, 5000, 10000),
+    "table3_densities": (2.0, 2.5, 3.0),
+}
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "fig2": {"parts": ["fig2"], "n_nodes": 128, "horizon": 8000},
+    "fig3": {"parts": ["fig3"], "n_nodes": 128, "horizon": 2000, **{k: PAPER_SWEEPS[k] for k in
+                                                                     ("fig3_nodes", "fig3_ports", "fig3_contention")}},
+    "fig7": {"parts": ["fig7"], "n_nodes": 128, "horizon": 2000},
+    "table3": {"parts": ["table3"], "n_nodes": 128, "horizon": 2000,
+               **{k: PAPER_SWEEPS[k] for k in ("table3_horizons", "table3_densities")}},
+    "large": {"parts": ["fig2"], "n_ports": 100, "n_nodes": 1024, "n_resources": 6, "horizon": 10000,
+              "contention": 5.0, "regret_points": 1},
+    "paper": {"parts": list(PART_NAMES), "n_nodes": 128, "horizon": 8000, "sweep_horizon": 2000, **PAPER_SWEEPS},
+}
+
+
+@experiment(
+    "ogasched",
+    config=OgaConfig,
+    description="OGASched (paper 003) vs DRF/FAIRNESS/BINPACKING/SPREADING: rewards, regret, scale, utilities",
+    presets=PRESETS,
+)
+def run(cfg: OgaConfig, out_dir: Path) -> list[Path]:
+    from optsched.results import run_metadata, write_metadata
+
+    out_dir = Path(out_dir)
+    start, cpu = time.perf_counter(), time.process_time()
+    paths: list[Path] = []
+    for part in cfg.parts:
+        paths += PARTS[part](cfg, out_dir)
+    meta = run_metadata(experiment="ogasched", seed=cfg.seed, config=cfg)
+    meta["runtime_s"] = time.perf_counter() - start
+    meta["cpu_s"] = time.process_time() - cpu
+    paths.append(write_metadata(out_dir / "metadata.json", meta))
+    return paths

@@ -1,0 +1,79 @@
+"""OGASched (Algorithm 1): online gradient ascent (31) with the exact projection (32).
+
+    y(t+1) = Pi_Y( y(t) + eta_t * grad q(x(t), y(t)) )                      (31)
+
+y(t) is committed before x(t) is revealed (online learning: the policy is compared with the
+best fixed y* of (10)); the observation of slot t is only used for the update after it.
+Step sizes: ``"decay"`` eta_t = eta_0 * decay^t (Table II: eta_0 = 25, decay 0.9999), or
+``"theory"`` (53): eta_t = diam(Y) / (||grad q(x(t), y(t))|| sqrt(T)), with diam(Y) bounded by
+(51), sqrt(2 sum_k abar^k sum_r c_r^k). The projection is
+:func:`optsched.solvers.projection_fast.project_capacity` (exact; Algorithm 1's own steps 6-31
+assume the capacity binds and are kept only as the ``paper`` backend of that model).
+y(1) = 0, which is in Y.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from optsched.ogasched.scenario import Scenario
+from optsched.ogasched.utilities import gradient
+from optsched.solvers.projection_fast import project_capacity
+
+
+def diameter_bound(scn: Scenario) -> float:
+    """(51): diam(Y) <= sqrt(2 sum_k abar^k sum_r c_r^k), abar^k = max_l a_l^k."""
+    return float(np.sqrt(2.0 * np.dot(scn.requests.max(axis=0), scn.capacity.sum(axis=0))))
+
+
+def _decay_step(policy: "OGASched", grad: np.ndarray) -> float:
+    return policy.eta0 * policy.decay ** policy.t
+
+
+def _theory_step(policy: "OGASched", grad: np.ndarray) -> float:
+    norm = float(np.linalg.norm(grad))
+    return 0.0 if norm == 0.0 else policy.diam / (norm * np.sqrt(policy.horizon))
+
+
+STEP_RULES: dict[str, Callable[["OGASched", np.ndarray], float]] = {"decay": _decay_step, "theory": _theory_step}
+
+
+class OGASched:
+    """The OGASched policy as an :class:`optsched.policy.Policy`."""
+
+    def __init__(self, *, eta0: float = 25.0, decay: float = 0.9999, step: str = "decay", horizon: int | None = None,
+                 name: str = "OGASched") -> None:
+        if step not in STEP_RULES:
+            raise ValueError(f"step: unknown step rule {step!r} (known: {', '.join(STEP_RULES)})")
+        if step == "theory" and not horizon:
+            raise ValueError("horizon: the theory step (53) needs the horizon T")
+        if not eta0 > 0 or not decay > 0:
+            raise ValueError("eta0: step sizes must be positive")
+        self.name = name
+        self.eta0, self.decay, self.horizon = float(eta0), float(decay), horizon
+        self._step = STEP_RULES[step]
+
+    def reset(self, env: Any, rng: np.random.Generator) -> None:
+        scn: Scenario = env.scenario
+        self.scn = scn
+        self.t = 0
+        self.diam = diameter_bound(scn)
+        self.y = np.zeros((scn.n_edges, scn.n_resources))
+        self._upper = scn.upper.reshape(-1)
+        self._cap = scn.capacity.reshape(-1)
+
+    def act(self, observation: np.ndarray) -> np.ndarray:
+        self.x = observation
+        return self.y
+
+    def update(self, x: np.ndarray) -> None:
+        """Steps 4-5 and 32-33 of Algorithm 1 for the arrivals x(t) of the slot just played."""
+        grad = gradient(self.scn, x, self.y)
+        z = self.y + self._step(self, grad) * grad
+        self.y = project_capacity(z.reshape(-1), self._upper, self.scn.group, self._cap).reshape(self.y.shape)
+        self.t += 1
+
+    def observe(self, feedback: Mapping[str, Any]) -> None:
+        self.update(self.x)

@@ -1,0 +1,154 @@
+"""Alibaba trace loading for OGASched: counts and totals checked against the CSVs with ``csv``."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+
+import numpy as np
+import pytest
+
+from optsched.ogasched.baselines import BASELINES, BaselinePolicy
+from optsched.ogasched.env import SchedulingEnv
+from optsched.ogasched.policy import OGASched
+from optsched.ogasched.traces import (
+    alibaba_scenario,
+    node_pool,
+    read_v2018_tasks,
+    read_v2020_machines,
+    read_v2023_nodes,
+    read_v2023_pods,
+)
+from optsched.policy import evaluate
+
+
+def column_sums(path, columns, *, header=True):
+    """Row count and per-column sums, computed independently with the csv module."""
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    if header:
+        head, rows = rows[0], rows[1:]
+        pos = [head.index(c) for c in columns]
+    else:
+        pos = list(columns)
+    return len(rows), [sum(float(r[p]) for r in rows) for p in pos]
+
+
+def test_v2023_nodes_match_csv(shared_data):
+    path = shared_data / "alibaba" / "gpu-v2023" / "openb_node_list_all_node.csv"
+    n, (cpu, mem, gpu) = column_sums(path, ["cpu_milli", "memory_mib", "gpu"])
+    t = read_v2023_nodes(path)
+    assert len(t) == n == 1523 and t.skipped == 0
+    assert t["cpu_milli"].sum() == pytest.approx(cpu) and t["memory_mib"].sum() == pytest.approx(mem)
+    assert t["gpu"].sum() == gpu
+
+
+def test_v2020_machines_match_csv(shared_data):
+    path = shared_data / "alibaba" / "gpu-v2020" / "pai_machine_spec.csv"
+    n, (cpu, mem, gpu) = column_sums(path, [2, 3, 4], header=False)
+    t = read_v2020_machines(path)
+    assert len(t) == n == 1897
+    assert t["cap_cpu"].sum() == pytest.approx(cpu) and t["cap_mem"].sum() == pytest.approx(mem)
+    assert t["cap_gpu"].sum() == gpu
+
+
+def test_node_pool_capacity_totals(shared_data):
+    d = shared_data / "alibaba"
+    n23, (cpu23, mem23, gpu23) = column_sums(d / "gpu-v2023" / "openb_node_list_all_node.csv",
+                                             ["cpu_milli", "memory_mib", "gpu"])
+    n20, (cpu20, mem20, gpu20) = column_sums(d / "gpu-v2020" / "pai_machine_spec.csv", [2, 3, 4], header=False)
+    pool = node_pool(d)
+    assert pool.capacity.shape == (n23 + n20, 3)
+    np.testing.assert_allclose(pool.capacity.sum(axis=0), [cpu23 / 1000 + cpu20, mem23 / 1024 + mem20, gpu23 + gpu20])
+
+
+@pytest.mark.parametrize("name, n_rows", [("openb_pod_list_default.csv", 8152), ("openb_pod_list_multigpu50.csv", 9061)])
+def test_v2023_pods_match_csv(shared_data, name, n_rows):
+    path = shared_data / "alibaba" / "gpu-v2023" / name
+    n, (cpu, mem, ngpu) = column_sums(path, ["cpu_milli", "memory_mib", "num_gpu"])
+    t = read_v2023_pods(path)
+    assert len(t) == n == n_rows
+    assert t["cpu_milli"].sum() == pytest.approx(cpu) and t["memory_mib"].sum() == pytest.approx(mem)
+    assert t["num_gpu"].sum() == ngpu
+
+
+def test_v2018_tasks_match_csv(shared_data):
+    path = shared_data / "alibaba" / "v2018-sample" / "sample_tasks.csv"
+    n, (cpu, inst) = column_sums(path, [4, 6], header=False)
+    t = read_v2018_tasks(path)
+    assert len(t) == n == 67634
+    assert t["plan_cpu"].sum() == pytest.approx(cpu) and t["instance_num"].sum() == inst
+
+
+def test_scenario_from_traces(shared_data):
+    d = shared_data / "alibaba"
+    n_pods, _ = column_sums(d / "gpu-v2023" / "openb_pod_list_default.csv", ["cpu_milli"])
+    n_tasks, _ = column_sums(d / "v2018-sample" / "sample_tasks.csv", [4], header=False)
+    ts = alibaba_scenario(d, rng=np.random.default_rng(0), n_ports=8, batch_ports=3, n_nodes=64, slots=300)
+    scn = ts.scenario
+    assert scn.n_ports == 8 and scn.n_nodes == 64 and scn.n_resources == 3
+    assert ts.counts.shape == (300, 8)
+    # every job of both sources arrives exactly once
+    assert ts.counts.sum() == n_pods + n_tasks
+    np.testing.assert_array_equal(ts.counts.sum(axis=0), ts.port_jobs)
+    assert ts.port_jobs[ts.port_source == "gpu"].sum() == n_pods
+    # service locality: every channel's node fits the job type's (uncontended) request
+    assert np.all(scn.requests[scn.edge_port] <= scn.capacity[scn.edge_node] + 1e-12)
+    gpu_ports = scn.requests[:, 2] > 0
+    assert np.all(scn.capacity[scn.edge_node[gpu_ports[scn.edge_port]], 2] > 0)
+    assert np.all(np.bincount(scn.edge_port, minlength=8) >= 1)
+
+
+def test_policies_run_on_trace_scenario(shared_data):
+    ts = alibaba_scenario(shared_data / "alibaba", rng=np.random.default_rng(1), n_ports=6, batch_ports=3,
+                          n_nodes=32, slots=100, contention=3.0)
+    env = SchedulingEnv(ts.scenario, horizon=100, trace_counts=ts.counts)
+    for pol in [OGASched(), *(BaselinePolicy(n) for n in BASELINES)]:
+        out = evaluate(env, pol, 100, seed=0)
+        assert np.isfinite(out["reward"]).all()
+
+
+def test_bad_rows_are_skipped_with_a_warning(tmp_path):
+    path = tmp_path / "nodes.csv"
+    path.write_text("sn,cpu_milli,memory_mib,gpu,model\n"
+                    "a,1000,2048,1,T4\n"
+                    "b,oops,2048,1,T4\n"
+                    "c,1000,2048\n"
+                    "d,-5,2048,0,\n"
+                    "e,2000,1024,0,\n")
+    with pytest.warns(UserWarning, match=r"skipped 3 unparseable row\(s\) \(rows 3, 4, 5\)"):
+        t = read_v2023_nodes(path)
+    assert len(t) == 2 and t.skipped == 3
+    assert t["cpu_milli"].tolist() == [1000.0, 2000.0]
+
+
+def test_missing_column_names_it(tmp_path):
+    path = tmp_path / "pods.csv"
+    path.write_text("name,cpu_milli,num_gpu,gpu_milli\np,1000,1,1000\n")
+    with pytest.raises(ValueError, match="memory_mib"):
+        read_v2023_pods(path)
+    with pytest.raises(ValueError, match="does not exist"):
+        read_v2023_pods(tmp_path / "absent.csv")
+
+
+def test_missing_directory_and_bad_sizes(tmp_path, shared_data):
+    with pytest.raises(ValueError, match="trace"):
+        alibaba_scenario(tmp_path, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="n_nodes"):
+        alibaba_scenario(shared_data / "alibaba", rng=np.random.default_rng(0), n_nodes=10**6)
+    with pytest.raises(ValueError, match="batch_ports"):
+        alibaba_scenario(shared_data / "alibaba", rng=np.random.default_rng(0), n_ports=3, batch_ports=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_v2023_nodes(shared_data / "alibaba" / "gpu-v2023" / "openb_node_list_all_node.csv")
+
+
+def test_experiment_on_traces_with_multiple_arrivals(shared_data, tmp_path):
+    from optsched.experiments import get_experiment
+
+    exp = get_experiment("ogasched")
+    cfg = exp.make_config({"source": "alibaba", "trace_dir": str(shared_data / "alibaba"), "n_ports": 4,
+                           "batch_ports": 2, "n_nodes": 16, "horizon": 40, "copies": 2, "contention": 2.0,
+                           "regret_points": 1})
+    paths = exp.run(cfg, tmp_path)
+    assert (tmp_path / "fig2_summary.csv") in paths and (tmp_path / "fig2_regret.csv") in paths

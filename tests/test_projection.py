@@ -1,0 +1,326 @@
+"""Projection (32) of paper 003: the exact `fast` kernel against cvxpy/OSQP, HiGHS and Pyomo,
+KKT conditions (34)-(37) checked directly, and Algorithm 1 as printed (`paper`)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import optsched
+from optsched.models import model_from_dict
+from optsched.models.capacity_projection import CapacityProjection
+from optsched.result import Status
+from optsched.solvers.projection_fast import group_thresholds, project_capacity
+from optsched.solvers.projection_paper import paper_projection
+
+AGREE = 1e-6  # the issue's tolerance between `fast` and the exact QP solvers
+
+
+def build_instance(
+    rng: np.random.Generator, n: int, n_groups: int, scale: float, shift: float, integral: bool
+) -> CapacityProjection:
+    """Unequal caps (10% of them zero), negative z, and per group a zero, binding, exactly
+    full or slack capacity; ``integral`` rounds the data (ties)."""
+    z = rng.normal(shift, 2.0, n) * scale
+    upper = rng.uniform(0.0, 4.0, n) * scale
+    upper[rng.random(n) < 0.1] = 0.0
+    if integral:
+        z, upper = np.round(z / scale) * scale, np.round(upper / scale) * scale
+    group = rng.integers(0, n_groups, n)
+    load = np.bincount(group, weights=np.clip(z, 0, upper), minlength=n_groups)
+    kind = rng.integers(0, 4, n_groups)  # 0: zero, 1: binding, 2: exactly full, 3: slack
+    frac = rng.uniform(0.0, 1.0, n_groups)
+    capacity = np.select(
+        [kind == 0, kind == 1, kind == 2], [0.0, frac * load, load], load + frac * 5.0 * scale
+    )
+    return CapacityProjection(z=z, upper=upper, group=group, capacity=capacity)
+
+
+@st.composite
+def instances(draw: st.DrawFn, max_n: int = 30, max_groups: int = 6) -> CapacityProjection:
+    return build_instance(
+        np.random.default_rng(draw(st.integers(0, 2**32 - 1))),
+        n=draw(st.integers(1, max_n)),
+        n_groups=draw(st.integers(1, max_groups)),
+        scale=draw(st.sampled_from([0.01, 1.0, 100.0])),
+        shift=draw(st.floats(-2.0, 3.0)),
+        integral=draw(st.booleans()),
+    )
+
+
+def random_instances(seed: int, count: int) -> list[CapacityProjection]:
+    rng = np.random.default_rng(seed)
+    return [
+        build_instance(rng, int(rng.integers(1, 31)), int(rng.integers(1, 7)),
+                       float(rng.choice([0.01, 1.0, 100.0])), float(rng.uniform(-2, 3)),
+                       bool(rng.random() < 0.5))
+        for _ in range(count)
+    ]
+
+
+def exact_by_bisection(m: CapacityProjection) -> np.ndarray:
+    """Independent reference: bisection on t = rho/2 in every group at once, 100 halvings
+    (no sorting, no breakpoints)."""
+    def load(t: np.ndarray) -> np.ndarray:
+        return m.group_load(np.clip(m.z - t[m.group], 0.0, m.upper))
+
+    lo = np.zeros(m.n_groups)
+    hi = np.full(m.n_groups, max(float(m.z.max()), 0.0))
+    for _ in range(100):  # 2^-100 of the range: below float resolution
+        mid = 0.5 * (lo + hi)
+        over = load(mid) > m.capacity
+        lo, hi = np.where(over, mid, lo), np.where(over, hi, mid)
+    t = np.where(load(np.zeros(m.n_groups)) <= m.capacity, 0.0, hi)
+    return np.clip(m.z - t[m.group], 0.0, m.upper)
+
+
+def stacked(models: list[CapacityProjection]) -> CapacityProjection:
+    """Many instances as one block-separable instance (each keeps its own groups)."""
+    offsets = np.cumsum([0] + [m.n_groups for m in models[:-1]])
+    return CapacityProjection(
+        z=np.concatenate([m.z for m in models]),
+        upper=np.concatenate([m.upper for m in models]),
+        group=np.concatenate([m.group + o for m, o in zip(models, offsets)]),
+        capacity=np.concatenate([m.capacity for m in models]),
+    )
+
+
+def assert_feasible(m: CapacityProjection, y: np.ndarray) -> None:
+    assert y.shape == m.z.shape
+    assert (y >= 0).all() and (y <= m.upper).all()  # exact: the kernel clips
+    load = m.group_load(y)
+    assert (load <= m.capacity + 1e-12 * (1 + m.capacity)).all(), (load - m.capacity).max()
+
+
+# --- fast vs the exact QP solvers ------------------------------------------------------------
+@settings(max_examples=400)
+@given(instances())
+def test_fast_matches_cvxpy_osqp(m: CapacityProjection) -> None:
+    fast = optsched.solve(m, "fast")
+    ref = optsched.solve(m, "cvxpy")
+    assert fast.status is Status.OPTIMAL and ref.status is Status.OPTIMAL
+    assert_feasible(m, fast.solution)
+    assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(m.z).max())
+    assert abs(fast.objective - ref.objective) <= AGREE * max(1.0, ref.objective)
+
+
+@settings(max_examples=150)
+@given(instances(max_n=20, max_groups=4))
+def test_fast_matches_highs_qp(m: CapacityProjection) -> None:
+    fast = optsched.solve(m, "fast")
+    ref = optsched.solve(m, "highs")
+    assert ref.status is Status.OPTIMAL
+    assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(m.z).max())
+    # HiGHS proves a bound; the exact projection can never beat it
+    assert fast.objective >= ref.bound - AGREE * max(1.0, ref.objective)
+
+
+@settings(max_examples=10)
+@given(instances(max_n=12, max_groups=3))
+def test_fast_matches_pyomo_reference(m: CapacityProjection) -> None:
+    ref = optsched.solve(m, "pyomo")
+    assert ref.status is Status.OPTIMAL
+    fast = optsched.solve(m, "fast")
+    assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(m.z).max())
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_thousands_of_instances_stacked_vs_cvxpy(seed: int) -> None:
+    """2,000 random instances in 5 stacked solves: groups are independent, so the stacked
+    projection is the per-instance projection of each block."""
+    big = stacked(random_instances(seed, 400))
+    fast = optsched.solve(big, "fast")
+    ref = optsched.solve(big, "cvxpy")
+    assert ref.status is Status.OPTIMAL
+    assert_feasible(big, fast.solution)
+    assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(big.z).max())
+    assert np.abs(fast.solution - exact_by_bisection(big)).max() <= 1e-9 * np.abs(big.z).max()
+
+
+@settings(max_examples=1500)
+@given(instances())
+def test_fast_matches_bisection_and_kkt(m: CapacityProjection) -> None:
+    y = project_capacity(m.z, m.upper, m.group, m.capacity)
+    assert_feasible(m, y)
+    scale = max(1.0, float(np.abs(m.z).max()), float(m.upper.max()))
+    assert np.abs(y - exact_by_bisection(m)).max() <= 1e-9 * scale
+    rho = 2.0 * group_thresholds(m.z, m.upper, m.group, m.capacity)
+    assert (rho >= 0).all()
+    assert m.kkt_residual(y, rho) <= 1e-9 * scale * max(1.0, rho.max())
+    # weak duality of (33) at rho certifies optimality
+    assert m.dual_bound(rho) == pytest.approx(m.objective(y), rel=1e-9, abs=1e-9 * scale**2)
+
+
+def test_kkt_residual_detects_a_wrong_point() -> None:
+    m = CapacityProjection(z=[3.0, 2.0, 1.0], upper=[10.0] * 3, group=[0] * 3, capacity=[3.0])
+    assert m.kkt_residual([2.0, 1.0, 0.0], [2.0]) == pytest.approx(0.0, abs=1e-15)
+    assert m.kkt_residual([1.0, 1.0, 1.0], [2.0]) > 0.5  # feasible but not the projection
+    assert m.kkt_residual([2.0, 1.0, 0.0], [1.0]) > 0.5  # wrong multiplier
+
+
+# --- hand-checked cases ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("z", "upper", "capacity", "expected"),
+    [
+        ([3.0, 2.0, 1.0], [10.0, 10.0, 10.0], 3.0, [2.0, 1.0, 0.0]),  # binding, t = 1
+        ([1.0, 1.0], [5.0, 5.0], 10.0, [1.0, 1.0]),  # non-binding: y = clip(z)
+        ([3.0, 2.0], [10.0, 0.5], 4.0, [3.0, 0.5]),  # non-binding once capped
+        ([5.0, 4.0], [1.0, 10.0], 3.0, [1.0, 2.0]),  # binding with member 1 at its cap
+        ([-1.0, 2.0], [1.0, 1.0], 0.0, [0.0, 0.0]),  # zero capacity
+        ([-1.0, -2.0], [1.0, 1.0], 0.5, [0.0, 0.0]),  # negative z
+        ([2.0, 2.0, 2.0], [1.0, 0.0, 3.0], 1.0, [0.5, 0.0, 0.5]),  # ties, a zero cap; t = 1.5
+    ],
+)
+def test_hand_worked_projections(z, upper, capacity, expected) -> None:  # type: ignore[no-untyped-def]
+    m = CapacityProjection(z=z, upper=upper, group=[0] * len(z), capacity=[capacity])
+    r = optsched.solve(m, "fast")
+    assert r.status is Status.OPTIMAL
+    np.testing.assert_allclose(r.solution, expected, atol=1e-12)
+
+
+def test_large_instance_many_groups() -> None:
+    rng = np.random.default_rng(7)
+    n, n_groups = 200_000, 50_000
+    z = rng.normal(1.0, 3.0, n)
+    upper = rng.uniform(0.0, 4.0, n)
+    group = rng.integers(0, n_groups, n)
+    capacity = rng.uniform(0.0, 8.0, n_groups)
+    m = CapacityProjection(z=z, upper=upper, group=group, capacity=capacity)
+    y = project_capacity(z, upper, group, capacity)
+    assert_feasible(m, y)
+    rho = 2.0 * group_thresholds(z, upper, group, capacity)
+    assert m.kkt_residual(y, rho) <= 1e-9 * 10
+    assert (rho > 0).sum() > n_groups // 4  # the test exercises many binding groups
+
+
+@pytest.mark.slow
+def test_paper_scale_kernel_million_variables() -> None:
+    """n = 10^6 variables in G = 10^5 groups (the brief's upper sizes), 70% binding."""
+    rng = np.random.default_rng(11)
+    n, n_groups = 1_000_000, 100_000
+    z = rng.normal(1.0, 2.0, n)
+    upper = rng.uniform(0.0, 3.0, n)
+    group = rng.integers(0, n_groups, n)
+    load = np.bincount(group, weights=np.clip(z, 0, upper), minlength=n_groups)
+    capacity = np.where(rng.random(n_groups) < 0.7, rng.uniform(0.1, 0.9, n_groups) * load, load + 1)
+    m = CapacityProjection(z=z, upper=upper, group=group, capacity=capacity)
+    y = project_capacity(z, upper, group, capacity)
+    assert_feasible(m, y)
+    rho = 2.0 * group_thresholds(z, upper, group, capacity)
+    assert m.kkt_residual(y, rho) <= 1e-9 * 10
+    assert np.abs(y - exact_by_bisection(m)).max() <= 1e-9 * 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(100, 125))
+def test_ten_thousand_instances_stacked_vs_cvxpy(seed: int) -> None:
+    big = stacked(random_instances(seed, 400))
+    fast = optsched.solve(big, "fast")
+    ref = optsched.solve(big, "cvxpy")
+    assert ref.status is Status.OPTIMAL
+    assert_feasible(big, fast.solution)
+    assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(big.z).max())
+
+
+def test_empty_groups_and_no_binding_group() -> None:
+    m = CapacityProjection(z=[0.5, 2.0], upper=[1.0, 1.0], group=[2, 2], capacity=[0.0, 1.0, 5.0])
+    np.testing.assert_array_equal(optsched.solve(m, "fast").solution, [0.5, 1.0])
+    np.testing.assert_array_equal(optsched.solve(m, "cvxpy").solution.round(9), [0.5, 1.0])
+
+
+# --- Algorithm 1 as printed ------------------------------------------------------------------
+def test_paper_is_suboptimal_when_capacity_does_not_bind() -> None:
+    m = CapacityProjection(z=[1.0, 1.0], upper=[5.0, 5.0], group=[0, 0], capacity=[10.0])
+    r = optsched.solve(m, "paper")
+    # (38) gives rho = -8 < 0: every y is pushed up to fill the capacity
+    np.testing.assert_allclose(r.solution, [5.0, 5.0])
+    assert r.status is Status.FEASIBLE
+    assert r.objective == pytest.approx(32.0)
+    assert optsched.solve(m, "fast").objective == 0.0
+
+
+def test_paper_is_infeasible_with_unequal_caps() -> None:
+    m = CapacityProjection(z=[3.0, 2.0], upper=[10.0, 0.5], group=[0, 0], capacity=[4.0])
+    r = optsched.solve(m, "paper")
+    np.testing.assert_allclose(r.solution, [2.5, 1.5])  # y_2 > a_2: only y_1 is capped
+    assert r.status is Status.ERROR
+    assert "upper" in r.extra["message"]
+
+
+def test_paper_caps_only_the_largest_member() -> None:
+    m = CapacityProjection(z=[5.0, 4.9, 0.0], upper=[1.0, 1.0, 1.0], group=[0] * 3, capacity=[2.5])
+    y, _ = paper_projection(m.z, m.upper, m.group, m.capacity)
+    assert y[0] == 1.0 and y[1] > 1.0  # member 2 exceeds a = 1 after pass 2
+    assert optsched.solve(m, "paper").status is Status.ERROR
+
+
+@settings(max_examples=300)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12))
+def test_paper_is_exact_when_capacity_binds_and_no_cap_is_active(seed: int, n: int) -> None:
+    """The regime Algorithm 1 was written for: sum clip(z) > c and u_i >= z_i, so only the
+    zero bounds and the capacity can be active."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(1.0, 2.0, n)
+    upper = np.maximum(z, 0.0) + rng.uniform(0.0, 2.0, n)
+    load = np.clip(z, 0.0, None).sum()
+    if load <= 0:
+        return
+    m = CapacityProjection(z=z, upper=upper, group=[0] * n, capacity=[load * rng.uniform(0.0, 0.999)])
+    paper = optsched.solve(m, "paper")
+    assert paper.status is Status.FEASIBLE
+    np.testing.assert_allclose(paper.solution, optsched.solve(m, "fast").solution, atol=1e-9)
+
+
+# --- model: JSON and validation --------------------------------------------------------------
+def test_json_round_trip() -> None:
+    data = {"model": "capacity_projection", "z": [1.5, -1, 2], "upper": [1, 1, 3],
+            "group": [0, 0, 1], "capacity": [1, 2]}
+    m = model_from_dict(json.loads(json.dumps(data)))
+    assert isinstance(m, CapacityProjection)
+    assert model_from_dict(m.to_dict()).to_dict() == m.to_dict()
+    r = optsched.solve(m)  # default backend: the exact fast one
+    assert r.backend == "fast"
+    np.testing.assert_allclose(r.solution, [1.0, 0.0, 2.0])
+    assert m.solution_to_json(r.solution) == [1.0, 0.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"z": []}, "z"),
+        ({"z": [1.0, float("nan")]}, "z"),
+        ({"z": "ab"}, "z"),
+        ({"upper": [1.0]}, "upper"),
+        ({"upper": [1.0, -1.0]}, "upper"),
+        ({"upper": [1.0, float("inf")]}, "upper"),
+        ({"group": [0, 2]}, "group"),
+        ({"group": [0, 0.5]}, "group"),
+        ({"group": [0]}, "group"),
+        ({"capacity": [-1.0]}, "capacity"),
+        ({"capacity": []}, "capacity"),
+        ({"capacity": [[1.0]]}, "capacity"),
+    ],
+)
+def test_bad_input_names_the_field(change: dict, field: str) -> None:
+    data = {"z": [1.0, 2.0], "upper": [1.0, 1.0], "group": [0, 0], "capacity": [1.0], **change}
+    with pytest.raises(ValueError, match=field):
+        CapacityProjection(**data)
+
+
+def test_unknown_json_key_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown key"):
+        model_from_dict({"model": "capacity_projection", "z": [1], "upper": [1], "group": [0],
+                         "capacity": [1], "rho": [0]})
+
+
+def test_violations_report_each_constraint() -> None:
+    m = CapacityProjection(z=[1.0, 1.0], upper=[1.0, 1.0], group=[0, 0], capacity=[1.5])
+    assert m.violations([0.5, 0.5]) == []
+    assert "< 0" in m.violations([-0.1, 0.5])[0]
+    assert "upper" in m.violations([1.2, 0.0])[0]
+    assert "capacity" in m.violations([1.0, 1.0])[0]
+    assert "shape" in m.violations([1.0])[0]
