@@ -1,0 +1,273 @@
+"""The per-job pseudo-social-welfare program P3 of ONSOCMAX (paper 002, Proposition 2).
+
+For job n over its resource units R_n (its nodes K_n, slots from arrival to deadline, (1)):
+
+    max  W(x) = sum_r [ f_nr(x_r) + g_nr(x_r) - int_{w_r}^{w_r + x_r} phi_r(u) du ]
+    s.t. sum_r x_r <= rho_n                                   (4)
+         0 <= x_r <= xbar_nr                                  (7)
+
+with f_n(x) = sum_r f_nr(x_r) by (2) (the job utility is separable over units), the cluster
+utility g_nr(x) = beta_nr x / C_r of (3), usage levels w_r = w_r^(n) of (11), and the price
+phi_r of Theorem 2 (:mod:`optsched.onsocmax.prices`). phi_r = +inf above C_r, so
+w_r + x_r <= C_r is implied; we state it as a constraint. (5) is built in: only R_n's units
+are variables.
+
+``PseudoWelfare`` is the partitionable program (backends ``kkt`` exact, ``alm`` Algorithm 2,
+``cvxpy`` the exponential-cone oracle). ``PseudoWelfareIntegral`` is Section III-D's
+non-partitionable variant, x_r in {0, xbar_r} (43): each unit's value is then a constant,
+so P3 becomes a 0-1 knapsack (HiGHS / CP-SAT / brute force through the standard and binary
+forms).
+
+Solution type: a float64 array x, one entry per unit, in the order of the input arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from optsched.models.base import Model, register_model
+from optsched.models.forms import StandardForm
+from optsched.models.validate import finite_float, float_array
+from optsched.onsocmax import prices, utilities
+
+
+@register_model
+@dataclass(frozen=True, eq=False)
+class PseudoWelfare(Model):
+    """P3 for one arriving job. ``utility`` is one kind name for every unit or one per unit;
+    ``iota``/``upsilon`` default to (8) over this job's own units; ``alpha`` to alpha-hat."""
+
+    utility: Any
+    a: Any
+    beta: Any
+    capacity: Any
+    xbar: Any
+    rho: float
+    usage: Any = None
+    iota: float | None = None
+    upsilon: float | None = None
+    alpha: float | None = None
+
+    name: ClassVar[str] = "pseudo_welfare"
+    maximize: ClassVar[bool] = True
+    FORMS: ClassVar[frozenset[str]] = frozenset({"cvxpy"})
+    JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("utility", "a", "beta", "capacity", "xbar", "rho")
+    JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ("usage", "iota", "upsilon", "alpha")
+
+    def __post_init__(self) -> None:
+        a = float_array("a", self.a, nonnegative=True, min_size=1)
+        n = a.size
+        if isinstance(self.utility, str):
+            kinds = np.full(n, utilities.kind_codes(self.utility)[0])
+        elif isinstance(self.utility, (list, tuple, np.ndarray)):
+            if len(self.utility) != n:
+                raise ValueError(f"utility: has {len(self.utility)} kinds, expected {n}")
+            if not all(isinstance(k, str) for k in self.utility):
+                raise ValueError("utility: expected kind names (strings)")
+            kinds = utilities.kind_codes(list(self.utility))
+        else:
+            raise ValueError("utility: expected a kind name or a list of kind names")
+        kinds.setflags(write=False)
+        beta = float_array("beta", self.beta, shape=(n,), nonnegative=True)
+        cap = float_array("capacity", self.capacity, shape=(n,))
+        if (cap <= 0).any():
+            raise ValueError("capacity: every C_r must be > 0")
+        xbar = float_array("xbar", self.xbar, shape=(n,), nonnegative=True)
+        usage = float_array("usage", np.zeros(n) if self.usage is None else self.usage, shape=(n,), nonnegative=True)
+        if (usage > cap).any():
+            raise ValueError("usage: a unit is already used above its capacity")
+        rho = finite_float("rho", self.rho, minimum=0.0)
+        own_iota, own_upsilon = prices.iota_upsilon(kinds, a, beta, cap, xbar)
+        iota = own_iota if self.iota is None else finite_float("iota", self.iota)
+        if iota <= 0:
+            raise ValueError(f"iota: must be > 0, got {iota}")
+        upsilon = own_upsilon if self.upsilon is None else finite_float("upsilon", self.upsilon)
+        if upsilon < iota:
+            raise ValueError(f"upsilon: must be >= iota ({iota}), got {upsilon}")
+        alpha = prices.alpha_hat(upsilon / iota) if self.alpha is None else finite_float("alpha", self.alpha)
+        if alpha <= 1:
+            raise ValueError(f"alpha: must be > 1, got {alpha}")
+        for key, value in (
+            ("utility", kinds), ("a", a), ("beta", beta), ("capacity", cap), ("xbar", xbar),
+            ("usage", usage), ("rho", rho), ("iota", iota), ("upsilon", upsilon), ("alpha", float(alpha)),
+        ):
+            object.__setattr__(self, key, value)
+
+    # --- derived data -------------------------------------------------------------------------
+    @property
+    def n_units(self) -> int:
+        return int(self.a.size)
+
+    @property
+    def size(self) -> int:
+        return self.n_units
+
+    @property
+    def upper(self) -> np.ndarray:
+        """u_r = min(xbar_r, C_r - w_r): the largest feasible x_r."""
+        return np.minimum(self.xbar, self.capacity - self.usage)
+
+    def kernel_args(self) -> tuple[Any, ...]:
+        """Positional arguments of the ``kkt``/``alm`` kernels for this instance."""
+        return (self.utility, self.a, self.beta, self.capacity, self.xbar, self.usage,
+                self.rho, self.iota, self.upsilon, self.alpha)
+
+    def unit_welfare(self, x: Any) -> np.ndarray:
+        """f_nr(x_r) + g_nr(x_r) - Phi_r(x_r) per unit; -inf where w_r + x_r > C_r."""
+        x = np.asarray(x, dtype=np.float64)
+        cost = prices.price_integral(self.usage, self.usage + x, self.capacity, self.iota, self.upsilon, self.alpha)
+        return utilities.value(self.utility, self.a, x) + self.beta * x / self.capacity - cost
+
+    # --- the model's own math -------------------------------------------------------------------
+    def _vector(self, solution: Any) -> np.ndarray:
+        return np.asarray(solution, dtype=np.float64).reshape(-1)
+
+    def objective(self, solution: Any) -> float:
+        return float(self.unit_welfare(self._vector(solution)).sum())
+
+    def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
+        x = self._vector(solution)
+        if x.size != self.n_units:
+            return [f"solution has {x.size} entries, expected {self.n_units}"]
+        if not np.isfinite(x).all():
+            return ["solution has a non-finite entry"]
+        out = []
+        if x.sum() > self.rho + tol * max(1.0, self.rho):
+            out.append(f"(4): total {x.sum()} exceeds rho = {self.rho}")
+        for r in np.flatnonzero(x < -tol)[:3]:
+            out.append(f"(7): x[{r}] = {x[r]} < 0")
+        for r in np.flatnonzero(x > self.xbar + tol * np.maximum(1.0, self.xbar))[:3]:
+            out.append(f"(7): x[{r}] = {x[r]} > xbar = {self.xbar[r]}")
+        for r in np.flatnonzero(self.usage + x > self.capacity * (1.0 + tol))[:3]:
+            out.append(f"capacity: w + x[{r}] = {self.usage[r] + x[r]} > C = {self.capacity[r]}")
+        return out
+
+    # --- cvxpy form (the oracle) --------------------------------------------------------------
+    def cvxpy_problem(self) -> tuple[Any, Any]:
+        """DCP form. phi = max(iota, h) with h the exponential piece, increasing, h(w_hat) = iota,
+        so Phi_r(x) = iota x + H(max(w + x, w_hat)) - H(max(w, w_hat)) with H(u) = int (h - iota),
+        convex and increasing on [w_hat, inf). An epigraph variable replaces the max (H is
+        increasing there, so it is tight at the optimum); it is scaled as
+        t_r = alpha u_r / C_r - alpha/(alpha-1) >= 0 (0 at w_hat), and H's exponential e^t goes
+        through the exponential cone."""
+        import cvxpy as cp
+
+        n = self.n_units
+        io, al = self.iota, self.alpha
+        cap, w = self.capacity, self.usage
+        s = al / (al - 1.0)
+        x = cp.Variable(n, name="x")
+        # t = alpha u / C - alpha/(alpha-1): dimensionless usage, 0 at w_hat (scaled for the solver)
+        t = cp.Variable(n, name="t")
+        parts = []  # f_n(x) = sum_r f_nr(x_r) (2), grouped by kind
+        for code, kind in enumerate(utilities.KINDS):
+            idx = np.flatnonzero(self.utility == code)
+            if idx.size:
+                parts.append(_CVXPY_UTILITY[kind](self.a[idx], x[idx]))
+        # H(u) - H(u0) = (iota/alpha - iota)(u - u0) + iota (alpha-1) C/alpha^2 (e^t - e^t0)
+        t0 = np.maximum(al * w / cap - s, 0.0)
+        lin = (io / al - io) * cap / al
+        k = io * (al - 1.0) * cap / al**2
+        cost = io * cp.sum(x) + cp.sum(cp.multiply(lin, t - t0) + cp.multiply(k, cp.exp(t) - np.exp(t0)))
+        welfare = cp.sum(cp.hstack(parts)) + cp.sum(cp.multiply(self.beta / cap, x)) - cost
+        constraints = [
+            cp.sum(x) <= self.rho, x >= 0, x <= self.upper, t >= cp.multiply(al / cap, w + x) - s, t >= 0, t <= al - s,
+        ]
+        problem = cp.Problem(cp.Maximize(welfare), constraints)
+
+        def to_solution() -> np.ndarray:
+            return np.clip(np.asarray(x.value, dtype=np.float64), 0.0, self.upper)
+
+        return problem, to_solution
+
+    def cvxpy_default_solver(self) -> tuple[str, dict[str, Any]]:
+        # With default settings Clarabel stopped with InsufficientProgress on ~1 job in 300
+        # (before t got its upper bound); these settings solved the 4000 test jobs.
+        return "CLARABEL", {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
+                            "equilibrate_enable": False, "max_step_fraction": 0.9}
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["utility"] = [utilities.KINDS[k] for k in self.utility]
+        return out
+
+
+def _cvx_sum_linear(a: np.ndarray, x: Any) -> Any:
+    import cvxpy as cp
+
+    return cp.sum(cp.multiply(a, x))
+
+
+def _cvx_sum_log(a: np.ndarray, x: Any) -> Any:
+    import cvxpy as cp
+
+    return cp.sum(cp.multiply(a, cp.log(1 + x)))
+
+
+def _cvx_sum_sqrt(a: np.ndarray, x: Any) -> Any:
+    import cvxpy as cp
+
+    return cp.sum(cp.multiply(a, cp.sqrt(1 + x) - 1))
+
+
+_CVXPY_UTILITY = {"linear": _cvx_sum_linear, "log": _cvx_sum_log, "sqrt": _cvx_sum_sqrt}
+
+
+@register_model
+@dataclass(frozen=True, eq=False)
+class PseudoWelfareIntegral(PseudoWelfare):
+    """Section III-D: non-partitionable workloads, x_r in {0, xbar_r} (43) instead of (7).
+
+    Taking unit r is worth the constant v_r = f_nr(xbar_r) + g_nr(xbar_r) - Phi_r(xbar_r)
+    and is possible only when w_r + xbar_r <= C_r, so P3 is the 0-1 knapsack
+    max sum_r v_r z_r s.t. sum_r xbar_r z_r <= rho. (The paper also sets xbar_nr = rho_n, which
+    makes it "pick at most one unit"; we keep general xbar so both cases are covered.)"""
+
+    name: ClassVar[str] = "pseudo_welfare_integral"
+    FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
+
+    @property
+    def takeable(self) -> np.ndarray:
+        return self.usage + self.xbar <= self.capacity
+
+    @property
+    def unit_values(self) -> np.ndarray:
+        """v_r (0 where the unit cannot be taken: w_r + xbar_r > C_r)."""
+        return np.where(self.takeable, self.unit_welfare(np.where(self.takeable, self.xbar, 0.0)), 0.0)
+
+    def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
+        out = super().violations(solution, tol=tol)
+        if out:
+            return out
+        x = self._vector(solution)
+        off = (np.abs(x) > tol) & (np.abs(x - self.xbar) > tol * np.maximum(1.0, self.xbar))
+        return [f"(43): x[{r}] = {x[r]} is neither 0 nor xbar = {self.xbar[r]}" for r in np.flatnonzero(off)[:3]]
+
+    def standard_form(self) -> StandardForm:
+        n = self.n_units
+        return StandardForm(
+            maximize=True,
+            c=self.unit_values,
+            A=sp.csr_matrix(self.xbar.reshape(1, n)),
+            row_lower=np.array([-np.inf]),
+            row_upper=np.array([self.rho]),
+            col_lower=np.zeros(n),
+            col_upper=self.takeable.astype(np.float64),
+            integrality=np.ones(n, dtype=bool),
+        )
+
+    def solution_from_vector(self, z: np.ndarray) -> np.ndarray:
+        return np.where(np.asarray(z) > 0.5, self.xbar, 0.0)
+
+    @property
+    def n_binary(self) -> int:
+        return self.n_units
+
+    def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        z = rows.astype(np.float64)
+        feasible = (z @ self.xbar <= self.rho * (1 + 1e-12)) & ~(rows & ~self.takeable).any(axis=1)
+        return feasible, z @ self.unit_values

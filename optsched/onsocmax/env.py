@@ -1,0 +1,460 @@
+"""The spatio-temporal resource mesh of paper 002 (Section II), its jobs, and P1's feasibility.
+
+A resource unit r = (node k, slot t) can process at most C_r workload; it is indexed
+``r = k * n_slots + t``. Job n arrives at a_n with deadline d_n, workload rho_n and
+service locality K_n (the nodes it may use); its resource units are (1)
+
+    R_n = { r_kt : ceil(a_n / tau) <= t <= floor(d_n / tau), k in K_n }
+
+(slots clipped to the horizon). A *pair* (n, r) with r in R_n carries the per-unit cap
+xbar_nr, the utility f_nr (``kind`` with coefficient a_nr, see
+:mod:`optsched.onsocmax.utilities`) and the cluster weight beta_nr of g_nr(x) = beta_nr x / C_r
+(3). Pairs are stored flat, job by job, nodes outer and slots inner.
+
+P1 (social welfare maximisation):  max sum_n sum_{r in R_n} f_nr(x_nr) + g_nr(x_nr)
+s.t. (4) sum_r x_nr <= rho_n, (5) x_nr = 0 outside R_n, (6) sum_n x_nr <= C_r,
+(7) 0 <= x_nr <= xbar_nr. :meth:`MeshInstance.violations` checks (4)-(7) on a dense
+allocation, :meth:`MeshInstance.welfare` evaluates the objective.
+
+:class:`MeshGenerator` draws instances with the Section IV defaults; :class:`MeshEnv` replays
+an instance slot by slot for :func:`optsched.policy.evaluate`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from optsched.models.validate import check_keys, finite_float, float_array, index_array, positive_int
+from optsched.onsocmax import prices, utilities
+
+JSON_KEYS = ("capacity", "tau", "arrival", "deadline", "rho", "nodes", "kind", "xbar", "a", "beta")
+
+
+def resource_units(
+    arrival: np.ndarray, deadline: np.ndarray, nodes: Sequence[np.ndarray], tau: float, n_slots: int
+) -> tuple[np.ndarray, ...]:
+    """R_n of (1) for every job: units r = k * n_slots + t for k in K_n (sorted) and
+    ceil(a_n / tau) <= t <= floor(d_n / tau), slots clipped to [0, n_slots); nodes outer."""
+    first = np.maximum(np.ceil(np.asarray(arrival) / tau - 1e-12).astype(np.int64), 0)
+    last = np.minimum(np.floor(np.asarray(deadline) / tau + 1e-12).astype(np.int64), n_slots - 1)
+    out = []
+    for lo, hi, ks in zip(first, last, nodes):
+        slots = np.arange(lo, hi + 1, dtype=np.int64)
+        r = (np.asarray(ks, dtype=np.int64)[:, None] * n_slots + slots[None, :]).reshape(-1)
+        r.setflags(write=False)
+        out.append(r)
+    return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class MeshInstance:
+    """One arrival instance of P1: a resource mesh and the jobs on it (see module doc).
+
+    ``capacity`` is (n_nodes, n_slots); ``arrival``, ``deadline``, ``rho`` are per job;
+    ``nodes`` lists K_n per job; ``kind`` is the utility kind per job; ``xbar``, ``a`` and
+    ``beta`` are per pair (length :attr:`n_pairs`, in pair order).
+    """
+
+    capacity: Any
+    tau: float
+    arrival: Any
+    deadline: Any
+    rho: Any
+    nodes: Sequence[Sequence[int]]
+    kind: Sequence[str]
+    xbar: Any
+    a: Any
+    beta: Any
+
+    def __post_init__(self) -> None:
+        cap = float_array("capacity", self.capacity, ndim=2)
+        if cap.size == 0 or (cap <= 0).any():
+            raise ValueError("capacity: needs at least one unit and every C_r > 0")
+        tau = finite_float("tau", self.tau)
+        if tau <= 0:
+            raise ValueError(f"tau: must be > 0, got {tau}")
+        arrival = float_array("arrival", self.arrival, nonnegative=True, min_size=1)
+        n = arrival.size
+        deadline = float_array("deadline", self.deadline, shape=(n,))
+        if (deadline < arrival).any():
+            raise ValueError("deadline: a deadline precedes its arrival")
+        rho = float_array("rho", self.rho, shape=(n,), nonnegative=True)
+        if isinstance(self.nodes, (str, bytes, dict)) or not hasattr(self.nodes, "__len__") or len(self.nodes) != n:
+            raise ValueError(f"nodes: expected one list of nodes per job ({n})")
+        nodes = []
+        for j, k in enumerate(self.nodes):
+            if isinstance(k, (str, bytes, dict)) or not hasattr(k, "__len__"):
+                raise ValueError(f"nodes[{j}]: expected a list of node indices")
+            arr = index_array(f"nodes[{j}]", list(k), upper=cap.shape[0])
+            if arr.size == 0 or (np.diff(arr) <= 0).any():
+                raise ValueError(f"nodes[{j}]: K_n must be non-empty and strictly increasing (it fixes the pair order)")
+            nodes.append(arr)
+        if isinstance(self.kind, (str, bytes, dict)) or not hasattr(self.kind, "__len__") or len(self.kind) != n:
+            raise ValueError(f"kind: expected one utility kind per job ({n})")
+        try:
+            utilities.kind_codes([str(k) for k in self.kind])
+        except ValueError as exc:
+            raise ValueError(f"kind: {exc}") from None
+        object.__setattr__(self, "capacity", cap)
+        object.__setattr__(self, "tau", tau)
+        object.__setattr__(self, "arrival", arrival)
+        object.__setattr__(self, "deadline", deadline)
+        object.__setattr__(self, "rho", rho)
+        object.__setattr__(self, "nodes", tuple(nodes))
+        object.__setattr__(self, "kind", tuple(str(k) for k in self.kind))
+        p = self.n_pairs
+        xbar = float_array("xbar", self.xbar, shape=(p,), nonnegative=True)
+        a = float_array("a", self.a, shape=(p,), nonnegative=True)
+        beta = float_array("beta", self.beta, shape=(p,), nonnegative=True)
+        object.__setattr__(self, "xbar", xbar)
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "beta", beta)
+
+    # --- shape ------------------------------------------------------------------------------
+    @property
+    def n_nodes(self) -> int:
+        return int(self.capacity.shape[0])
+
+    @property
+    def n_slots(self) -> int:
+        return int(self.capacity.shape[1])
+
+    @property
+    def n_units(self) -> int:
+        return self.n_nodes * self.n_slots
+
+    @property
+    def n_jobs(self) -> int:
+        return int(self.arrival.size)
+
+    @cached_property
+    def arrival_slot(self) -> np.ndarray:
+        """The slot in which job n is revealed: floor(a_n / tau)."""
+        return np.floor(self.arrival / self.tau + 1e-12).astype(np.int64)
+
+    @cached_property
+    def units(self) -> tuple[np.ndarray, ...]:
+        """R_n for every job (pair order), by :func:`resource_units`."""
+        return resource_units(self.arrival, self.deadline, self.nodes, self.tau, self.n_slots)
+
+    @cached_property
+    def job_ptr(self) -> np.ndarray:
+        """Pairs of job n are ``job_ptr[n]:job_ptr[n + 1]``."""
+        return np.concatenate([[0], np.cumsum([u.size for u in self.units])]).astype(np.int64)
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.job_ptr[-1])
+
+    @cached_property
+    def pair_job(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n_jobs), np.diff(self.job_ptr))
+
+    @cached_property
+    def pair_unit(self) -> np.ndarray:
+        if self.n_pairs == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.concatenate(self.units)
+
+    @cached_property
+    def pair_kind(self) -> np.ndarray:
+        """Utility kind code (index into ``utilities.KINDS``) of every pair."""
+        return np.repeat(utilities.kind_codes(list(self.kind)), np.diff(self.job_ptr))
+
+    @cached_property
+    def pair_capacity(self) -> np.ndarray:
+        """C_r of every pair's unit."""
+        return self.capacity.reshape(-1)[self.pair_unit]
+
+    @cached_property
+    def in_mesh(self) -> np.ndarray:
+        """(N, n_units) bool: unit r is in R_n (constraint (5))."""
+        mask = np.zeros((self.n_jobs, self.n_units), dtype=bool)
+        mask[self.pair_job, self.pair_unit] = True
+        return mask
+
+    def job_pairs(self, n: int) -> slice:
+        return slice(int(self.job_ptr[n]), int(self.job_ptr[n + 1]))
+
+    # --- P1 -------------------------------------------------------------------------------------
+    def pair_welfare(self, x: np.ndarray) -> np.ndarray:
+        """f_nr(x_nr) + beta_nr x_nr / C_r for every pair (x in pair order)."""
+        x = np.asarray(x, dtype=np.float64)
+        return utilities.value(self.pair_kind, self.a, x) + self.beta * x / self.pair_capacity
+
+    def welfare(self, x: np.ndarray) -> float:
+        """P1's objective of a pair vector ``x``."""
+        return float(self.pair_welfare(x).sum())
+
+    def pairs_of(self, allocation: np.ndarray) -> np.ndarray:
+        """The pair vector of a dense (N, n_units) allocation."""
+        return np.asarray(allocation, dtype=np.float64)[self.pair_job, self.pair_unit]
+
+    def dense(self, x: np.ndarray) -> np.ndarray:
+        """The dense (N, n_units) allocation of a pair vector."""
+        out = np.zeros((self.n_jobs, self.n_units))
+        out[self.pair_job, self.pair_unit] = np.asarray(x, dtype=np.float64)
+        return out
+
+    def violations(self, allocation: np.ndarray, *, tol: float = 1e-9) -> list[str]:
+        """Constraints (4)-(7) of P1 broken by a dense (N, n_units) allocation (empty: feasible).
+
+        ``tol`` is relative to the bound it is checked against (absolute below 1)."""
+        X = np.asarray(allocation, dtype=np.float64)
+        if X.shape != (self.n_jobs, self.n_units):
+            return [f"allocation has shape {X.shape}, expected {(self.n_jobs, self.n_units)}"]
+        if not np.isfinite(X).all():
+            return ["allocation has a non-finite entry"]
+        out = []
+        outside = np.abs(np.where(self.in_mesh, 0.0, X)).max(initial=0.0)
+        if outside > tol:
+            n, r = np.unravel_index(np.argmax(np.abs(np.where(self.in_mesh, 0.0, X))), X.shape)
+            out.append(f"(5): job {n} has {X[n, r]:.6g} on unit {r} outside R_n")
+        if X.min(initial=0.0) < -tol:
+            out.append(f"(7): negative workload {X.min():.6g}")
+        x = self.pairs_of(X)
+        over = x - self.xbar
+        if over.size and over.max() > tol * np.maximum(1.0, self.xbar[np.argmax(over)]):
+            p = int(np.argmax(over))
+            out.append(f"(7): job {self.pair_job[p]} has {x[p]:.6g} > xbar {self.xbar[p]:.6g} on unit {self.pair_unit[p]}")
+        load = X.sum(axis=1)
+        j = int(np.argmax(load - self.rho))
+        if load[j] - self.rho[j] > tol * max(1.0, self.rho[j]):
+            out.append(f"(4): job {j} processes {load[j]:.6g} > rho {self.rho[j]:.6g}")
+        used = X.sum(axis=0)
+        cap = self.capacity.reshape(-1)
+        r = int(np.argmax(used - cap))
+        if used[r] - cap[r] > tol * max(1.0, cap[r]):
+            out.append(f"(6): unit {r} carries {used[r]:.6g} > C_r {cap[r]:.6g}")
+        return out
+
+    def marginal_bounds(self) -> tuple[float, float]:
+        """(iota, upsilon) of (8) over this instance's pairs (:func:`prices.iota_upsilon`)."""
+        return prices.iota_upsilon(self.pair_kind, self.a, self.beta, self.pair_capacity, self.xbar)
+
+    # --- JSON -----------------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "MeshInstance":
+        check_keys("mesh instance", dict(data), required=JSON_KEYS)
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "capacity": self.capacity.tolist(),
+            "tau": self.tau,
+            "arrival": self.arrival.tolist(),
+            "deadline": self.deadline.tolist(),
+            "rho": self.rho.tolist(),
+            "nodes": [k.tolist() for k in self.nodes],
+            "kind": list(self.kind),
+            "xbar": self.xbar.tolist(),
+            "a": self.a.tolist(),
+            "beta": self.beta.tolist(),
+        }
+
+
+# --- the Section IV generator -------------------------------------------------------------------
+def _positive_normal(rng: np.random.Generator, mean: float, std: float, size: Any, floor: float) -> np.ndarray:
+    """N(mean, std) draws redrawn until above ``floor`` (a truncated normal; the paper's
+    Gaussians are far from 0, so this almost never redraws)."""
+    out = rng.normal(mean, std, size=size)
+    bad = out < floor
+    while bad.any():
+        out[bad] = rng.normal(mean, std, size=int(bad.sum()))
+        bad = out < floor
+    return out
+
+
+@dataclass(frozen=True)
+class MeshGenerator:
+    """Random instances with the defaults of Section IV-A (and the choices it leaves open).
+
+    Per node: C ~ N(capacity_mean, capacity_std), the same in every slot (a node's hardware).
+    Jobs: Poisson(arrival_rate) arrivals per slot, at the slot's start, until ``n_jobs``
+    have arrived (fewer if the horizon ends first); service duration ~ Exponential(mean
+    ``mean_duration`` slots), deadline = arrival + duration; rho ~ N(rho_mean, rho_std).
+    Service locality (not specified in the paper): |K_n| uniform on 1..``max_nodes``, the
+    nodes a uniform random subset. Per (job, node), the same in every slot of R_n:
+    xbar ~ N(xbar_mean, xbar_std), a ~ U[a_low, a_high], beta ~ U[beta_low, beta_high].
+    Normals are truncated below at ``floor`` (redrawn). Every job gets utility ``kind``.
+    """
+
+    n_nodes: int = 10
+    n_slots: int = 24
+    tau: float = 60.0
+    n_jobs: int = 20
+    arrival_rate: float = 2.03
+    mean_duration: float = 4.0
+    rho_mean: float = 18.0
+    rho_std: float = 3.0
+    xbar_mean: float = 7.0
+    xbar_std: float = 1.0
+    capacity_mean: float = 20.0
+    capacity_std: float = 2.0
+    a_low: float = 1.0
+    a_high: float = 3.0
+    beta_low: float = 0.1
+    beta_high: float = 0.5
+    max_nodes: int = 3
+    kind: str = "linear"
+    floor: float = 0.1
+
+    def __post_init__(self) -> None:
+        positive_int("n_nodes", self.n_nodes)
+        positive_int("n_slots", self.n_slots)
+        positive_int("n_jobs", self.n_jobs)
+        positive_int("max_nodes", self.max_nodes)
+        if self.max_nodes > self.n_nodes:
+            raise ValueError(f"max_nodes: {self.max_nodes} exceeds n_nodes {self.n_nodes}")
+        for name in ("tau", "arrival_rate", "mean_duration", "floor"):
+            if finite_float(name, getattr(self, name)) <= 0:
+                raise ValueError(f"{name}: must be > 0")
+        for name in ("rho_mean", "xbar_mean", "capacity_mean"):
+            if finite_float(name, getattr(self, name)) <= 0:
+                raise ValueError(f"{name}: must be > 0")
+        for name in ("rho_std", "xbar_std", "capacity_std"):
+            finite_float(name, getattr(self, name), minimum=0.0)
+        if not 0 <= finite_float("a_low", self.a_low) <= finite_float("a_high", self.a_high):
+            raise ValueError("a_low: need 0 <= a_low <= a_high")
+        if not 0 <= finite_float("beta_low", self.beta_low) <= finite_float("beta_high", self.beta_high):
+            raise ValueError("beta_low: need 0 <= beta_low <= beta_high")
+        utilities.kind_codes(self.kind)
+
+    def draw(self, rng: np.random.Generator) -> MeshInstance:
+        cap_node = _positive_normal(rng, self.capacity_mean, self.capacity_std, self.n_nodes, self.floor)
+        capacity = np.repeat(cap_node[:, None], self.n_slots, axis=1)
+        slots: list[int] = []
+        for t in range(self.n_slots):
+            slots.extend([t] * int(rng.poisson(self.arrival_rate)))
+            if len(slots) >= self.n_jobs:
+                break
+        slots = slots[: self.n_jobs]
+        n = len(slots)
+        if n == 0:  # an empty day: keep one job so the instance is well formed
+            slots, n = [0], 1
+        arrival = np.asarray(slots, dtype=np.float64) * self.tau
+        deadline = arrival + rng.exponential(self.mean_duration, size=n) * self.tau
+        rho = _positive_normal(rng, self.rho_mean, self.rho_std, n, self.floor)
+        nodes = []
+        for _ in range(n):
+            size = int(rng.integers(1, self.max_nodes + 1))
+            nodes.append(np.sort(rng.choice(self.n_nodes, size=size, replace=False)))
+        xbar_node = _positive_normal(rng, self.xbar_mean, self.xbar_std, (n, self.n_nodes), self.floor)
+        a_node = rng.uniform(self.a_low, self.a_high, size=(n, self.n_nodes))
+        beta_node = rng.uniform(self.beta_low, self.beta_high, size=(n, self.n_nodes))
+        units = resource_units(arrival, deadline, nodes, self.tau, self.n_slots)
+        pair_job = np.repeat(np.arange(n), [u.size for u in units])
+        pair_node = np.concatenate(units) // self.n_slots
+        return MeshInstance(
+            capacity=capacity, tau=self.tau, arrival=arrival, deadline=deadline, rho=rho, nodes=nodes,
+            kind=[self.kind] * n, xbar=xbar_node[pair_job, pair_node], a=a_node[pair_job, pair_node],
+            beta=beta_node[pair_job, pair_node],
+        )
+
+
+# --- the online environment -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Observation:
+    """What an online policy sees in slot ``t``: the jobs revealed now (``arrivals``, in
+    arrival order), the usage level w_r of every unit and each job's undispatched workload.
+    ``instance`` gives the quadruples {rho_n, R_n, xbar_n, f_n}; a policy may read those of
+    jobs already revealed only."""
+
+    t: int
+    instance: MeshInstance
+    arrivals: np.ndarray
+    usage: np.ndarray
+    remaining: np.ndarray
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """An action: workload ``amount[i]`` of job ``job[i]`` on unit ``unit[i]`` (added to what
+    is already there)."""
+
+    job: np.ndarray
+    unit: np.ndarray
+    amount: np.ndarray
+
+    @classmethod
+    def none(cls) -> "Dispatch":
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+
+    @classmethod
+    def of_pairs(cls, instance: MeshInstance, pairs: np.ndarray, amount: np.ndarray) -> "Dispatch":
+        pairs = np.asarray(pairs, dtype=np.int64)
+        return cls(instance.pair_job[pairs], instance.pair_unit[pairs], np.asarray(amount, dtype=np.float64))
+
+
+class MeshEnv:
+    """Replays an instance slot by slot (the :class:`optsched.policy.Environment` protocol).
+
+    ``sample(rng)`` draws the instance at ``reset``; :meth:`fixed` replays one instance.
+    ``step`` refuses (ValueError) a dispatch outside R_n, into a past slot, for a job not yet
+    revealed, or one that breaks (4), (6) or (7); so whatever a policy does online is feasible
+    for P1. Feedback: the welfare gained this slot and the workload dispatched.
+    """
+
+    TOL = 1e-9
+
+    def __init__(self, sample: Callable[[np.random.Generator], MeshInstance]) -> None:
+        self._sample = sample
+        self.instance: MeshInstance | None = None
+        self.allocation = np.zeros((0, 0))
+        self._t = 0
+
+    @classmethod
+    def fixed(cls, instance: MeshInstance) -> "MeshEnv":
+        return cls(lambda rng: instance)
+
+    @property
+    def horizon(self) -> int:
+        assert self.instance is not None, "reset first"
+        return self.instance.n_slots
+
+    def reset(self, rng: np.random.Generator) -> None:
+        self.instance = self._sample(rng)
+        self.allocation = np.zeros((self.instance.n_jobs, self.instance.n_units))
+        self._order = np.lexsort((np.arange(self.instance.n_jobs), self.instance.arrival))
+        self._t = 0
+
+    def observe(self, t: int) -> Observation:
+        inst = self.instance
+        assert inst is not None, "reset first"
+        self._t = t
+        arrivals = self._order[inst.arrival_slot[self._order] == t]
+        usage = self.allocation.sum(axis=0)
+        remaining = inst.rho - self.allocation.sum(axis=1)
+        usage.setflags(write=False)
+        remaining.setflags(write=False)
+        return Observation(t, inst, arrivals, usage, remaining)
+
+    def step(self, action: Dispatch) -> dict[str, float]:
+        inst = self.instance
+        assert inst is not None, "reset first"
+        job = np.asarray(action.job, dtype=np.int64)
+        unit = np.asarray(action.unit, dtype=np.int64)
+        amount = np.asarray(action.amount, dtype=np.float64)
+        if not (job.shape == unit.shape == amount.shape) or job.ndim != 1:
+            raise ValueError("action: job, unit and amount must be 1-D arrays of one length")
+        if job.size:
+            if job.min() < 0 or job.max() >= inst.n_jobs or unit.min() < 0 or unit.max() >= inst.n_units:
+                raise ValueError("action: job or unit index out of range")
+            if not np.isfinite(amount).all() or amount.min() < 0:
+                raise ValueError("action: amounts must be finite and >= 0")
+            if (inst.arrival_slot[job] > self._t).any():
+                raise ValueError(f"action: slot {self._t} dispatches a job not yet revealed")
+            if (unit % inst.n_slots < self._t)[amount > 0].any():
+                raise ValueError(f"action: slot {self._t} dispatches work into a past slot")
+        before = inst.welfare(inst.pairs_of(self.allocation))
+        proposed = self.allocation.copy()
+        np.add.at(proposed, (job, unit), amount)
+        problems = inst.violations(proposed, tol=self.TOL)
+        if problems:
+            raise ValueError(f"action: infeasible for P1 at slot {self._t}: {problems[0]}")
+        self.allocation = proposed
+        return {"welfare": inst.welfare(inst.pairs_of(proposed)) - before, "dispatched": float(amount.sum())}

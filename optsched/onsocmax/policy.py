@@ -1,0 +1,150 @@
+"""ONSOCMAX (paper 002, Algorithm 1): one pseudo-welfare program P3 per arriving job.
+
+Jobs are taken in arrival order (ties: job index). For job n the policy solves P3 at the
+current usage levels w_r^(n) of its units R_n,
+
+    max sum_r f_nr(x_r) + beta_nr x_r / C_r - int_{w_r}^{w_r + x_r} phi_r(u) du
+    s.t. sum_r x_r <= rho_n, 0 <= x_r <= xbar_nr,
+
+with Theorem 2's price phi_r (:mod:`optsched.onsocmax.prices`), dispatches (reserves) x_n on
+R_n at once, and updates w_r^(n+1) = w_r^(n) + x_nr (11). iota and upsilon of (8) are
+taken from the whole instance (the paper treats them as known constants), and alpha is
+alpha-hat of (40) unless given.
+
+Ties. For a linear pair whose marginal welfare a_nr + beta_nr / C_r equals iota (the pair that
+defines iota in (8), for instance), P3's objective is *flat* while w_r + x_r stays below the
+threshold w_hat_r = C_r / (alpha - 1): every x_r in that range is optimal for P3, and an exact
+solver may return x_r = 0. The proof of Theorem 1 (Case I: "each job is processed with maximum
+permitted workloads") needs the largest optimal x there; with x_r = 0 the ratio OPT / online
+is unbounded (one linear job alone: online 0). With ``serve_ties`` (default) the policy
+raises such pairs, in pair order, as far as the flat range, xbar_nr and rho_n allow
+(:func:`serve_ties`); the result is still an optimal solution of P3. ``serve_ties=False``
+keeps the solver's answer as is (see docs/onsocmax.md for the measured consequence).
+
+The per-job solver defaults to the exact KKT kernel
+(:func:`optsched.solvers.pseudo_welfare_kkt.solve_pseudo_welfare_kkt`); any function with its
+signature can replace it (e.g. one that calls ``optsched.solve`` with the ``alm`` backend).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from optsched.onsocmax.env import Dispatch, MeshEnv, MeshInstance, Observation
+from optsched.onsocmax import utilities
+from optsched.onsocmax.prices import alpha_hat, threshold
+from optsched.policy import evaluate
+from optsched.solvers.pseudo_welfare_kkt import solve_pseudo_welfare_kkt
+
+JobSolver = Callable[..., np.ndarray]
+
+
+class Onsocmax:
+    """Algorithm 1. ``bounds`` = (iota, upsilon) overrides (8) computed from the instance."""
+
+    name = "ONSOCMAX"
+
+    def __init__(
+        self,
+        *,
+        solver: JobSolver = solve_pseudo_welfare_kkt,
+        bounds: tuple[float, float] | None = None,
+        alpha: float | None = None,
+        serve_ties: bool = True,
+    ) -> None:
+        self.solver = solver
+        self.bounds = bounds
+        self.alpha = alpha
+        self.serve_ties = serve_ties
+
+    def reset(self, env: MeshEnv, rng: np.random.Generator) -> None:
+        inst = env.instance
+        assert inst is not None
+        self._inst: MeshInstance = inst
+        self.iota, self.upsilon = self.bounds if self.bounds is not None else inst.marginal_bounds()
+        self._alpha = float(alpha_hat(self.upsilon / self.iota)) if self.alpha is None else float(self.alpha)
+
+    def act(self, obs: Observation) -> Dispatch:
+        inst = self._inst
+        usage = np.array(obs.usage, dtype=np.float64)  # w_r^(n), updated by (11) job by job
+        capacity = inst.capacity.reshape(-1)
+        pairs: list[np.ndarray] = []
+        amounts: list[np.ndarray] = []
+        for n in obs.arrivals:
+            s = inst.job_pairs(int(n))
+            if s.start == s.stop:
+                continue
+            units = inst.pair_unit[s]
+            x = self.solver(
+                inst.pair_kind[s], inst.a[s], inst.beta[s], capacity[units], inst.xbar[s],
+                np.minimum(usage[units], capacity[units]), float(inst.rho[n]), self.iota, self.upsilon, self._alpha,
+            )
+            x = np.clip(np.asarray(x, dtype=np.float64), 0.0, inst.xbar[s])
+            if self.serve_ties:
+                x = serve_ties(
+                    x, inst.pair_kind[s], inst.a[s], inst.beta[s], capacity[units], inst.xbar[s], usage[units],
+                    float(inst.rho[n]), self.iota, self._alpha,
+                )
+            usage[units] += x
+            pairs.append(np.arange(s.start, s.stop))
+            amounts.append(x)
+        if not pairs:
+            return Dispatch.none()
+        return Dispatch.of_pairs(inst, np.concatenate(pairs), np.concatenate(amounts))
+
+    def observe(self, feedback: Mapping[str, Any]) -> None:
+        pass
+
+
+def serve_ties(
+    x: np.ndarray, kind: np.ndarray, a: np.ndarray, beta: np.ndarray, capacity: np.ndarray, xbar: np.ndarray,
+    usage: np.ndarray, rho: float, iota: float, alpha: float, *, rtol: float = 1e-12,
+) -> np.ndarray:
+    """The largest optimal solution of P3 from any optimal ``x`` (see the module doc).
+
+    Only when (4) is slack (sum x < rho, so mu* = 0): a linear pair with a + beta / C = iota
+    has zero marginal pseudo-welfare while w + x < w_hat = C / (alpha - 1); it is raised to
+    min(xbar, w_hat - w), in pair order, until sum x = rho. P3's objective does not change."""
+    x = np.array(x, dtype=np.float64)
+    left = rho - x.sum()
+    if left <= 0:
+        return x
+    linear = np.asarray(kind) == utilities.KINDS.index("linear")
+    marginal = a + beta / capacity
+    tie = linear & (np.abs(marginal - iota) <= rtol * iota)
+    room = np.where(tie, np.maximum(np.minimum(xbar, threshold(capacity, alpha) - usage) - x, 0.0), 0.0)
+    add = np.minimum(room, np.maximum(left - (np.cumsum(room) - room), 0.0))
+    return x + add
+
+
+def backend_solver(backend: str, *, integral: bool = False, **options: Any) -> JobSolver:
+    """A per-job solver that states P3 as a ``pseudo_welfare`` model (``pseudo_welfare_integral``
+    with ``integral``: Section III-D, x_r in {0, xbar_r}) and calls ``optsched.solve`` with
+    ``backend``; the returned solution is checked by ``solve``. RuntimeError if it fails."""
+    from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
+    from optsched.onsocmax.utilities import KINDS
+    from optsched.solve import solve
+
+    model_type = PseudoWelfareIntegral if integral else PseudoWelfare
+
+    def solve_job(kind, a, beta, capacity, xbar, usage, rho, iota, upsilon, alpha=None):  # type: ignore[no-untyped-def]
+        model = model_type(
+            utility=[KINDS[k] for k in kind], a=a, beta=beta, capacity=capacity, xbar=xbar, rho=rho,
+            usage=usage, iota=iota, upsilon=upsilon, alpha=alpha,
+        )
+        result = solve(model, backend, **options)
+        if not result.ok:
+            raise RuntimeError(f"P3 with {backend}: {result.status.value} {result.extra.get('message', '')}")
+        return np.asarray(result.solution, dtype=np.float64)
+
+    return solve_job
+
+
+def run_online(instance: MeshInstance, policy: Any, *, seed: int = 0) -> tuple[float, np.ndarray]:
+    """Replay ``instance`` under ``policy`` (the shared evaluator loop); returns P1's welfare of
+    the online allocation and the dense (N, n_units) allocation itself."""
+    env = MeshEnv.fixed(instance)
+    evaluate(env, policy, instance.n_slots, seed=seed)
+    return instance.welfare(instance.pairs_of(env.allocation)), env.allocation

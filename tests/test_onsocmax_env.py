@@ -1,0 +1,158 @@
+"""Resource mesh, job generator, R_n of (1), P1's feasibility checker, the online environment,
+and the two baselines (paper 002)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import optsched
+from optsched.onsocmax.baselines import EqualShare, MaxFirst, water_fill
+from optsched.onsocmax.env import Dispatch, MeshEnv, MeshGenerator, MeshInstance
+from optsched.onsocmax.policy import run_online
+
+
+def tiny() -> MeshInstance:
+    """2 nodes x 3 slots (tau = 10); job 0 on node 0 in slots 0..1, job 1 on both nodes in slot 2."""
+    return MeshInstance(
+        capacity=[[5.0, 5.0, 5.0], [4.0, 4.0, 4.0]], tau=10.0, arrival=[0.0, 15.0], deadline=[19.0, 29.0],
+        rho=[6.0, 3.0], nodes=[[0], [0, 1]], kind=["linear", "log"], xbar=[4.0, 4.0, 2.0, 2.0],
+        a=[1.0, 2.0, 1.5, 1.5], beta=[0.1, 0.1, 0.2, 0.3],
+    )
+
+
+def test_resource_units_follow_equation_1() -> None:
+    inst = tiny()
+    # job 0: ceil(0/10) = 0 .. floor(19/10) = 1 on node 0 -> units 0, 1
+    assert inst.units[0].tolist() == [0, 1]
+    # job 1: ceil(15/10) = 2 .. floor(29/10) = 2 on nodes {0, 1} -> units 2, 5
+    assert inst.units[1].tolist() == [2, 5]
+    assert inst.arrival_slot.tolist() == [0, 1]
+    assert inst.n_pairs == 4
+    assert inst.job_ptr.tolist() == [0, 2, 4]
+
+
+def test_welfare_is_f_plus_g() -> None:
+    inst = tiny()
+    x = np.array([1.0, 2.0, 0.5, 1.0])
+    cap = np.array([5.0, 5.0, 5.0, 4.0])
+    f = np.array([1.0 * 1.0, 2.0 * 2.0, 1.5 * np.log1p(0.5), 1.5 * np.log1p(1.0)])
+    g = np.array([0.1, 0.1, 0.2, 0.3]) * x / cap
+    assert inst.welfare(x) == pytest.approx(float((f + g).sum()), rel=1e-14)
+
+
+@pytest.mark.parametrize(
+    "cell, value, constraint",
+    [((0, 3), 0.5, "(5)"), ((0, 0), -0.5, "(7)"), ((0, 0), 4.5, "(7)"), ((1, 5), 2.5, "(7)")],
+)
+def test_violations_name_each_constraint(cell: tuple[int, int], value: float, constraint: str) -> None:
+    inst = tiny()
+    X = np.zeros((2, 6))
+    X[cell] = value
+    problems = inst.violations(X)
+    assert problems and problems[0].startswith(constraint)
+
+
+def test_violations_of_job_and_unit_sums() -> None:
+    inst = tiny()
+    X = np.zeros((2, 6))
+    X[0, 0] = X[0, 1] = 3.5  # 7 > rho_0 = 6, each within xbar = 4
+    assert any(p.startswith("(4)") for p in inst.violations(X))
+    big = MeshInstance(
+        capacity=[[1.0]], tau=1.0, arrival=[0.0, 0.0], deadline=[0.0, 0.0], rho=[5.0, 5.0], nodes=[[0], [0]],
+        kind=["linear", "linear"], xbar=[1.0, 1.0], a=[1.0, 1.0], beta=[0.0, 0.0],
+    )
+    assert big.violations(np.array([[0.6], [0.6]]))[0].startswith("(6)")
+    assert big.violations(np.array([[0.5], [0.5]])) == []
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("capacity", [[0.0, 5.0, 5.0], [4.0, 4.0, 4.0]]),
+        ("tau", 0.0),
+        ("arrival", [-1.0, 15.0]),
+        ("deadline", [19.0, 10.0]),
+        ("rho", [6.0, float("nan")]),
+        ("nodes", [[0], [2]]),
+        ("nodes", [[0], [1, 0]]),
+        ("nodes", 5),
+        ("nodes", [[0], "1"]),
+        ("kind", 3),
+        ("kind", ["linear", None]),
+        ("tau", "x"),
+        ("capacity", [1.0, 2.0]),
+        ("kind", ["linear", "cubic"]),
+        ("xbar", [4.0, 4.0, 2.0]),
+        ("a", [1.0, -2.0, 1.5, 1.5]),
+        ("beta", "0.1"),
+    ],
+)
+def test_bad_input_names_the_field(field: str, value: object) -> None:
+    data = tiny().to_dict()
+    data[field] = value
+    with pytest.raises(ValueError, match=field):
+        MeshInstance(**data)
+
+
+def test_json_round_trip_through_the_model_registry() -> None:
+    inst = tiny()
+    model = optsched.model_from_dict({"model": "onsocmax_offline", **inst.to_dict()})
+    assert model.instance.to_dict() == inst.to_dict()
+    with pytest.raises(ValueError, match="missing key"):
+        optsched.model_from_dict({"model": "onsocmax_offline", "tau": 1.0})
+
+
+def test_generator_section_iv_defaults() -> None:
+    inst = MeshGenerator().draw(np.random.default_rng(7))
+    assert (inst.n_nodes, inst.n_slots, inst.n_jobs) == (10, 24, 20)
+    assert all(1 <= len(k) <= 3 for k in inst.nodes)
+    assert (inst.arrival % 60.0 == 0).all() and (inst.deadline >= inst.arrival).all()
+    assert np.all(np.diff(inst.capacity, axis=1) == 0)  # C_r per node, the same every slot
+    assert 1.0 <= inst.a.min() and inst.a.max() <= 3.0
+    assert 0.1 <= inst.beta.min() and inst.beta.max() <= 0.5
+    with pytest.raises(ValueError, match="max_nodes"):
+        MeshGenerator(n_nodes=2, max_nodes=3)
+    with pytest.raises(ValueError, match="utility"):
+        MeshGenerator(kind="cubic")
+
+
+def test_env_refuses_infeasible_or_untimely_dispatch() -> None:
+    inst = tiny()
+    env = MeshEnv.fixed(inst)
+    env.reset(np.random.default_rng(0))
+    env.observe(0)
+    with pytest.raises(ValueError, match="not yet revealed"):
+        env.step(Dispatch(np.array([1]), np.array([2]), np.array([1.0])))
+    with pytest.raises(ValueError, match="outside R_n"):
+        env.step(Dispatch(np.array([0]), np.array([3]), np.array([1.0])))
+    fb = env.step(Dispatch(np.array([0]), np.array([1]), np.array([2.0])))
+    assert fb["welfare"] == pytest.approx(2.0 * 2.0 + 0.1 * 2.0 / 5.0)
+    env.observe(2)
+    with pytest.raises(ValueError, match="past slot"):
+        env.step(Dispatch(np.array([0]), np.array([0]), np.array([1.0])))
+
+
+@settings(max_examples=200)
+@given(st.lists(st.floats(0.0, 10.0), min_size=1, max_size=8), st.floats(0.0, 40.0))
+def test_water_fill_is_an_equal_share(demand: list[float], capacity: float) -> None:
+    d = np.array(demand)
+    give = water_fill(d, capacity)
+    assert np.all(give <= d + 1e-12) and np.all(give >= 0)
+    assert give.sum() == pytest.approx(min(capacity, d.sum()), abs=1e-9)
+    short = give < d - 1e-9  # the jobs not fully served all get the same, largest share
+    if short.any():
+        assert np.ptp(give[short]) <= 1e-9 and give.max() <= give[short][0] + 1e-9
+
+
+@settings(max_examples=30)
+@given(st.integers(0, 10_000), st.sampled_from(["linear", "log", "sqrt"]), st.floats(1.0, 10.0))
+def test_baselines_are_feasible_for_p1(seed: int, kind: str, congestion: float) -> None:
+    gen = MeshGenerator(n_nodes=4, n_slots=8, n_jobs=10, kind=kind, capacity_mean=20 / congestion, capacity_std=2 / congestion)
+    inst = gen.draw(np.random.default_rng(seed))
+    for policy in (MaxFirst(), EqualShare()):
+        welfare, X = run_online(inst, policy)
+        assert inst.violations(X, tol=1e-9) == []
+        assert welfare == pytest.approx(inst.welfare(inst.pairs_of(X)))

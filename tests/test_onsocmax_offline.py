@@ -1,0 +1,110 @@
+"""The offline optimum of P1 (cvxpy + a weak-duality certificate) and its integral variant
+(HiGHS MILP vs brute force)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import optsched
+from optsched.onsocmax.env import MeshGenerator, MeshInstance
+from optsched.onsocmax.offline import (
+    OfflineWelfare,
+    OfflineWelfareIntegral,
+    certified_optimum,
+    conjugate,
+    dual_bound,
+)
+from optsched.onsocmax.policy import Onsocmax, run_online
+
+KINDS = st.sampled_from(["linear", "log", "sqrt"])
+
+
+def draw(seed: int, kind: str, congestion: float = 1.0, **kw: float) -> MeshInstance:
+    gen = MeshGenerator(kind=kind, capacity_mean=20 / congestion, capacity_std=2 / congestion, **kw)
+    return gen.draw(np.random.default_rng(seed))
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 10_000), KINDS, st.floats(1.0, 8.0))
+def test_cvxpy_optimum_is_certified_by_weak_duality(seed: int, kind: str, congestion: float) -> None:
+    inst = draw(seed, kind, congestion, n_nodes=5, n_slots=12, n_jobs=12)
+    cert = certified_optimum(inst)
+    assert OfflineWelfare(inst).violations(cert.x, tol=1e-7) == []
+    assert cert.primal <= cert.bound + 1e-9 * abs(cert.bound)
+    assert cert.gap <= 1e-6
+    # the same model through optsched.solve (re-verified there)
+    res = optsched.solve(OfflineWelfare(inst), "cvxpy")
+    assert res.status is optsched.Status.OPTIMAL
+    assert res.objective == pytest.approx(cert.primal, rel=1e-7)
+
+
+@pytest.mark.parametrize("kind", ["linear", "log", "sqrt"])
+def test_second_solver_scs_agrees(kind: str) -> None:
+    inst = draw(11, kind, 3.0)
+    clarabel = certified_optimum(inst)
+    scs = certified_optimum(inst, solver="SCS")
+    assert scs.primal <= clarabel.bound + 1e-9
+    assert scs.primal == pytest.approx(clarabel.primal, rel=1e-4)
+
+
+@settings(max_examples=60)
+@given(st.integers(0, 10_000), KINDS, st.floats(0.0, 3.0), st.floats(0.0, 3.0))
+def test_dual_bound_is_an_upper_bound_for_any_multipliers(seed: int, kind: str, m: float, l: float) -> None:
+    inst = draw(seed, kind, 4.0, n_nodes=3, n_slots=6, n_jobs=6)
+    rng = np.random.default_rng(seed)
+    mu = rng.uniform(0, m, inst.n_jobs)
+    lam = rng.uniform(0, l, inst.n_units)
+    cert = certified_optimum(inst)
+    assert dual_bound(inst, mu, lam) >= cert.primal - 1e-9 * abs(cert.primal)
+
+
+def test_conjugate_matches_a_grid_search() -> None:
+    inst = draw(3, "log", 2.0, n_nodes=3, n_slots=6, n_jobs=6)
+    inst2 = draw(3, "sqrt", 2.0, n_nodes=3, n_slots=6, n_jobs=6)
+    for i in (inst, inst2):
+        price = np.random.default_rng(0).uniform(0, 2.0, i.n_pairs)
+        xi, x = conjugate(i, price)
+        grid = np.linspace(0, 1, 20001)[:, None] * i.xbar[None, :]
+        values = np.stack([i.pair_welfare(g) - price * g for g in grid])
+        assert np.all(xi >= values.max(axis=0) - 1e-12)
+        assert np.all(xi <= values.max(axis=0) + 1e-6)
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 10_000), KINDS, st.floats(1.0, 6.0))
+def test_offline_optimum_dominates_every_online_policy(seed: int, kind: str, congestion: float) -> None:
+    inst = draw(seed, kind, congestion, n_nodes=4, n_slots=10, n_jobs=10)
+    cert = certified_optimum(inst)
+    online, _ = run_online(inst, Onsocmax())
+    assert online <= cert.bound + 1e-9 * cert.bound
+
+
+def tiny_integral(seed: int, kind: str) -> MeshInstance:
+    return draw(seed, kind, 4.0, n_nodes=2, n_slots=3, n_jobs=4, max_nodes=2, mean_duration=1.0)
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 10_000), KINDS)
+def test_integral_milp_equals_brute_force(seed: int, kind: str) -> None:
+    inst = tiny_integral(seed, kind)
+    model = OfflineWelfareIntegral(inst)
+    if model.n_binary > 16:
+        return
+    milp = optsched.solve(model, "highs")
+    brute = optsched.solve(model, "brute_force")
+    assert milp.status is optsched.Status.OPTIMAL and brute.status is optsched.Status.OPTIMAL
+    assert milp.objective == pytest.approx(brute.objective, rel=1e-9, abs=1e-12)
+    assert model.violations(milp.solution, tol=1e-9) == []
+    # integral decisions are feasible for the fractional P1, so they cannot beat it
+    assert milp.objective <= certified_optimum(inst).bound + 1e-9
+
+
+def test_integral_violations_flag_partial_workloads() -> None:
+    inst = tiny_integral(1, "linear")
+    model = OfflineWelfareIntegral(inst)
+    x = np.zeros(inst.n_pairs)
+    x[0] = inst.xbar[0] / 2
+    assert any("(43)" in p for p in model.violations(x))

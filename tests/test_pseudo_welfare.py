@@ -1,0 +1,232 @@
+"""The per-job program P3 of paper 002: model, the exact ``kkt`` backend against the
+``cvxpy`` exponential-cone oracle, the ``alm`` backend (Algorithm 2) against ``kkt``, and the
+integral variant of Section III-D."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import optsched
+from optsched.io import load_instance
+from optsched.models.base import model_from_dict
+from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
+from optsched.onsocmax import utilities
+from optsched.result import Status
+from optsched.solvers.pseudo_welfare_alm import CONVERGENT
+from optsched.solvers.pseudo_welfare_kkt import kkt_solve
+
+KINDS = list(utilities.KINDS) + ["mixed"]
+
+
+def random_job(seed: int, kind: str, n: int, *, integral: bool = False) -> PseudoWelfare:
+    """A Section IV job (a ~ U[1,3], beta ~ U[0.1,0.5], C ~ N(20,2), xbar ~ N(7,1),
+    rho ~ N(18,3)) over n units at random usage levels, with iota/upsilon of (8) widened at
+    random (as for a whole instance) so both price pieces are exercised."""
+    rng = np.random.default_rng(seed)
+    cap = np.abs(rng.normal(20, 2, n)) + 1.0
+    usage = cap * rng.choice([0.0, 0.3, 0.6, 0.9, 1.0], size=n) * rng.uniform(0.5, 1.0, n)
+    utility = [str(k) for k in rng.choice(utilities.KINDS, n)] if kind == "mixed" else kind
+    m = PseudoWelfare(utility=utility, a=rng.uniform(1, 3, n), beta=rng.uniform(0.1, 0.5, n),
+                      capacity=cap, xbar=np.abs(rng.normal(7, 1, n)), usage=usage,
+                      rho=float(abs(rng.normal(18, 3))) * rng.choice([0.2, 1.0, 3.0]))
+    widen = rng.uniform(0.3, 1.0), rng.uniform(1.0, 3.0)
+    cls = PseudoWelfareIntegral if integral else PseudoWelfare
+    return cls(utility=utility, a=m.a, beta=m.beta, capacity=m.capacity, xbar=m.xbar, usage=m.usage,
+               rho=m.rho, iota=m.iota * widen[0], upsilon=m.upsilon * widen[1])
+
+
+jobs = st.tuples(st.integers(0, 2**32 - 1), st.sampled_from(KINDS), st.integers(1, 40))
+
+
+def _close(a: float, b: float, rtol: float) -> bool:
+    return abs(a - b) <= rtol * max(1.0, abs(a), abs(b))
+
+
+def check_kkt_vs_cvxpy(seed: int, kind: str, n: int) -> None:
+    m = random_job(seed, kind, n)
+    exact = optsched.solve(m, "kkt")
+    oracle = optsched.solve(m, "cvxpy")
+    assert exact.status is Status.OPTIMAL
+    assert oracle.status in (Status.OPTIMAL, Status.FEASIBLE), oracle.extra
+    assert m.violations(exact.solution) == []
+    assert m.violations(oracle.solution, tol=1e-6) == []
+    v_exact, v_oracle = m.objective(exact.solution), m.objective(oracle.solution)
+    assert _close(v_exact, v_oracle, 1e-6), (v_exact, v_oracle)
+
+
+@settings(max_examples=150)
+@given(jobs)
+def test_kkt_equals_cvxpy(job):
+    check_kkt_vs_cvxpy(*job)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_kkt_equals_cvxpy_thousands(kind):
+    rng = np.random.default_rng(12345 + KINDS.index(kind))
+    for _ in range(1000):
+        check_kkt_vs_cvxpy(int(rng.integers(2**32)), kind, int(rng.integers(1, 60)))
+
+
+@settings(max_examples=1500)
+@given(jobs)
+def test_kkt_certificate(job):
+    """(13) directly: with mu* >= 0, every unit is at 0 (d(0) <= mu), at its bound (d(u) >= mu)
+    or interior with d(x) = mu; mu* > 0 only when (4) is tight."""
+    m = random_job(*job)
+    sol = kkt_solve(*m.kernel_args())
+    x, mu = sol.x, sol.mu
+    assert m.violations(x) == []
+    ub = m.upper
+    u = m.usage + x
+    d = (utilities.derivative(m.utility, m.a, x) + m.beta / m.capacity
+         - optsched.onsocmax.prices.price(u, m.capacity, m.iota, m.upsilon, m.alpha))
+    tol = 1e-7 * (1.0 + m.upsilon)
+    at_zero, at_top = x <= 1e-12, x >= ub - 1e-12 * np.maximum(1.0, ub)
+    assert mu >= 0.0
+    assert (d[at_zero & ~at_top] <= mu + tol).all()
+    assert (d[at_top & ~at_zero] >= mu - tol).all()
+    inner = ~at_zero & ~at_top
+    # linear units can sit anywhere on a flat piece at level mu; d is still mu there
+    assert (np.abs(d[inner] - mu) <= tol).all()
+    if mu > tol:
+        assert x.sum() == pytest.approx(m.rho, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=100)
+@given(jobs, st.integers(0, 2**32 - 1))
+def test_kkt_beats_random_feasible_points(job, seed):
+    m = random_job(*job)
+    best = m.objective(optsched.solve(m, "kkt").solution)
+    rng = np.random.default_rng(seed)
+    pts = rng.uniform(0, 1, (200, m.n_units)) * m.upper
+    scale = np.minimum(1.0, m.rho / np.maximum(pts.sum(axis=1), 1e-300))
+    pts *= scale[:, None]
+    values = [m.objective(p) for p in pts]
+    assert max(values) <= best + 1e-9 * max(1.0, abs(best))
+
+
+def test_kkt_edge_cases():
+    base = random_job(7, "linear", 6)
+    zero = PseudoWelfare(utility="log", a=base.a, beta=base.beta, capacity=base.capacity, xbar=base.xbar,
+                         usage=base.usage, rho=0.0, iota=base.iota, upsilon=base.upsilon)
+    assert np.all(optsched.solve(zero, "kkt").solution == 0.0)
+    full = PseudoWelfare(utility="sqrt", a=base.a, beta=base.beta, capacity=base.capacity, xbar=base.xbar,
+                         usage=base.capacity, rho=10.0)
+    r = optsched.solve(full, "kkt")
+    assert r.status is Status.OPTIMAL and np.all(r.solution == 0.0)
+    # one coefficient, ratio 1: alpha-hat = 2, the price is iota = a everywhere, welfare is 0
+    tie = PseudoWelfare(utility="linear", a=[2.0] * 3, beta=[0.0] * 3, capacity=[20.0] * 3, xbar=[5.0] * 3, rho=12.0)
+    assert tie.alpha == 2.0
+    r = optsched.solve(tie, "kkt")
+    assert r.status is Status.OPTIMAL and r.objective == pytest.approx(0.0, abs=1e-12)
+    # a above the price everywhere below C: the job takes all of rho
+    rich = PseudoWelfare(utility="linear", a=[3.0] * 3, beta=[0.0] * 3, capacity=[20.0] * 3, xbar=[5.0] * 3, rho=12.0,
+                         iota=2.0, upsilon=3.0)
+    r = optsched.solve(rich, "kkt")
+    assert r.solution.sum() == pytest.approx(12.0, rel=1e-12)
+    assert r.objective == pytest.approx(12.0, rel=1e-12)  # (3 - 2) per unit of work at the floor
+
+
+def check_alm(seed: int, kind: str, n: int) -> None:
+    m = random_job(seed, kind, n)
+    exact = optsched.solve(m, "kkt")
+    approx = optsched.solve(m, "alm", **CONVERGENT)
+    assert approx.status is Status.FEASIBLE, approx.extra
+    assert m.violations(approx.solution) == []
+    assert approx.objective <= exact.objective + 1e-9 * max(1.0, abs(exact.objective))
+    assert _close(approx.objective, exact.objective, 1e-3), (approx.objective, exact.objective, approx.extra)
+
+
+@settings(max_examples=24)
+@given(st.tuples(st.integers(0, 2**32 - 1), st.sampled_from(KINDS), st.integers(1, 12)))
+def test_alm_within_1e3_of_kkt(job):
+    check_alm(*job)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_alm_within_1e3_of_kkt_many(kind):
+    rng = np.random.default_rng(777 + KINDS.index(kind))
+    for _ in range(60):
+        check_alm(int(rng.integers(2**32)), kind, int(rng.integers(1, 40)))
+
+
+def test_alm_table_ii_defaults_return_a_feasible_point():
+    m = random_job(11, "log", 8)
+    r = optsched.solve(m, "alm")
+    assert r.status is Status.FEASIBLE
+    assert m.violations(r.solution) == []
+    assert {"outer", "inner", "violation", "converged"} <= set(r.extra)
+
+
+def test_alm_rejects_bad_options():
+    m = random_job(1, "log", 3)
+    with pytest.raises(ValueError, match="decay"):
+        optsched.solve(m, "alm", decay=1.5)
+    with pytest.raises(ValueError, match="option"):
+        optsched.solve(m, "alm", nonsense=1)
+
+
+@settings(max_examples=60)
+@given(st.tuples(st.integers(0, 2**32 - 1), st.sampled_from(KINDS), st.integers(1, 12)))
+def test_integral_variant_highs_equals_brute_force(job):
+    m = random_job(*job, integral=True)
+    mip = optsched.solve(m, "highs")
+    enum = optsched.solve(m, "brute_force")
+    assert mip.status is Status.OPTIMAL and enum.status is Status.OPTIMAL
+    assert m.violations(mip.solution) == [] and m.violations(enum.solution) == []
+    assert _close(mip.objective, enum.objective, 1e-9)
+    assert np.all((mip.solution == 0) | (mip.solution == m.xbar))
+    # x in {0, xbar} is a restriction of (7): never better than the partitionable optimum
+    relaxed = PseudoWelfare(**{k: v for k, v in m.to_dict().items() if k != "model"})
+    assert mip.objective <= optsched.solve(relaxed, "kkt").objective + 1e-9 * max(1.0, abs(mip.objective))
+
+
+def test_json_round_trip_and_file(tmp_path):
+    m = random_job(5, "mixed", 7)
+    again = model_from_dict(json.loads(json.dumps(m.to_dict())))
+    assert isinstance(again, PseudoWelfare) and not isinstance(again, PseudoWelfareIntegral)
+    x = optsched.solve(m, "kkt").solution
+    assert again.objective(x) == m.objective(x)
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({"model": "pseudo_welfare", "utility": "log", "a": [1.5, 2.0], "beta": [0.2, 0.3],
+                                "capacity": [20, 18], "xbar": [7, 6], "rho": 9}))
+    loaded = load_instance(path)
+    assert optsched.solve(loaded, "kkt").status is Status.OPTIMAL
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"a": [1.0, -1.0]}, "a"),
+        ({"a": [1.0, 2.0, 3.0]}, "beta"),
+        ({"capacity": [20.0, 0.0]}, "capacity"),
+        ({"usage": [25.0, 0.0]}, "usage"),
+        ({"utility": ["log", "cubic"]}, "utility"),
+        ({"utility": ["log"]}, "utility"),
+        ({"utility": 3}, "utility"),
+        ({"rho": -1.0}, "rho"),
+        ({"rho": float("nan")}, "rho"),
+        ({"xbar": [1.0, float("inf")]}, "xbar"),
+        ({"iota": 0.0}, "iota"),
+        ({"iota": 2.0, "upsilon": 1.0}, "upsilon"),
+        ({"alpha": 0.5}, "alpha"),
+    ],
+)
+def test_bad_input_names_the_field(change, field):
+    good = {"utility": "log", "a": [1.0, 2.0], "beta": [0.2, 0.3], "capacity": [20.0, 18.0],
+            "xbar": [7.0, 6.0], "rho": 9.0}
+    with pytest.raises(ValueError, match=field):
+        PseudoWelfare(**{**good, **change})
+
+
+def test_json_rejects_unknown_key():
+    with pytest.raises(ValueError, match="unknown key"):
+        model_from_dict({"model": "pseudo_welfare", "utility": "log", "a": [1], "beta": [0.1], "capacity": [2],
+                         "xbar": [1], "rho": 1, "speed": 3})
