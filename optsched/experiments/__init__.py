@@ -35,7 +35,7 @@ class Experiment:
 _EXPERIMENTS: dict[str, Experiment] = {}
 
 # Modules that register experiments; imported on first lookup (they pull in pandas/matplotlib).
-EXPERIMENT_MODULES = ("optsched.maxweight.experiments",)
+EXPERIMENT_MODULES = ("optsched.maxweight.experiments", "optsched.esdp.experiments", "optsched.onsocmax.experiments", "optsched.ogasched.experiments")
 
 
 def experiment(

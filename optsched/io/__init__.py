@@ -60,4 +60,4 @@ def load_instance(path: str | Path, instance: int | None = None) -> Model:
     return models[instance - 1]
 
 
-from optsched.io import delorme, json_instance  # noqa: E402,F401  (register the readers)
+from optsched.io import delorme, json_instance, orlib  # noqa: E402,F401  (register the readers)

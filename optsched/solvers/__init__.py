@@ -3,10 +3,18 @@ until a backend is used)."""
 
 from optsched.solvers import (  # noqa: F401
     brute_force,
+    budget_dp,
+    budget_exact,
     cpsat,
     cvxpy_backend,
+    escb_aescb,
+    escb_oa,
     greedy_set_packing,
     highs,
+    projection_fast,
+    projection_paper,
+    pseudo_welfare_alm,
+    pseudo_welfare_kkt,
     pyomo_reference,
 )
 from optsched.solvers.registry import (
