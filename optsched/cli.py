@@ -95,7 +95,7 @@ def cmd_backends(args: argparse.Namespace) -> int:
 
     kinds = model_kinds()
     for name, b in sorted(all_backends().items()):
-        solves = sorted(b.MODELS | {k for k, cls in kinds.items() if b.FORM in cls.FORMS})
+        solves = sorted(k for k, cls in kinds.items() if b.fits_kind(cls) is None)
         avail = b.available()
         status = "available" if avail else f"unavailable: {avail.reason}"
         kind = "exact" if b.EXACT else "heuristic"
@@ -156,7 +156,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _one_line_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+    """Warnings (e.g. trace rows skipped) as one line each, like the errors."""
+    print(f"optsched: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -51,6 +51,13 @@ def test_every_backend_fits_some_registered_model_kind() -> None:
 
     kinds = model_kinds()
     for name, b in all_backends().items():
-        fits = b.MODELS & set(kinds) or {k for k, cls in kinds.items() if b.FORM in cls.FORMS}
+        fits = {k for k, cls in kinds.items() if b.fits_kind(cls) is None}
         assert fits, name
     assert optsched.backends()  # names listed
+
+
+def test_capability_flags_exclude_unfit_kinds() -> None:
+    from optsched.models.capacity_projection import CapacityProjection
+
+    assert all_backends()["cpsat"].fits_kind(CapacityProjection) is not None  # a continuous QP
+    assert all_backends()["highs"].fits_kind(CapacityProjection) is None

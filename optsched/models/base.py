@@ -54,6 +54,9 @@ class Model:
     name: ClassVar[str]
     maximize: ClassVar[bool]
     FORMS: ClassVar[frozenset[str]] = frozenset()
+    # Traits of the kind's algebraic forms, matched against backends' capability flags.
+    CONTINUOUS: ClassVar[bool] = False
+    QUADRATIC: ClassVar[bool] = False
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ()
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ()
 

@@ -49,6 +49,8 @@ class CapacityProjection(Model):
     name: ClassVar[str] = "capacity_projection"
     maximize: ClassVar[bool] = False
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "pyomo", "cvxpy"})
+    CONTINUOUS: ClassVar[bool] = True
+    QUADRATIC: ClassVar[bool] = True
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("z", "upper", "group", "capacity")
     is_mip_formulation: ClassVar[bool] = False
 

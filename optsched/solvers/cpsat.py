@@ -28,6 +28,8 @@ class CpSatBackend(Backend):
     DESCRIPTION = "OR-Tools CP-SAT: exact pure-integer programs with whole-number constraints"
     EXACT = True
     FORM = "standard"
+    CONTINUOUS_CAPABLE = False
+    QP_CAPABLE = False
     SUPPORTS_TIME_LIMIT = True
     REQUIRES = ("ortools",)
     PRIORITY = 10
@@ -37,9 +39,7 @@ class CpSatBackend(Backend):
 
     def fits_instance(self, model: Model) -> str | None:
         form: StandardForm = model.standard_form()  # type: ignore[attr-defined]
-        if form.hessian is not None:
-            return "cpsat: quadratic objectives are not supported"
-        if not form.integrality.all():
+        if not form.integrality.all():  # a kind may mix integer and continuous instances
             return "cpsat: every variable must be integer"
         if not form.is_integral_data:
             return "cpsat: constraint coefficients and bounds must be whole numbers"

@@ -54,17 +54,29 @@ class Backend:
     OPTIONS: ClassVar[Mapping[str, Any]] = {}
     PRIORITY: ClassVar[int] = 50
     REQUIRES: ClassVar[tuple[str, ...]] = ()
+    # What a FORM-based backend's solver accepts, against the model kind's traits (after
+    # cvxpy's MIP_CAPABLE): continuous variables, a quadratic objective.
+    CONTINUOUS_CAPABLE: ClassVar[bool] = True
+    QP_CAPABLE: ClassVar[bool] = True
 
     def available(self) -> Availability:
         return modules_available(*self.REQUIRES)
 
+    def fits_kind(self, kind: type[Model]) -> str | None:
+        """None when this backend can solve models of this kind (instances permitting)."""
+        if kind.name in self.MODELS:
+            return None
+        if self.FORM is None or self.FORM not in kind.FORMS:
+            return f"backend {self.NAME!r} does not solve {kind.name!r} models"
+        if kind.CONTINUOUS and not self.CONTINUOUS_CAPABLE:
+            return f"backend {self.NAME!r} does not solve {kind.name!r} models (continuous variables)"
+        if kind.QUADRATIC and not self.QP_CAPABLE:
+            return f"backend {self.NAME!r} does not solve {kind.name!r} models (quadratic objective)"
+        return None
+
     def fits(self, model: Model) -> str | None:
         """None when this backend can solve ``model``; otherwise the reason it cannot."""
-        if model.name in self.MODELS:
-            return self.fits_instance(model)
-        if self.FORM is not None and self.FORM in model.FORMS:
-            return self.fits_instance(model)
-        return f"backend {self.NAME!r} does not solve {model.name!r} models"
+        return self.fits_kind(type(model)) or self.fits_instance(model)
 
     def fits_instance(self, model: Model) -> str | None:
         """Instance-level limits (size, integral data, ...); override when there are any."""
