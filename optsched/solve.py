@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Iterable
 
+import numpy as np
+
 from optsched.models.base import Model
 from optsched.models.validate import finite_float
 from optsched.result import Result, Status
@@ -56,6 +58,26 @@ def _verify(model: Model, result: Result) -> Result:
     return result
 
 
+def _check_option_type(backend: str, key: str, value: Any, default: Any) -> None:
+    """An option must have the type of its default (when the default is a bool, int, float or
+    str); ranges are the backend's to check. ``None`` defaults accept anything."""
+    import numbers
+
+    where = f"options: backend {backend!r} option {key!r}"
+    if isinstance(default, bool):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{where} expects true or false, got {value!r}")
+    elif isinstance(default, numbers.Integral):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            raise ValueError(f"{where} expects an integer, got {value!r}")
+    elif isinstance(default, numbers.Real):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or value != value:
+            raise ValueError(f"{where} expects a number, got {value!r}")
+    elif isinstance(default, str):
+        if not isinstance(value, str):
+            raise ValueError(f"{where} expects a string, got {value!r}")
+
+
 def solve(
     model: Model,
     backend: str | None = None,
@@ -79,6 +101,8 @@ def solve(
     unknown = sorted(set(options) - set(chosen.OPTIONS))
     if unknown:
         raise ValueError(f"options: backend {chosen.NAME!r} has no option {unknown[0]!r}")
+    for key, value in options.items():
+        _check_option_type(chosen.NAME, key, value, chosen.OPTIONS[key])
     merged = {**chosen.OPTIONS, **options}
     start = time.perf_counter()
     try:

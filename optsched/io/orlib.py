@@ -47,6 +47,12 @@ class _Tokens:
         except ValueError:
             raise ValueError(f"file: {self.where}: not a number among {' '.join(chunk[:5])!r}") from None
 
+    def expect_end(self, after: str) -> None:
+        """Wrong counts show up as numbers left over: reject them instead of ignoring them."""
+        extra = len(self.items) - self.pos
+        if extra:
+            raise ValueError(f"file: {self.where}: {extra} unexpected token(s) after {after}")
+
     def size(self, what: str) -> int:
         value = self.take(1)[0]
         if value != int(value) or value < 1:
@@ -66,6 +72,8 @@ def _parse_beasley(text: str) -> list[OrlibInstance]:
         weights = tok.take(m * n).reshape(m, n)
         capacity = tok.take(m)
         out.append(OrlibInstance(f"instance-{k}", BudgetedIP(profits, weights, capacity), opt if opt > 0 else None))
+    tok.where = "mknap"
+    tok.expect_end(f"the {count} instance(s) the file's count announces")
     return out
 
 
@@ -85,6 +93,7 @@ def _parse_mknap2(text: str) -> list[OrlibInstance]:
         capacity = tok.take(m)
         weights = tok.take(m * n).reshape(m, n)
         opt = float(tok.take(1)[0])
+        tok.expect_end("the optimum (check m and n)")
         out.append(OrlibInstance(name, BudgetedIP(profits, weights, capacity), opt))
     return out
 

@@ -14,7 +14,8 @@ def _to_array(name: str, value: Any, dtype: type) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: not a rectangular array of numbers ({exc})") from None
+        why = "rows of different lengths" if "inhomogeneous" in str(exc) else str(exc).split(".")[0]
+        raise ValueError(f"{name}: not a rectangular array of numbers ({why})") from None
     return arr
 
 

@@ -14,7 +14,7 @@ samples in the shared data directory):
 
 Project-wide rule for bad input: a row that cannot be parsed is skipped and counted in one
 ``warnings.warn`` naming the first few row numbers (1-based, header = row 1); a file without a
-required column raises ``ValueError`` naming the column.
+required column, an empty file, and a file none of whose rows parse raise ``ValueError``.
 
 ``alibaba_scenario`` builds the scenario: K = 3 resources (CPU cores, memory GiB, GPUs; the
 GPU model is a locality constraint), nodes sampled from the machines of both clusters, job
@@ -97,6 +97,8 @@ def _read(
                 continue
             for name, v in parsed.items():
                 values[name].append(v)
+    if bad and not any(len(v) for v in values.values()):
+        raise ValueError(f"trace: {path}: none of its {len(bad)} row(s) can be parsed (first bad row {bad[0]})")
     _warn_skipped(path, bad)
     return Table({k: np.asarray(v) for k, v in values.items()}, len(bad))
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Status
-from optsched.solvers.highs import _highs_status
+from optsched.solvers.highs import _highs_status, set_option
 from optsched.solvers.registry import Backend, register_backend
 
 
@@ -45,7 +45,7 @@ class EscbOuterApproximationBackend(Backend):
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("mip_rel_gap", 0.0)
-        h.setOptionValue("threads", int(options["threads"]))
+        set_option(h, "threads", int(options["threads"]))
         inf = highspy.kHighsInf
         for j in range(n):
             h.addCol(float(m.mean[j]), 0.0, 1.0, 0, np.zeros(0, np.int32), np.zeros(0))

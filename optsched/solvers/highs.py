@@ -27,6 +27,19 @@ def _highs_status(name: str) -> Status:
     return STATUS_TABLE.get(name, Status.ERROR)
 
 
+def set_option(h: Any, key: str, value: Any, where: str = "options") -> None:
+    """``h.setOptionValue`` that turns HiGHS's refusal (unknown name, wrong type, out of range)
+    into a ValueError naming the option, instead of silently keeping the default."""
+    import highspy
+
+    try:
+        status = h.setOptionValue(key, value)
+    except (TypeError, RuntimeError) as exc:
+        raise ValueError(f"{where}: HiGHS rejects option {key!r} = {value!r} ({exc})") from None
+    if status != highspy.HighsStatus.kOk:
+        raise ValueError(f"{where}: HiGHS rejects option {key!r} = {value!r} (unknown name or value out of range)")
+
+
 def _lower_triangle_csc(h: Any) -> Any:
     import scipy.sparse as sp
 
@@ -55,10 +68,13 @@ class HighsBackend(Backend):
             return Result(Status.ERROR, model.name, self.NAME, extra={"message": "HiGHS has no MIQP"})
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
-        h.setOptionValue("mip_rel_gap", float(options["mip_rel_gap"]))
-        h.setOptionValue("threads", int(options["threads"]))
-        for key, value in (options["highs_options"] or {}).items():
-            h.setOptionValue(key, value)
+        set_option(h, "mip_rel_gap", float(options["mip_rel_gap"]))
+        set_option(h, "threads", int(options["threads"]))
+        extra = options["highs_options"] or {}
+        if not isinstance(extra, Mapping):
+            raise ValueError(f"options: highs_options must be a mapping of HiGHS option names to values, got {extra!r}")
+        for key, value in extra.items():
+            set_option(h, key, value, where="highs_options")
         if time_limit is not None:
             h.setOptionValue("time_limit", float(time_limit))
 

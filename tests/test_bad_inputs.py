@@ -1,0 +1,348 @@
+"""The bad-input corpus (tests/bad_inputs/), driven from one table.
+
+Every row is one bad input: the CLI arguments that feed it to an entry point and the words
+its one-line message must contain. Each row is checked twice:
+
+* through the CLI (``optsched.cli.main`` in-process, cwd = tests/bad_inputs so the trace
+  configs' relative ``trace_dir`` resolves): exit status 2, nothing on stdout, exactly one
+  line on stderr, starting ``optsched: error:``, containing the words; an exception other
+  than ValueError would escape ``main`` and fail the test (that is a traceback);
+* through the library call the CLI makes (reader, config loader, experiment, ``solve``):
+  a ``ValueError`` whose message contains the same words.
+
+Trace rows that cannot be parsed are *skipped and counted in a warning* (never silently
+dropped, never fatal on their own); a trace file without a required column, an empty one, or
+one none of whose rows parse is an error. ``test_trace_with_a_few_bad_rows_*`` pin that.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+import optsched
+from optsched.cli import main
+
+BAD = Path(__file__).parent / "bad_inputs"
+
+GOOD_MODELS: dict[str, dict[str, Any]] = {
+    "set_packing.json": {"model": "set_packing", "n_elements": 4, "sets": [[0, 1], [1, 2, 3], [2]], "weights": [1.0, 2.5, 1.0]},
+    "budgeted_ip.json": {"model": "budgeted_ip", "values": [3, 4, 5], "weights": [[1, 2, 2]], "capacity": [3],
+                         "budget_coeffs": [1, 1, 2], "budget": 1},
+    "fractional_ip.json": {"model": "budgeted_ip", "values": [3, 4, 5], "weights": [[1.5, 2, 2]], "capacity": [3]},
+    "projection.json": {"model": "capacity_projection", "z": [1.0, 2.0], "upper": [1.0, 1.0], "group": [0, 0],
+                        "capacity": [1.0]},
+}
+
+
+# --- library calls (what the CLI does, without the CLI) ---------------------------------------
+def load(path: str) -> Callable[[Path], Any]:
+    def call(tmp: Path) -> Any:
+        from optsched.io import load_instances
+
+        return load_instances(path)
+
+    return call
+
+
+def config(experiment: str, path: str) -> Callable[[Path], Any]:
+    def call(tmp: Path) -> Any:
+        from optsched.config import load_toml
+        from optsched.experiments import get_experiment
+
+        return get_experiment(experiment).make_config(load_toml(path))
+
+    return call
+
+
+def run(experiment: str, path: str) -> Callable[[Path], Any]:
+    def call(tmp: Path) -> Any:
+        from optsched.config import load_toml
+        from optsched.experiments import get_experiment
+
+        exp = get_experiment(experiment)
+        return exp.run(exp.make_config(load_toml(path)), tmp / "out")
+
+    return call
+
+
+def solve(good: str, backend: str | None, time_limit: float | None = None, **options: Any) -> Callable[[Path], Any]:
+    def call(tmp: Path) -> Any:
+        from optsched.models import model_from_dict
+
+        return optsched.solve(model_from_dict(GOOD_MODELS[good]), backend, time_limit=time_limit, **options)
+
+    return call
+
+
+def instance(name: str, words: str) -> tuple[list[str], str, Callable[[Path], Any]]:
+    return ["solve", name], words, load(name)
+
+
+def cfg(experiment: str, name: str, words: str, *, at_run: bool = False) -> tuple[list[str], str, Callable[[Path], Any]]:
+    path = f"configs/{name}"
+    lib = run(experiment, path) if at_run else config(experiment, path)
+    return ["run", experiment, "--config", path, "--out", "{out}"], words, lib
+
+
+# file (relative to tests/bad_inputs, None for pure CLI misuse) -> (argv, words, library call)
+CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
+    # JSON: set_packing (the first corpus) and generic JSON problems
+    "empty_model.json": instance("empty_model.json", "sets: needs at least one set"),
+    "index_out_of_range.json": instance("index_out_of_range.json", "sets[1]: index out of range"),
+    "nan_weight.json": instance("nan_weight.json", "NaN is not a number"),
+    "negative_weight.json": instance("negative_weight.json", "weights: contains a negative value"),
+    "not_an_object.json": instance("not_an_object.json", "expected a JSON object"),
+    "ragged_weights.json": instance("ragged_weights.json", "weights: axis 0 has length 1, expected 2"),
+    "truncated.json": instance("truncated.json", "json: malformed at line 1"),
+    "unknown_key.json": instance("unknown_key.json", "unknown key 'colour'"),
+    "unknown_model.json": instance("unknown_model.json", "unknown model 'knapsackz'"),
+    "wrong_type.json": instance("wrong_type.json", "n_elements: expected an integer"),
+    "no_model_key.json": instance("no_model_key.json", "unknown model None"),
+    "list_with_one_bad.json": instance("list_with_one_bad.json", "n_elements: must be >= 1"),
+    "bool_as_count.json": instance("bool_as_count.json", "n_elements: expected an integer, got True"),
+    "empty_file.json": instance("empty_file.json", "json: malformed at line 1 column 1"),
+    "binary_garbage.json": instance("binary_garbage.json", "is not a text file"),
+    # JSON: budgeted_ip
+    "budgeted_ip_negative_capacity.json": instance("budgeted_ip_negative_capacity.json", "capacity: contains a negative value"),
+    "budgeted_ip_ragged_weights.json": instance("budgeted_ip_ragged_weights.json", "weights: not a rectangular array of numbers (rows of different lengths)"),
+    "budgeted_ip_overflow_value.json": instance("budgeted_ip_overflow_value.json", "values: contains an infinite value"),
+    "budgeted_ip_infinity_literal.json": instance("budgeted_ip_infinity_literal.json", "Infinity is not a number"),
+    "budgeted_ip_bad_mask.json": instance("budgeted_ip_bad_mask.json", "mask: entries must be 0/1"),
+    "budgeted_ip_budget_string.json": instance("budgeted_ip_budget_string.json", "budget: expected a number, got 'high'"),
+    "budgeted_ip_missing_capacity.json": instance("budgeted_ip_missing_capacity.json", "missing key 'capacity'"),
+    "budgeted_ip_empty.json": instance("budgeted_ip_empty.json", "values: needs at least 1 entries"),
+    "budgeted_ip_negative_budget_coeff.json": instance("budgeted_ip_negative_budget_coeff.json", "budget_coeffs: contains a negative value"),
+    # JSON: budget_family
+    "budget_family_budget_above_max.json": instance("budget_family_budget_above_max.json", "budget: must be <= max_budget = 2, got 5"),
+    "budget_family_fractional_max_budget.json": instance("budget_family_fractional_max_budget.json", "max_budget: expected an integer, got 1.5"),
+    "budget_family_bool_max_budget.json": instance("budget_family_bool_max_budget.json", "max_budget: expected an integer, got True"),
+    # JSON: escb_index
+    "escb_negative_variance.json": instance("escb_negative_variance.json", "variance: contains a negative value"),
+    "escb_capacity_length.json": instance("escb_capacity_length.json", "capacity: axis 0 has length 1, expected 2"),
+    "escb_mean_as_string.json": instance("escb_mean_as_string.json", "mean: expected numbers, got str"),
+    # JSON: capacity_projection
+    "projection_group_out_of_range.json": instance("projection_group_out_of_range.json", "group: index out of range [0, 2)"),
+    "projection_fractional_group.json": instance("projection_fractional_group.json", "group: indices must be whole numbers"),
+    "projection_negative_upper.json": instance("projection_negative_upper.json", "upper: contains a negative value"),
+    "projection_nested_z.json": instance("projection_nested_z.json", "z: expected a 1-dimensional array"),
+    # JSON: pseudo_welfare (+ integral) and the ONSOCMAX offline mesh
+    "pseudo_welfare_unknown_utility.json": instance("pseudo_welfare_unknown_utility.json", "utility: unknown kind 'cubic'"),
+    "pseudo_welfare_zero_capacity.json": instance("pseudo_welfare_zero_capacity.json", "capacity: every C_r must be > 0"),
+    "pseudo_welfare_usage_above_capacity.json": instance("pseudo_welfare_usage_above_capacity.json", "usage: a unit is already used above its capacity"),
+    "pseudo_welfare_alpha_not_above_one.json": instance("pseudo_welfare_alpha_not_above_one.json", "alpha: must be > 1"),
+    "pseudo_welfare_negative_rho.json": instance("pseudo_welfare_negative_rho.json", "rho: must be >= 0"),
+    "pseudo_welfare_utility_list_length.json": instance("pseudo_welfare_utility_list_length.json", "utility: has 1 kinds, expected 2"),
+    "onsocmax_offline_missing_key.json": instance("onsocmax_offline_missing_key.json", "mesh instance: missing key"),
+    # Delorme set packing (.dat)
+    "column_out_of_range.dat": instance("column_out_of_range.dat", "row 1 names column 3 outside 1..2"),
+    "non_integer.dat": instance("non_integer.dat", "the profits holds a non-integer token"),
+    "trailing_tokens.dat": instance("trailing_tokens.dat", "2 unexpected tokens after row 2"),
+    "truncated.dat": instance("truncated.dat", "file ends inside row 2"),
+    "delorme_zero_rows.dat": instance("delorme_zero_rows.dat", "header needs m >= 1"),
+    "delorme_negative_count.dat": instance("delorme_negative_count.dat", "row 1 has count -1"),
+    "delorme_empty.dat": instance("delorme_empty.dat", "file ends inside the header"),
+    "delorme_repeated_column.dat": instance("delorme_repeated_column.dat", "sets[0]: repeats an element"),
+    "delorme_negative_profit.dat": instance("delorme_negative_profit.dat", "weights: contains a negative value"),
+    # OR-Library mknap (.txt)
+    "mknap_truncated.txt": instance("mknap_truncated.txt", "instance 1: ends early"),
+    "mknap_count_too_high.txt": instance("mknap_count_too_high.txt", "instance 2: ends early"),
+    "mknap_count_too_low.txt": instance("mknap_count_too_low.txt", "10 unexpected token(s) after the 1 instance(s)"),
+    "mknap_zero_items.txt": instance("mknap_zero_items.txt", "n must be a positive whole number, got 0"),
+    "mknap_non_number.txt": instance("mknap_non_number.txt", "not a number among '10 20 abc'"),
+    "mknap_negative_weight.txt": instance("mknap_negative_weight.txt", "weights: contains a negative value"),
+    "mknap_neither_layout.txt": instance("mknap_neither_layout.txt", "neither an OR-Library mknap1/mknapcb file"),
+    "mknap2_truncated.txt": instance("mknap2_truncated.txt", "TEST1: ends early"),
+    # TOML configs: maxweight (the first corpus, top level) and every other experiment
+    "malformed.toml": (["run", "maxweight", "--config", "malformed.toml"], "is not valid TOML", config("maxweight", "malformed.toml")),
+    "probability_above_one.toml": (["run", "maxweight", "--config", "probability_above_one.toml"], "fig4_task_prob: must be a probability",
+                                   config("maxweight", "probability_above_one.toml")),
+    "requirement_length.toml": (["run", "maxweight", "--config", "requirement_length.toml"], "requirement: needs 2 entries",
+                                config("maxweight", "requirement_length.toml")),
+    "unknown_key.toml": (["run", "maxweight", "--config", "unknown_key.toml"], "unknown key 'framez'", config("maxweight", "unknown_key.toml")),
+    "wrong_type.toml": (["run", "maxweight", "--config", "wrong_type.toml"], "frames: expected an integer", config("maxweight", "wrong_type.toml")),
+    "configs/maxweight_fig5_size_zero.toml": cfg("maxweight", "maxweight_fig5_size_zero.toml", "fig5_sizes: sizes must be >= 1"),
+    "configs/maxweight_negative_frames.toml": cfg("maxweight", "maxweight_negative_frames.toml", "frames: must be >= 1"),
+    "configs/esdp_unknown_key.toml": cfg("esdp", "esdp_unknown_key.toml", "unknown key 'n_serverz'"),
+    "configs/esdp_arrival_prob_above_one.toml": cfg("esdp", "esdp_arrival_prob_above_one.toml", "arrival_prob: must be a probability in [0, 1], got 1.2"),
+    "configs/esdp_edge_prob_zero.toml": cfg("esdp", "esdp_edge_prob_zero.toml", "edge_prob: must be in (0, 1]"),
+    "configs/esdp_unknown_policy.toml": cfg("esdp", "esdp_unknown_policy.toml", "unknown policy 'Magic'"),
+    "configs/esdp_horizon_string.toml": cfg("esdp", "esdp_horizon_string.toml", "horizon: expected an integer, got 'long'"),
+    "configs/esdp_figure_unknown.toml": cfg("esdp", "esdp_figure_unknown.toml", "figure: must be one of"),
+    "configs/ogasched_arrival_prob_above_one.toml": cfg("ogasched", "ogasched_arrival_prob_above_one.toml", "arrival_prob: must be a probability in [0, 1], got 1.5"),
+    "configs/ogasched_alibaba_without_dir.toml": cfg("ogasched", "ogasched_alibaba_without_dir.toml", "trace_dir: the alibaba source needs a directory"),
+    "configs/ogasched_unknown_part.toml": cfg("ogasched", "ogasched_unknown_part.toml", "unknown part 'fig99'"),
+    "configs/ogasched_parts_not_list.toml": cfg("ogasched", "ogasched_parts_not_list.toml", "parts: expected a list, got str"),
+    "configs/ogasched_nested_table.toml": cfg("ogasched", "ogasched_nested_table.toml", "unknown key 'oga'"),
+    "configs/ogasched_nan.toml": cfg("ogasched", "ogasched_nan.toml", "contention: must be finite"),
+    "configs/onsocmax_max_nodes_above_n_nodes.toml": cfg("onsocmax", "onsocmax_max_nodes_above_n_nodes.toml", "max_nodes: must be in [1, n_nodes]"),
+    "configs/onsocmax_unknown_kind.toml": cfg("onsocmax", "onsocmax_unknown_kind.toml", "kinds: each must be one of"),
+    "configs/onsocmax_integral_sweep.toml": cfg("onsocmax", "onsocmax_integral_sweep.toml", "integral: only the ratio study"),
+    "configs/onsocmax_repeats_float.toml": cfg("onsocmax", "onsocmax_repeats_float.toml", "repeats: expected an integer, got 2.5"),
+    # Alibaba traces, through `optsched run ogasched` with source = "alibaba"
+    "configs/ogasched_missing_trace_dir.toml": cfg("ogasched", "ogasched_missing_trace_dir.toml", "traces/no_such_directory has neither", at_run=True),
+    "configs/ogasched_trace_missing_column.toml": cfg("ogasched", "ogasched_trace_missing_column.toml", "missing required column 'memory_mib'", at_run=True),
+    "configs/ogasched_trace_all_rows_bad.toml": cfg("ogasched", "ogasched_trace_all_rows_bad.toml", "none of its 3 row(s) can be parsed (first bad row 2)", at_run=True),
+    "configs/ogasched_trace_empty_file.toml": cfg("ogasched", "ogasched_trace_empty_file.toml", "openb_node_list_all_node.csv is empty", at_run=True),
+    "configs/ogasched_trace_no_machine_files.toml": cfg("ogasched", "ogasched_trace_no_machine_files.toml", "traces/no_machine_files has neither", at_run=True),
+    "configs/ogasched_trace_pods_without_time.toml": cfg("ogasched", "ogasched_trace_pods_without_time.toml", "missing required column 'creation_time'", at_run=True),
+}
+
+# CLI misuse on good files (written to the test's temporary directory as {tmp}/NAME)
+MISUSE: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
+    "unknown backend": (["solve", "{tmp}/set_packing.json", "--backend", "nosuch"], "unknown backend 'nosuch'", solve("set_packing.json", "nosuch")),
+    "backend does not fit the model": (["solve", "{tmp}/set_packing.json", "--backend", "kkt"], "backend 'kkt' does not solve 'set_packing'",
+                                       solve("set_packing.json", "kkt")),
+    "family backend on one budget": (["solve", "{tmp}/budgeted_ip.json", "--backend", "budget_exact"], "does not solve 'budgeted_ip'",
+                                     solve("budgeted_ip.json", "budget_exact")),
+    "dp on fractional data": (["solve", "{tmp}/fractional_ip.json", "--backend", "dp"], "dp: weights, capacity and budget_coeffs must be whole",
+                              solve("fractional_ip.json", "dp")),
+    "cpsat on fractional data": (["solve", "{tmp}/fractional_ip.json", "--backend", "cpsat"], "must be whole numbers",
+                                 solve("fractional_ip.json", "cpsat")),
+    "cpsat on a QP": (["solve", "{tmp}/projection.json", "--backend", "cpsat"], "does not solve 'capacity_projection'", solve("projection.json", "cpsat")),
+    "missing file": (["solve", "{tmp}/nothing_here.json"], "does not exist", load("/nonexistent/nothing_here.json")),
+    "unknown file format": (["solve", "configs/esdp_unknown_key.toml"], "unknown instance format '.toml'", load("configs/esdp_unknown_key.toml")),
+    "option of the wrong type": (["solve", "{tmp}/budgeted_ip.json", "--backend", "cpsat", "--option", "num_workers=abc"],
+                                 "option 'num_workers' expects an integer", solve("budgeted_ip.json", "cpsat", num_workers="abc")),
+    "option as a list": (["solve", "{tmp}/budgeted_ip.json", "--backend", "cpsat", "--option", "num_workers=[1]"],
+                         "option 'num_workers' expects an integer", solve("budgeted_ip.json", "cpsat", num_workers=[1])),
+    "HiGHS option out of range": (["solve", "{tmp}/budgeted_ip.json", "--backend", "highs", "--option", "mip_rel_gap=-1"],
+                                  "HiGHS rejects option 'mip_rel_gap'", solve("budgeted_ip.json", "highs", mip_rel_gap=-1.0)),
+    "unknown HiGHS option": (["solve", "{tmp}/budgeted_ip.json", "--backend", "highs", "--option", 'highs_options={"bogus": 1}'],
+                             "HiGHS rejects option 'bogus'", solve("budgeted_ip.json", "highs", highs_options={"bogus": 1})),
+    "unknown DP method": (["solve", "{tmp}/budgeted_ip.json", "--backend", "dp", "--option", "method=bogus"], "unknown DP method 'bogus'",
+                          solve("budgeted_ip.json", "dp", method="bogus")),
+    "NaN time limit": (["solve", "{tmp}/budgeted_ip.json", "--time-limit", "nan"], "time_limit: must be finite",
+                       solve("budgeted_ip.json", None, time_limit=float("nan"))),
+    "negative time limit": (["solve", "{tmp}/budgeted_ip.json", "--time-limit", "-1"], "time_limit: must be >= 0",
+                            solve("budgeted_ip.json", None, time_limit=-1.0)),
+    "compare with an unknown backend": (["compare", "{tmp}/budgeted_ip.json", "--backends", "highs,nosuch"], "unknown backend 'nosuch'",
+                                        solve("budgeted_ip.json", "nosuch")),
+    "unknown experiment": (["run", "nosuch"], "unknown experiment 'nosuch'", lambda tmp: __import__("optsched.experiments").experiments.get_experiment("nosuch")),
+    "unknown preset": (["run", "esdp", "--preset", "nosuch"], "esdp has no preset 'nosuch'",
+                       lambda tmp: __import__("optsched.experiments").experiments.get_experiment("esdp").make_config({}, "nosuch")),
+    "missing config file": (["run", "onsocmax", "--config", "configs/missing.toml"], "does not exist",
+                            config("onsocmax", "configs/missing.toml")),
+}
+
+
+@pytest.fixture
+def in_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """cwd = tests/bad_inputs (relative paths in the table and in trace configs), good files in tmp."""
+    for name, data in GOOD_MODELS.items():
+        (tmp_path / name).write_text(json.dumps(data))
+    monkeypatch.chdir(BAD)
+    return tmp_path
+
+
+def check_cli(capsys: pytest.CaptureFixture[str], argv: list[str], words: str, tmp: Path) -> None:
+    argv = [a.replace("{tmp}", str(tmp)).replace("{out}", str(tmp / "out")) for a in argv]
+    code = main(argv)  # anything but a ValueError escapes here and fails the test
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2, (argv, code, err)
+    assert out == ""
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("optsched: error: ")
+    assert "Traceback" not in err
+    assert words in lines[0], (words, lines[0])
+
+
+def check_library(call: Callable[[Path], Any], words: str, tmp: Path) -> None:
+    with pytest.raises(ValueError) as info:
+        call(tmp)
+    assert words in " ".join(str(info.value).split())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_corpus_file_cli_exit_2_one_line(name: str, in_corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv, words, _ = CASES[name]
+    check_cli(capsys, argv, words, in_corpus)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_corpus_file_library_value_error(name: str, in_corpus: Path) -> None:
+    _, words, call = CASES[name]
+    check_library(call, words, in_corpus)
+
+
+@pytest.mark.parametrize("name", sorted(MISUSE))
+def test_cli_misuse_exit_2_one_line(name: str, in_corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv, words, _ = MISUSE[name]
+    check_cli(capsys, argv, words, in_corpus)
+
+
+@pytest.mark.parametrize("name", sorted(MISUSE))
+def test_cli_misuse_library_value_error(name: str, in_corpus: Path) -> None:
+    _, words, call = MISUSE[name]
+    check_library(call, words, in_corpus)
+
+
+def test_every_corpus_file_is_in_the_table() -> None:
+    """No corpus file escapes the table; the trace directories are reached through their configs."""
+    files = {
+        p.relative_to(BAD).as_posix()
+        for p in BAD.rglob("*")
+        if p.is_file() and p.relative_to(BAD).parts[0] != "traces"
+    }
+    used_dirs = {Path(CASES[k][0][3]).stem.removeprefix("ogasched_trace_") for k in CASES if "_trace_" in k}
+    trace_dirs = {p.name for p in (BAD / "traces").iterdir() if p.is_dir()}
+    assert files - {"configs/ogasched_trace_few_bad_rows.toml"} == set(CASES)
+    assert trace_dirs - {"few_bad_rows"} <= used_dirs
+    assert len(CASES) >= 30
+
+
+def test_trace_with_a_few_bad_rows_is_loaded_with_a_warning_counting_them() -> None:
+    from optsched.ogasched.traces import read_v2018_tasks, read_v2023_nodes, read_v2023_pods
+
+    d = BAD / "traces" / "few_bad_rows"
+    for reader, path, n_good, rows in (
+        (read_v2023_nodes, d / "gpu-v2023" / "openb_node_list_all_node.csv", 4, "(rows 3)"),
+        (read_v2023_pods, d / "gpu-v2023" / "openb_pod_list_default.csv", 4, "(rows 2, 5)"),
+        (read_v2018_tasks, d / "v2018-sample" / "sample_tasks.csv", 4, "(rows 3)"),
+    ):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            table = reader(path)
+        assert len(table) == n_good
+        assert table.skipped == len(rows.split(","))
+        assert len(caught) == 1
+        message = str(caught[0].message)
+        assert f"skipped {table.skipped} unparseable row(s) {rows}" in message and path.name in message
+
+
+def test_trace_with_a_few_bad_rows_runs_from_the_cli_with_one_line_warnings(
+    in_corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["run", "ogasched", "--config", "configs/ogasched_trace_few_bad_rows.toml", "--out", str(in_corpus / "o")])
+    out, err = capsys.readouterr()
+    assert code == 0
+    warned = [line for line in err.splitlines() if line.startswith("optsched: warning: ")]
+    assert len(warned) == 3 and all("unparseable row(s)" in w for w in warned)
+    assert "Traceback" not in err and "UserWarning" not in err
+    assert (in_corpus / "o" / "fig2_rewards.csv").is_file()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", "budgeted_ip_ragged_weights.json"],
+        ["run", "esdp", "--config", "configs/esdp_unknown_policy.toml"],
+        ["run", "ogasched", "--config", "configs/ogasched_trace_missing_column.toml"],
+    ],
+    ids=["json", "toml", "trace"],
+)
+def test_real_process_exit_status_and_one_line(argv: list[str], tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "optsched", *argv, *(["--out", str(tmp_path)] if argv[0] == "run" else [])],
+        capture_output=True, text=True, cwd=BAD, timeout=300,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("optsched: error: ")
