@@ -78,9 +78,13 @@ class SetPacking(Model):
         return sp.csr_matrix((data, indices, indptr), shape=(self.n_sets, self.n_elements))
 
     @cached_property
-    def element_masks(self) -> tuple[int, ...]:
-        """Set i as the integer with bit j set for each element j."""
-        return tuple(sum(1 << j for j in s.tolist()) for s in self.sets)
+    def element_words(self) -> np.ndarray:
+        """N x ceil(M/64) uint64 matrix: bit j % 64 of word j // 64 of row i marks element j of set i."""
+        words = np.zeros((self.n_sets, (self.n_elements + 63) // 64), dtype=np.uint64)
+        rows = np.repeat(np.arange(self.n_sets), self.set_sizes)
+        cols = np.concatenate(self.sets) if rows.size else np.zeros(0, np.int64)
+        np.bitwise_or.at(words, (rows, cols // 64), np.left_shift(np.uint64(1), (cols % 64).astype(np.uint64)))
+        return words
 
     @cached_property
     def set_sizes(self) -> np.ndarray:

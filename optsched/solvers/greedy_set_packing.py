@@ -49,18 +49,11 @@ def greedy_packing_batch(incidence: np.ndarray, weights: np.ndarray) -> np.ndarr
 
 
 def greedy_packing(model: SetPacking) -> np.ndarray:
-    """Sorted indices of the sets Algorithm 2 chooses. Each set is a Python-int bitmask of its
-    elements, so the disjointness test of line 7 is one AND per candidate."""
-    keys = greedy_keys(model.weights, model.set_sizes)
-    masks = model.element_masks
-    used = 0
-    chosen = []
-    for i in np.argsort(-keys, kind="stable").tolist():
-        if not used & masks[i]:
-            used |= masks[i]
-            chosen.append(i)
-    chosen.sort()
-    return np.asarray(chosen, dtype=np.int64)
+    """Sorted indices of the sets Algorithm 2 chooses: the keys of :func:`greedy_keys`, then the
+    disjointness test of line 7 as one AND per 64 elements (compiled kernel)."""
+    from optsched.solvers.greedy_set_packing_kernel import greedy_select
+
+    return greedy_select(model.weights, model.set_sizes, model.element_words)
 
 
 @register_backend
