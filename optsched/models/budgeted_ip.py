@@ -16,14 +16,16 @@ Solution type: a sorted ``int64`` array of chosen item indices (0-based).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from optsched.models.base import Model, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import finite_float, float_array
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 
 def knapsack_rows(weights: Any, capacity: Any, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -140,6 +142,7 @@ class BudgetedIP(Model):
 
     # --- forms ---------------------------------------------------------------------------------
     def standard_form(self) -> StandardForm:
+        import scipy.sparse as sp
         n, k = self.n_items, self.weights.shape[0]
         rows = [self.weights]
         lower = [np.full(k, -np.inf)]

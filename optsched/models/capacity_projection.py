@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from optsched.models.base import Model, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import float_array, index_array
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 # OSQP settings for the cvxpy backend, measured in docs/ogasched_projection.md: with OSQP's
 # default initial rho = 0.1, 5 of 41 one-member groups filled exactly to capacity (a degenerate
@@ -82,6 +84,7 @@ class CapacityProjection(Model):
     @cached_property
     def incidence(self) -> sp.csr_matrix:
         """G x n 0-1 matrix: row g marks the members of group g."""
+        import scipy.sparse as sp
         n = self.n_vars
         return sp.csr_matrix(
             (np.ones(n), (self.group, np.arange(n))), shape=(self.n_groups, n)
@@ -144,6 +147,7 @@ class CapacityProjection(Model):
     # --- forms ---------------------------------------------------------------------------------
     def standard_form(self) -> StandardForm:
         """||y - z||^2 = 0.5 y'(2I)y - 2 z'y + z'z."""
+        import scipy.sparse as sp
         n = self.n_vars
         return StandardForm(
             maximize=False,

@@ -24,15 +24,17 @@ Solution type: a float64 array x, one entry per unit, in the order of the input 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from optsched.models.base import Model, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import finite_float, float_array
 from optsched.onsocmax import prices, utilities
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 
 @register_model
@@ -248,6 +250,7 @@ class PseudoWelfareIntegral(PseudoWelfare):
         return [f"(43): x[{r}] = {x[r]} is neither 0 nor xbar = {self.xbar[r]}" for r in np.flatnonzero(off)[:3]]
 
     def standard_form(self) -> StandardForm:
+        import scipy.sparse as sp
         n = self.n_units
         return StandardForm(
             maximize=True,

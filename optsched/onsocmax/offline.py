@@ -22,15 +22,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
-import scipy.sparse as sp
 
 from optsched.models.base import Model, register_model
 from optsched.models.forms import StandardForm
 from optsched.onsocmax import utilities
 from optsched.onsocmax.env import MeshInstance
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 CLARABEL_TOLERANCES = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "max_iter": 500}
 # Tight settings per cvxpy solver name, for :func:`certified_optimum`'s ``solver``.
@@ -88,6 +90,7 @@ class OfflineWelfare(Model):
     @cached_property
     def job_matrix(self) -> sp.csr_matrix:
         """N x P: row n sums job n's pairs (constraint (4))."""
+        import scipy.sparse as sp
         inst = self.instance
         return sp.csr_matrix((np.ones(inst.n_pairs), (inst.pair_job, np.arange(inst.n_pairs))), shape=(inst.n_jobs, inst.n_pairs))
 
@@ -98,6 +101,7 @@ class OfflineWelfare(Model):
     @cached_property
     def unit_matrix(self) -> sp.csr_matrix:
         """U x P over the units some job can use: row u sums the pairs on unit used_units[u] (6)."""
+        import scipy.sparse as sp
         inst = self.instance
         row = np.searchsorted(self.used_units, inst.pair_unit)
         return sp.csr_matrix((np.ones(inst.n_pairs), (row, np.arange(inst.n_pairs))), shape=(self.used_units.size, inst.n_pairs))
@@ -171,6 +175,7 @@ class OfflineWelfareIntegral(OfflineWelfare):
         return self.instance.pair_welfare(self.instance.xbar)
 
     def standard_form(self) -> StandardForm:
+        import scipy.sparse as sp
         inst = self.instance
         scale = sp.diags(inst.xbar)
         capacity = inst.capacity.reshape(-1)[self.used_units]
