@@ -123,6 +123,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from optsched.sweep import run_sweep
+
+    out = Path(args.out) if args.out else Path("results") / "sweeps" / Path(args.config).stem
+    if args.dask is not None:
+        executor = "dask"
+    else:
+        executor = "serial" if args.workers == 1 else "pool"
+    rep = run_sweep(args.config, out, executor=executor, workers=args.workers, dask_address=args.dask or "local",
+                    batch_size=args.batch_size)
+    print(f"sweep: {rep.total} runs, {rep.stored_before} already stored, {rep.ran} run now "
+          f"({rep.executor}, {rep.workers} workers, batches of {rep.batch_size}) in {rep.wall_s:.1f} s")
+    for p in rep.files:
+        print(f"wrote {p}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="optsched", description="Per-slot scheduling subproblems: paper algorithms vs exact solvers.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -153,6 +170,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=None)
     r.add_argument("--out", default=None, help="output directory (default results/NAME)")
     r.set_defaults(func=cmd_run)
+
+    sw = sub.add_parser("sweep", help="a grid of runs from a TOML file, in parallel, resumable; results.csv")
+    sw.add_argument("config", help="sweep TOML file (see examples/sweeps/)")
+    sw.add_argument("--workers", type=int, default=None, help="processes (default: all cores; 1 = in-process)")
+    sw.add_argument("--dask", default=None, metavar="ADDRESS", help="run on a Dask cluster: scheduler address or 'local'")
+    sw.add_argument("--out", default=None, help="output directory (default results/sweeps/CONFIG-NAME)")
+    sw.add_argument("--batch-size", type=int, default=None, help="runs per task (default: about 8 tasks per worker)")
+    sw.set_defaults(func=cmd_sweep)
     return p
 
 

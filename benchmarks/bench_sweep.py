@@ -1,0 +1,84 @@
+"""Sweep speedup: the same sweep (a few dozen ESDP runs of about 1 s each) in-process, on a
+process pool of 1 worker and on a pool of 2 workers, measured side by side in one run
+(alternating order over ``--repeats`` rounds), with the 1-minute load average before and
+after each measurement. Every measurement must give a byte-identical ``results.csv``.
+
+    python benchmarks/bench_sweep.py [--horizon 300] [--seeds 3] [--repeats 2] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from optsched.sweep import run_sweep
+
+SWEEP = """
+kind = "experiment"
+experiment = "esdp"
+seeds = {seeds}
+policies = ["ESDP", "LCF", "Oracle"]
+[base]
+horizon = {horizon}
+n_servers = 12
+n_ports = 4
+[grid]
+alpha = [0.3, 0.6]
+arrival_prob = [0.5, 0.9]
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--horizon", type=int, default=300)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="bench_sweep_"))
+    cfg = root / "sweep.toml"
+    cfg.write_text(SWEEP.format(seeds=list(range(args.seeds)), horizon=args.horizon))
+    setups = {"serial": ("serial", 1), "pool-1": ("pool", 1), f"pool-{args.workers}": ("pool", args.workers)}
+    walls: dict[str, list[float]] = {name: [] for name in setups}
+    run_cpu: dict[str, list[float]] = {name: [] for name in setups}
+    loads: list[str] = []
+    reference: bytes | None = None
+    n_runs = 0
+    print(f"# {os.cpu_count()} cores; sweep in {root}")
+    for rep in range(args.repeats):
+        order = list(setups) if rep % 2 == 0 else list(reversed(setups))
+        for name in order:
+            executor, workers = setups[name]
+            out = root / f"{name}-{rep}"
+            before = os.getloadavg()[0]
+            start = time.perf_counter()
+            report = run_sweep(cfg, out, executor=executor, workers=workers, progress=False)
+            wall = time.perf_counter() - start
+            after = os.getloadavg()[0]
+            n_runs = report.total
+            data = (out / "results.csv").read_bytes()
+            reference = reference or data
+            assert data == reference, f"{name}: results.csv differs"
+            with open(out / "timings.csv", newline="") as fh:
+                cpu = sum(float(r["cpu_s"]) for r in csv.DictReader(fh))
+            walls[name].append(wall)
+            run_cpu[name].append(cpu)
+            loads.append(f"{name}#{rep}: {before:.2f} -> {after:.2f}")
+            print(f"{name:>8} round {rep}: wall {wall:7.2f} s, CPU in runs {cpu:7.2f} s, "
+                  f"load avg (1 min) {before:.2f} -> {after:.2f}", flush=True)
+    print(f"\n# {n_runs} runs; median wall over {args.repeats} rounds (results.csv identical in every measurement)")
+    med = {name: statistics.median(w) for name, w in walls.items()}
+    base = med["pool-1"]
+    for name in setups:
+        per_run = med[name] / n_runs
+        print(f"{name:>8}: {med[name]:7.2f} s ({per_run:.3f} s/run), speedup vs pool-1 {base / med[name]:.2f}x, "
+              f"vs serial {med['serial'] / med[name]:.2f}x, CPU in runs {statistics.median(run_cpu[name]):.2f} s")
+
+
+if __name__ == "__main__":
+    main()

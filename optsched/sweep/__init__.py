@@ -1,0 +1,46 @@
+"""Sweeps: a grid of runs from a TOML file, run in parallel, stored append-only, resumable.
+
+``optsched sweep CONFIG.toml [--workers N] [--dask ADDRESS|local] [--out DIR] [--batch-size N]``
+
+Two kinds of sweep (strict TOML: an unknown or misplaced key is a ``ValueError`` naming it):
+
+``kind = "experiment"``: ``experiment`` (maxweight, ogasched, esdp, onsocmax) x every
+combination of the ``[grid]`` lists x ``seeds`` x ``policies`` (default: all of the
+experiment's policies; for esdp the config's ``policies``). ``[base]`` holds fixed settings.
+Keys of ``[base]`` and ``[grid]`` are keys of the experiment's config dataclass; a scalar for
+a list-typed key means a one-element list. One run = one policy on one config and seed;
+its row holds the grid values, the metrics of :mod:`optsched.sweep.summaries`, the full
+config (JSON) and the package versions (JSON).
+
+``kind = "solve"``: ``models`` (kinds of :mod:`optsched.generators`) x ``sizes`` x ``seeds``
+x ``backends`` (pairs where the backend does not fit the model kind are left out; a backend
+that fits none is an error). One run = one seeded random instance (generator draws from
+``default_rng([seed, crc32(model), size])``, the same for every backend) solved with
+``optsched.solve(model, backend, time_limit=..., verify=..., **options[backend])``; its row
+holds ``n`` (``model.size``), ``status``, ``objective``, ``bound``, ``gap``, ``iterations``
+and ``runtime_s``.
+
+Run keys: 16 hex digits of SHA-256 of the canonical JSON of the run's full config (defaults
+included) and seed (:func:`optsched.sweep.grid.run_key`). The store ``OUT/store/`` is a
+directory of CSV parts, one per finished batch, each written to a temporary file, fsynced
+and renamed into place (:mod:`optsched.sweep.store`): a killed sweep loses at most its
+in-flight batches, never leaves half a row, and a rerun skips every stored key. At the end
+the sweep's rows are consolidated, sorted by key, into ``OUT/results.csv`` (no timings:
+byte-identical for the same config whatever the executor, batching or interruptions, given
+deterministic backends), ``OUT/timings.csv`` (``key, runtime_s, cpu_s``) and
+``OUT/sweep.json`` (the sweep, counts, executor, wall time, versions). All three are written
+atomically.
+
+Executors (:mod:`optsched.sweep.executors`): ``--workers 1`` runs in-process; otherwise a
+``ProcessPoolExecutor`` with ``--workers`` processes (default ``os.cpu_count()``); ``--dask
+local`` a Dask ``LocalCluster`` of ``--workers`` single-threaded processes; ``--dask
+tcp://host:8786`` an existing cluster (its workers need optsched installed; ``pip install
+"optsched[dask]"``). Runs are batched into tasks of ``--batch-size`` runs (default: about 8
+tasks per worker, 1..64 runs each). Only the calling process writes files. A tqdm bar
+(stderr, only on a terminal) shows done / total and the ETA.
+"""
+
+from optsched.sweep.grid import Run, SweepConfig, expand, load_sweep, run_key
+from optsched.sweep.runner import SweepReport, run_sweep
+
+__all__ = ["Run", "SweepConfig", "SweepReport", "expand", "load_sweep", "run_key", "run_sweep"]

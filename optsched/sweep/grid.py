@@ -1,0 +1,199 @@
+"""Sweep files (strict TOML) and their expansion into runs with stable keys.
+
+A run is one (configuration, seed, policy) of an experiment, or one (model, size, seed,
+backend) solve. Its key is the first 16 hex digits of the SHA-256 of the canonical JSON of
+everything that determines its result (the full experiment config including defaults and the
+seed, or model kind, size, seed, backend, time limit, options, verify); package versions are
+not part of the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from optsched.config import config_from_mapping, load_toml
+
+KINDS = ("experiment", "solve")
+
+
+def require(ok: bool, key: str, message: str) -> None:
+    if not ok:
+        raise ValueError(f"sweep.{key}: {message}")
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """The keys of a sweep file (see :mod:`optsched.sweep`)."""
+
+    kind: Literal["experiment", "solve"] = "experiment"
+    seeds: tuple[int, ...] = (0,)
+    # kind = "experiment"
+    experiment: str = ""
+    policies: tuple[str, ...] = ()
+    base: Mapping[str, Any] = field(default_factory=dict)
+    grid: Mapping[str, Any] = field(default_factory=dict)
+    # kind = "solve"
+    models: tuple[str, ...] = ()
+    backends: tuple[str, ...] = ()
+    sizes: tuple[int, ...] = ()
+    time_limit: float | None = None
+    verify: bool = True
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def check(self) -> None:
+        require(len(self.seeds) >= 1, "seeds", "name at least one seed")
+        require(all(s >= 0 for s in self.seeds), "seeds", "seeds must be >= 0")
+        require(len(set(self.seeds)) == len(self.seeds), "seeds", "seeds must be distinct")
+        own = {"experiment": ("experiment", "policies", "base", "grid"),
+               "solve": ("models", "backends", "sizes", "time_limit", "verify", "options")}
+        for kind, keys in own.items():
+            for key in keys if kind != self.kind else ():
+                require(getattr(self, key) == _default(key), key, f"is not a key of a kind = {self.kind!r} sweep")
+        for key in ("base", "grid", "options"):
+            require(isinstance(getattr(self, key), Mapping), key, "expected a table")
+        if self.kind == "experiment":
+            require(bool(self.experiment), "experiment", "name the experiment to sweep")
+            for key, values in self.grid.items():
+                require(isinstance(values, list) and len(values) >= 1, f"grid.{key}", "expected a non-empty list of values")
+            for key in ("base", "grid"):
+                require("seed" not in getattr(self, key), f"{key}.seed", "set the seeds with the top-level 'seeds' key")
+        else:
+            for key in ("models", "backends", "sizes"):
+                require(len(getattr(self, key)) >= 1, key, "name at least one")
+            require(all(n >= 1 for n in self.sizes), "sizes", "sizes must be >= 1")
+            require(self.time_limit is None or self.time_limit > 0, "time_limit", "must be > 0")
+
+
+def _default(name: str) -> Any:
+    (f,) = [f for f in dataclasses.fields(SweepConfig) if f.name == name]
+    return f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a sweep. ``config`` is the canonical JSON of what determines the result;
+    ``params`` the JSON of the values that vary over the grid (their own columns)."""
+
+    key: str
+    kind: str
+    target: str  # experiment name or model kind
+    variant: str  # policy or backend
+    seed: int
+    config: str
+    params: str
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=True, default=_jsonable)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+
+
+def run_key(kind: str, target: str, variant: str, seed: int, config: Any) -> str:
+    payload = canonical_json({"kind": kind, "target": target, "variant": variant, "seed": seed, "config": config})
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def load_sweep(path: str | Path) -> SweepConfig:
+    return config_from_mapping(SweepConfig, load_toml(path), where="sweep")
+
+
+def _wrap_scalars(cfg_type: type, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A scalar given for a tuple-typed config key stands for a one-element list."""
+    hints = typing.get_type_hints(cfg_type)
+    out = {}
+    for key, value in settings.items():
+        if typing.get_origin(hints.get(key)) is tuple and not isinstance(value, (list, tuple)):
+            value = [value]
+        out[key] = value
+    return out
+
+
+def expand(sweep: SweepConfig) -> list[Run]:
+    """Every run of the sweep, in grid order; ValueError naming the key for bad settings."""
+    return _expand_experiment(sweep) if sweep.kind == "experiment" else _expand_solve(sweep)
+
+
+def _expand_experiment(sweep: SweepConfig) -> list[Run]:
+    from optsched.experiments import get_experiment
+    from optsched.sweep.summaries import get_summary
+
+    exp = get_experiment(sweep.experiment)
+    summary = get_summary(exp.name)
+    names = {f.name for f in dataclasses.fields(exp.config_type)}
+    for table in ("base", "grid"):
+        for key in getattr(sweep, table):
+            if key not in names:
+                raise ValueError(
+                    f"sweep.{table}: unknown key {key!r} for experiment {exp.name!r} (known: {', '.join(sorted(names - {'seed'}))})"
+                )
+    for p in sweep.policies:
+        if p not in summary.policies:
+            raise ValueError(f"sweep.policies: unknown policy {p!r} for {exp.name} (known: {', '.join(summary.policies)})")
+    keys = list(sweep.grid)
+    runs = []
+    for values in itertools.product(*(sweep.grid[k] for k in keys)):
+        point = _wrap_scalars(exp.config_type, dict(zip(keys, values)))
+        for seed in sweep.seeds:
+            settings = summary.prepare({**_wrap_scalars(exp.config_type, sweep.base), **point, "seed": seed})
+            cfg = exp.make_config(settings)
+            full = dataclasses.asdict(cfg)
+            params = {k: full[k] for k in keys}
+            for policy in sweep.policies or summary.policies_for(cfg):
+                runs.append(Run(run_key("experiment", exp.name, policy, seed, full), "experiment", exp.name, policy,
+                                seed, canonical_json(full), canonical_json(params)))
+    return runs
+
+
+def _expand_solve(sweep: SweepConfig) -> list[Run]:
+    import numpy as np
+
+    from optsched.generators import generate, generator_kinds
+    from optsched.solvers.registry import get_backend
+
+    for m in sweep.models:
+        if m not in generator_kinds():
+            raise ValueError(f"sweep.models: no generator for {m!r} (known: {', '.join(generator_kinds())})")
+    backends = {name: get_backend(name) for name in sweep.backends}
+    for name, options in sweep.options.items():
+        if name not in backends:
+            raise ValueError(f"sweep.options: {name!r} is not one of the sweep's backends")
+        if not isinstance(options, Mapping):
+            raise ValueError(f"sweep.options.{name}: expected a table of backend options")
+        unknown = sorted(set(options) - set(backends[name].OPTIONS))
+        if unknown:
+            raise ValueError(f"sweep.options.{name}: unknown option {unknown[0]!r} "
+                             f"(known: {', '.join(sorted(backends[name].OPTIONS)) or 'none'})")
+    fits: dict[str, list[str]] = {}
+    for m in sweep.models:
+        probe = generate(m, min(sweep.sizes), np.random.default_rng(0))
+        fits[m] = [name for name, b in backends.items() if b.fits(probe) is None]
+    for name, b in backends.items():
+        if not any(name in f for f in fits.values()):
+            raise ValueError(f"sweep.backends: {name!r} solves none of the models {list(sweep.models)}")
+        avail = b.available()
+        if not avail:
+            raise ValueError(f"sweep.backends: {name!r} is not available here: {avail.reason}")
+    runs = []
+    for m in sweep.models:
+        for size in sweep.sizes:
+            for seed in sweep.seeds:
+                for name in fits[m]:
+                    full = {"model": m, "size": size, "backend": name, "time_limit": sweep.time_limit,
+                            "verify": sweep.verify, "options": dict(sweep.options.get(name, {}))}
+                    runs.append(Run(run_key("solve", m, name, seed, full), "solve", m, name, seed,
+                                    canonical_json(full), canonical_json({"size": size})))
+    return runs

@@ -1,0 +1,119 @@
+"""``run_sweep``: expand a sweep, skip what the store holds, run the rest, consolidate."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from optsched.sweep.executors import TIMING_COLUMNS, run_dask, run_pool, run_serial
+from optsched.sweep.grid import Run, SweepConfig, expand, load_sweep
+from optsched.sweep.store import Row, Store, column_order, write_table
+
+RESULTS = "results.csv"
+TIMINGS = "timings.csv"
+METADATA = "sweep.json"
+STORE = "store"
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    total: int
+    stored_before: int
+    ran: int
+    executor: str
+    workers: int
+    batch_size: int
+    wall_s: float
+    files: tuple[Path, ...]
+
+
+def default_batch_size(pending: int, workers: int) -> int:
+    """About 8 tasks per worker (load balance, small resume loss), 1..64 runs each."""
+    return max(1, min(64, pending // (8 * max(1, workers))))
+
+
+def batched(runs: list[Run], size: int) -> list[list[Run]]:
+    return [runs[i : i + size] for i in range(0, len(runs), size)]
+
+
+def run_sweep(
+    sweep: SweepConfig | str | Path,
+    out_dir: str | Path,
+    *,
+    executor: str = "pool",
+    workers: int | None = None,
+    dask_address: str = "local",
+    batch_size: int | None = None,
+    progress: bool = True,
+) -> SweepReport:
+    """Run every run of ``sweep`` not yet in ``out_dir/store``; write ``results.csv`` (sorted
+    by key, no timings: byte-identical for a config whatever the executor), ``timings.csv``
+    and ``sweep.json``. ``executor``: ``serial``, ``pool`` (``workers`` processes, default
+    ``os.cpu_count()``) or ``dask`` (``dask_address``: ``local`` or a scheduler address)."""
+    if executor not in ("serial", "pool", "dask"):
+        raise ValueError(f"executor: must be serial, pool or dask, got {executor!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"--workers: must be a whole number >= 1, got {workers!r}")
+    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+        raise ValueError(f"--batch-size: must be a whole number >= 1, got {batch_size!r}")
+    spec = sweep if isinstance(sweep, SweepConfig) else load_sweep(sweep)
+    n_workers = 1 if executor == "serial" else (workers or os.cpu_count() or 1)
+    runs = expand(spec)
+    keys = [r.key for r in runs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("sweep: two runs have the same settings (a value repeated in the grid, seeds or lists?)")
+    out = Path(out_dir)
+    store = Store(out / STORE)
+    store.clean()
+    stored = store.keys()
+    pending = [r for r in runs if r.key not in stored]
+    size = batch_size or default_batch_size(len(pending), n_workers)
+    batches = batched(pending, size)
+
+    from tqdm import tqdm
+
+    start = time.perf_counter()
+    bar = tqdm(total=len(runs), initial=len(runs) - len(pending), unit="run", desc="sweep", file=sys.stderr,
+               disable=None if progress else True, dynamic_ncols=True)
+
+    def on_done(rows: list[Row]) -> None:
+        store.append(rows)
+        bar.update(len(rows))
+
+    try:
+        if pending:
+            if executor == "serial":
+                run_serial(batches, on_done)
+            elif executor == "pool":
+                run_pool(batches, on_done, workers=n_workers)
+            else:
+                run_dask(batches, on_done, address=dask_address, workers=n_workers)
+    finally:
+        bar.close()
+    wall = time.perf_counter() - start
+    files = consolidate(store, keys, out)
+    meta = {"sweep": asdict(spec), "runs": len(runs), "stored_before": len(runs) - len(pending), "ran": len(pending),
+            "executor": executor, "workers": n_workers, "batch_size": size, "wall_s": wall}
+    from optsched.results import package_versions, write_metadata
+
+    meta["versions"] = package_versions()
+    files.append(write_metadata(out / METADATA, meta))
+    return SweepReport(len(runs), len(runs) - len(pending), len(pending), executor, n_workers, size, wall, tuple(files))
+
+
+def consolidate(store: Store, keys: list[str], out: Path) -> list[Path]:
+    """``results.csv`` and ``timings.csv`` of the sweep's keys, rows sorted by key."""
+    have = store.rows()
+    missing = [k for k in keys if k not in have]
+    if missing:
+        raise RuntimeError(f"sweep: {len(missing)} runs missing from the store after the sweep (first {missing[0]})")
+    rows = [have[k] for k in sorted(keys)]
+    columns = [c for c in column_order(rows) if c not in TIMING_COLUMNS]
+    timing = ["key", *(c for c in TIMING_COLUMNS if any(c in r for r in rows))]
+    return [write_table(out / RESULTS, rows, columns), write_table(out / TIMINGS, rows, timing)]
+
+
+__all__ = ["SweepReport", "consolidate", "default_batch_size", "run_sweep"]

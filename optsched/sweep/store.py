@@ -1,0 +1,131 @@
+"""The append-only run store: one CSV part file per finished batch, renamed into place.
+
+A part is written to a hidden temporary file in the store directory, flushed and fsynced,
+then ``os.replace``-d to ``part-<time_ns>-<digest>.csv`` (and the directory fsynced), so a
+kill leaves either the whole part or none of it, never half a row. Readers merge every part
+in name (= creation) order and keep the first row of a key; leftover temporaries of a killed
+writer are ignored and removed by :meth:`Store.clean`.
+
+Cells are text from the start (:func:`cell`: ``repr`` for floats, ``true``/``false``,
+canonical JSON for lists), so reading a part back gives exactly the strings that were
+written, whatever the batching: the consolidated files are byte-identical for any executor.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from optsched.results import write_text
+
+Row = dict[str, str]
+
+
+def cell(value: Any) -> str:
+    """One CSV cell, the same text for the same value on every machine and executor."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "item") and getattr(value, "shape", None) == ():  # numpy scalar
+        value = value.item()
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)  # shortest round-trip text; 'nan', 'inf', '-inf'
+
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=lambda v: v.tolist() if hasattr(v, "tolist") else list(v))
+
+
+def csv_text(rows: Iterable[Mapping[str, str]], columns: list[str]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([row.get(c, "") for c in columns])
+    return buf.getvalue()
+
+
+def column_order(rows: Iterable[Mapping[str, str]]) -> list[str]:
+    """Columns in order of first appearance (deterministic for rows in a fixed order)."""
+    out: dict[str, None] = {}
+    for row in rows:
+        out.update(dict.fromkeys(row))
+    return list(out)
+
+
+class Store:
+    """Rows keyed by ``key`` under ``root`` (a directory of part files)."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def parts(self) -> list[Path]:
+        return sorted(self.root.glob("part-*.csv")) if self.root.is_dir() else []
+
+    def clean(self) -> int:
+        """Remove temporaries left by a killed writer; returns how many."""
+        stale = list(self.root.glob(".part-*.tmp")) if self.root.is_dir() else []
+        for p in stale:
+            p.unlink(missing_ok=True)
+        return len(stale)
+
+    def rows(self) -> dict[str, Row]:
+        """key -> row, first occurrence in part order (a key is never stored twice by one sweep)."""
+        out: dict[str, Row] = {}
+        for part in self.parts():
+            with open(part, newline="") as fh:
+                for row in csv.DictReader(fh):
+                    out.setdefault(row["key"], {k: v or "" for k, v in row.items()})
+        return out
+
+    def keys(self) -> set[str]:
+        return set(self.rows())
+
+    def append(self, rows: list[Row]) -> Path | None:
+        """Atomically add one part holding ``rows``; None when ``rows`` is empty."""
+        if not rows:
+            return None
+        self.root.mkdir(parents=True, exist_ok=True)
+        text = csv_text(rows, column_order(rows))
+        digest = hashlib.sha256("".join(sorted(r["key"] for r in rows)).encode()).hexdigest()[:12]
+        final = self.root / f"part-{time.time_ns():020d}-{digest}.csv"
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".part-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", newline="") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, final)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        _fsync_dir(self.root)
+        return final
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_table(path: str | Path, rows: list[Mapping[str, str]], columns: list[str]) -> Path:
+    """A consolidated CSV, written atomically (temporary file, then rename)."""
+    return write_text(path, csv_text(rows, columns))

@@ -1,0 +1,250 @@
+"""Sweeps: grid expansion, the append-only store, executors giving identical files, resume
+after a SIGKILL, strict TOML."""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from optsched.cli import main
+from optsched.config import config_from_mapping
+from optsched.sweep import SweepConfig, expand, run_key, run_sweep
+from optsched.sweep.store import Store, cell
+
+ESDP_TOML = """
+kind = "experiment"
+experiment = "esdp"
+seeds = [0, 1, 2]
+policies = ["ESDP", "LCF"]
+[base]
+horizon = {horizon}
+n_servers = 8
+n_ports = 3
+[grid]
+alpha = [0.4, 0.7]
+arrival_prob = [0.5, 0.9]
+"""
+
+SOLVE_TOML = """
+kind = "solve"
+models = ["set_packing", "budgeted_ip"]
+backends = ["greedy", "highs"]
+sizes = [5, 9]
+seeds = [0, 1]
+"""
+
+
+def spec(**settings: object) -> SweepConfig:
+    return config_from_mapping(SweepConfig, settings, where="sweep")
+
+
+def write(tmp_path: Path, text: str, name: str = "sweep.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+# --- grid --------------------------------------------------------------------------------------
+def test_experiment_grid_expansion() -> None:
+    s = spec(experiment="esdp", seeds=[0, 1], policies=["ESDP", "LCF"], base={"horizon": 7},
+             grid={"alpha": [0.4, 0.7], "n_servers": [5, 6, 8]})
+    runs = expand(s)
+    assert len(runs) == 2 * 3 * 2 * 2
+    assert len({r.key for r in runs}) == len(runs)
+    combos = {(r.params, r.seed, r.variant) for r in runs}
+    assert len(combos) == len(runs)
+    assert {r.variant for r in runs} == {"ESDP", "LCF"}
+    assert all('"horizon":7' in r.config for r in runs)
+    # keys are a function of the full config and seed only: a rebuild gives the same keys,
+    # a changed fixed setting gives new ones
+    assert [r.key for r in expand(s)] == [r.key for r in runs]
+    other = expand(spec(experiment="esdp", seeds=[0, 1], policies=["ESDP", "LCF"], base={"horizon": 8},
+                        grid={"alpha": [0.4, 0.7], "n_servers": [5, 6, 8]}))
+    assert not {r.key for r in other} & {r.key for r in runs}
+
+
+def test_default_policies_and_scalar_for_list_keys() -> None:
+    runs = expand(spec(experiment="onsocmax", grid={"kinds": ["log", "sqrt"], "values": [2.0]}))
+    assert {r.variant for r in runs} == {"ONSOCMAX", "MAX-FIRST", "EQUAL-SHARE"}
+    assert {r.params for r in runs} == {'{"kinds":["log"],"values":[2.0]}', '{"kinds":["sqrt"],"values":[2.0]}'}
+    esdp = expand(spec(experiment="esdp", base={"policies": ["LCF", "Oracle"]}))
+    assert [r.variant for r in esdp] == ["LCF", "Oracle"]
+
+
+def test_solve_grid_leaves_out_unfit_pairs() -> None:
+    runs = expand(spec(kind="solve", models=["set_packing", "budgeted_ip"], backends=["greedy", "highs"],
+                       sizes=[5, 9], seeds=[0, 1, 2]))
+    pairs = {(r.target, r.variant) for r in runs}
+    assert pairs == {("set_packing", "greedy"), ("set_packing", "highs"), ("budgeted_ip", "highs")}
+    assert len(runs) == 3 * 2 * 3
+
+
+def test_run_key_ignores_dict_order() -> None:
+    a = run_key("solve", "m", "b", 1, {"x": 1, "y": [1, 2]})
+    assert a == run_key("solve", "m", "b", 1, {"y": (1, 2), "x": 1})
+    assert a != run_key("solve", "m", "b", 2, {"x": 1, "y": [1, 2]})
+    assert len(a) == 16 and int(a, 16) >= 0
+
+
+# --- store ---------------------------------------------------------------------------------------
+def test_cell_text() -> None:
+    import numpy as np
+
+    assert cell(0.1) == "0.1" and cell(np.float64(1 / 3)) == repr(1 / 3)
+    assert cell(float("nan")) == "nan" and cell(float("-inf")) == "-inf"
+    assert cell(True) == "true" and cell(np.bool_(False)) == "false"
+    assert cell(np.int64(7)) == "7" and cell(None) == ""
+    assert cell((0.5, 1)) == "[0.5,1]" and cell('a,"b"') == 'a,"b"'
+
+
+def test_store_append_resume(tmp_path: Path) -> None:
+    store = Store(tmp_path / "store")
+    assert store.keys() == set() and store.append([]) is None
+    store.append([{"key": "a", "x": "1", "s": 'q,"u"\nline'}, {"key": "b", "x": "2", "s": ""}])
+    store.append([{"key": "c", "x": "3", "y": "nan"}, {"key": "a", "x": "99"}])  # a duplicate key
+    (tmp_path / "store" / ".part-killed.tmp").write_text("key,x\nd,4\ne,")  # a killed writer's temporary
+    rows = store.rows()
+    assert set(rows) == {"a", "b", "c"}
+    assert rows["a"]["x"] == "1" and rows["a"]["s"] == 'q,"u"\nline'  # first stored row of a key wins
+    assert rows["c"]["y"] == "nan"
+    assert store.clean() == 1 and not list((tmp_path / "store").glob(".part-*"))
+    assert len(store.parts()) == 2
+
+
+# --- executors --------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def esdp_sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(config, output of a local process pool of 2 workers) of a 24-run ESDP sweep."""
+    root = tmp_path_factory.mktemp("esdp")
+    cfg = write(root, ESDP_TOML.format(horizon=60))
+    rep = run_sweep(cfg, root / "pool", executor="pool", workers=2, batch_size=1, progress=False)
+    assert rep.ran == rep.total == 2 * 2 * 3 * 2
+    return cfg, root / "pool" / "results.csv"
+
+
+def test_serial_and_pool_give_identical_files(tmp_path: Path, esdp_sweep: tuple[Path, Path]) -> None:
+    cfg, pool = esdp_sweep
+    rep = run_sweep(cfg, tmp_path, executor="serial", batch_size=5, progress=False)
+    assert rep.ran == rep.total
+    assert (tmp_path / "results.csv").read_bytes() == pool.read_bytes()
+    rows = read_rows(pool)
+    assert len(rows) == rep.total and [r["key"] for r in rows] == sorted(r["key"] for r in rows)
+    assert {r["policy"] for r in rows} == {"ESDP", "LCF"}
+    assert all(float(r["asw"]) >= 0 for r in rows) and any(float(r["asw"]) > 0 for r in rows)
+    assert "runtime_s" not in rows[0] and "versions" in rows[0] and '"horizon":60' in rows[0]["config"]
+    times = read_rows(pool.parent / "timings.csv")
+    assert len(times) == rep.total and all(float(t["runtime_s"]) >= 0 for t in times)
+
+
+def test_solve_sweep_batching_and_rerun(tmp_path: Path) -> None:
+    cfg = write(tmp_path, SOLVE_TOML)
+    a = run_sweep(cfg, tmp_path / "a", executor="serial", batch_size=5, progress=False)
+    b = run_sweep(cfg, tmp_path / "b", executor="serial", batch_size=1, progress=False)
+    assert a.total == b.total == 3 * 2 * 2 and len(list((tmp_path / "b" / "store").glob("part-*"))) == b.total
+    res = (tmp_path / "a" / "results.csv").read_bytes()
+    assert res == (tmp_path / "b" / "results.csv").read_bytes()
+    rows = read_rows(tmp_path / "a" / "results.csv")
+    assert {r["status"] for r in rows} <= {"optimal", "feasible"}
+    assert all(r["status"] == "optimal" for r in rows if r["backend"] == "highs")
+    # a rerun skips every stored run and rewrites the same bytes
+    again = run_sweep(cfg, tmp_path / "a", executor="serial", progress=False)
+    assert again.ran == 0 and again.stored_before == a.total
+    assert (tmp_path / "a" / "results.csv").read_bytes() == res
+
+
+def test_dask_local_cluster_equals_pool(tmp_path: Path, esdp_sweep: tuple[Path, Path]) -> None:
+    pytest.importorskip("distributed")
+    cfg, pool = esdp_sweep
+    rep = run_sweep(cfg, tmp_path, executor="dask", dask_address="local", workers=2, batch_size=3, progress=False)
+    assert rep.ran == rep.total == len(read_rows(pool))
+    assert read_rows(tmp_path / "results.csv") == read_rows(pool)
+    assert (tmp_path / "results.csv").read_bytes() == pool.read_bytes()
+
+
+@pytest.mark.parametrize("experiment,base,grid", [
+    ("maxweight", {"frames": 150, "fig5_r_step": 0.1}, {"n_apps": [2, 3]}),
+    ("ogasched", {"horizon": 12, "n_nodes": 6, "n_ports": 3}, {"contention": [1.0]}),
+    ("onsocmax", {"study": "ratio", "n_jobs": 4, "n_slots": 4}, {"family": ["section_iv", "small"]}),
+])
+def test_experiment_summaries(tmp_path: Path, experiment: str, base: dict, grid: dict) -> None:
+    s = spec(experiment=experiment, base=base, grid=grid)
+    rep = run_sweep(s, tmp_path, executor="serial", progress=False)
+    rows = read_rows(tmp_path / "results.csv")
+    assert len(rows) == rep.total == len(expand(s)) > 0
+    metrics = {"maxweight": "max_symmetric_r", "ogasched": "regret", "onsocmax": "ratio"}[experiment]
+    assert all(float(r[metrics]) == float(r[metrics]) for r in rows)  # present, not NaN
+    assert len({r["policy"] for r in rows}) >= 2
+
+
+# --- resume after a kill ------------------------------------------------------------------------------
+def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path: Path, esdp_sweep: tuple[Path, Path]) -> None:
+    cfg, pool = esdp_sweep
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "optsched", "sweep", str(cfg), "--out", str(out), "--workers", "1", "--batch-size", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    store = Store(out / "store")
+    deadline = time.monotonic() + 120
+    try:
+        while len(store.parts()) < 3 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert proc.poll() is None, "the sweep finished before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    total = len(read_rows(pool))
+    assert 3 <= len(store.keys()) < total
+    assert not (out / "results.csv").exists()
+
+    assert main(["sweep", str(cfg), "--out", str(out), "--workers", "1", "--batch-size", "2"]) == 0
+    assert sum(len(read_rows(p)) for p in store.parts()) == total  # every run stored exactly once
+    assert len(store.keys()) == total
+    assert (out / "results.csv").read_bytes() == pool.read_bytes()
+
+
+# --- bad input ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,needle", [
+    ('kind = "experiment"\nexperiment = "esdp"\nfoo = 1\n', "'foo'"),
+    ('kind = "experiment"\nexperiment = "esdp"\n[grid]\nhorizonn = [1]\n', "'horizonn'"),
+    ('kind = "experiment"\nexperiment = "esdp"\n[base]\nalpha = 7.0\n', "alpha"),
+    ('kind = "experiment"\nexperiment = "esdp"\n[grid]\nalpha = []\n', "grid.alpha"),
+    ('kind = "experiment"\nexperiment = "esdp"\npolicies = ["NOPE"]\n', "'NOPE'"),
+    ('kind = "experiment"\nexperiment = "nope"\n', "'nope'"),
+    ('kind = "experiment"\nexperiment = "esdp"\n[base]\nseed = 3\n', "base.seed"),
+    ('kind = "experiment"\nexperiment = "esdp"\nseeds = [1, 1]\n', "seeds"),
+    ('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["greedy"]\nsizes = [4]\nexperiment = "esdp"\n',
+     "sweep.experiment"),
+    ('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["highs"]\nsizes = [4]\n[options.highs]\nbogus = 1\n',
+     "'bogus'"),
+    ('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["nope"]\nsizes = [4]\n', "'nope'"),
+    ('kind = "sideways"\n', "sweep.kind"),
+    ("kind = [", "not valid TOML"),
+])
+def test_bad_sweep_files_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, needle: str) -> None:
+    cfg = write(tmp_path, text)
+    assert main(["sweep", str(cfg), "--out", str(tmp_path / "out"), "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("optsched: error: ") and err.count("\n") == 1 and needle in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args", [["--workers", "0"], ["--batch-size", "0"], ["--workers", "x"]])
+def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+    cfg = write(tmp_path, SOLVE_TOML)
+    assert main(["sweep", str(cfg), "--out", str(tmp_path / "out"), *args]) == 2
+    assert capsys.readouterr().err.startswith("optsched: error: ")
