@@ -53,7 +53,8 @@ class BudgetExactBackend(Backend):
                 continue
             if r.status is not Status.OPTIMAL:
                 status = Status.TIME_LIMIT if r.status is Status.TIME_LIMIT else Status.ERROR
-                message = f"P4({s}) by {options['inner']!r} ended {r.status.value}: {r.extra.get('message', '')}"
+                why = r.extra.get("message") or r.extra.get("solver_status") or ""
+                message = f"P4({s}) by {options['inner']!r} ended {r.status.value}" + (f": {why}" if why else "")
                 return Result(status, model.name, self.NAME, iterations=solves, extra={"message": message})
             x = np.asarray(r.solution, dtype=np.int64)
             last = min(S, int(np.floor(fam.budget_coeffs[x].sum() + 1e-9))) if options["reuse"] else s

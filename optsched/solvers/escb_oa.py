@@ -22,7 +22,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Status
-from optsched.solvers.highs import _highs_status, set_option
+from optsched.solvers.highs import MIP_PRESOLVE_RULE_OFF, _highs_status, set_option
 from optsched.solvers.registry import Backend, register_backend
 
 
@@ -46,6 +46,7 @@ class EscbOuterApproximationBackend(Backend):
         h.setOptionValue("output_flag", False)
         h.setOptionValue("mip_rel_gap", 0.0)
         set_option(h, "threads", int(options["threads"]))
+        set_option(h, "presolve_rule_off", MIP_PRESOLVE_RULE_OFF)
         inf = highspy.kHighsInf
         for j in range(n):
             h.addCol(float(m.mean[j]), 0.0, 1.0, 0, np.zeros(0, np.int32), np.zeros(0))

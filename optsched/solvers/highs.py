@@ -15,12 +15,25 @@ from optsched.solvers.registry import Backend, register_backend
 STATUS_TABLE: dict[str, Status] = {
     "kOptimal": Status.OPTIMAL,
     "kInfeasible": Status.INFEASIBLE,
+    # every optsched model is bounded (binary or boxed variables), so presolve's
+    # "unbounded or infeasible" can only mean infeasible (as in the Pyomo table)
+    "kUnboundedOrInfeasible": Status.INFEASIBLE,
     "kTimeLimit": Status.TIME_LIMIT,
     "kIterationLimit": Status.TIME_LIMIT,
     "kSolutionLimit": Status.FEASIBLE,
     "kInterrupt": Status.TIME_LIMIT,
     "kHighsInterrupt": Status.TIME_LIMIT,
 }
+
+
+# HiGHS 1.14.0 MIP presolve, rule 13 "parallel rows and columns" (bit 8192 of
+# ``presolve_rule_off``), returns wrong "optimal" answers when 0-1 columns are duplicates: on
+#   max 2 x0 + ... + 2 x6  s.t.  x0 + ... + x6 <= 4,  3x0 + 3x1 + 3x2 + 3x3 + x4 + 2x6 >= 7,  x binary
+# it reports 6 (x1, x2, x3) where 8 (x0..x3) is optimal; with the rule off it finds 8. Found by the
+# fuzz long run (tests/test_fuzz.py, budgeted_ip "ties"); the same class of fault as HiGHS
+# issues #2204 and #3073. Every HiGHS MIP here (highs, escb_oa, pyomo with HiGHS) switches the
+# rule off unless the caller sets ``presolve_rule_off`` itself.
+MIP_PRESOLVE_RULE_OFF = 1 << 13
 
 
 def _highs_status(name: str) -> Status:
@@ -70,6 +83,8 @@ class HighsBackend(Backend):
         h.setOptionValue("output_flag", False)
         set_option(h, "mip_rel_gap", float(options["mip_rel_gap"]))
         set_option(h, "threads", int(options["threads"]))
+        if form.is_mip:
+            set_option(h, "presolve_rule_off", MIP_PRESOLVE_RULE_OFF)
         extra = options["highs_options"] or {}
         if not isinstance(extra, Mapping):
             raise ValueError(f"options: highs_options must be a mapping of HiGHS option names to values, got {extra!r}")
