@@ -1,9 +1,9 @@
-"""Sweep speedup: the same sweep (a few dozen ESDP runs of about 1 s each) in-process, on a
+"""Sweep speedup: the same sweep (40 max-weight runs of about 1 s each) in-process, on a
 process pool of 1 worker and on a pool of 2 workers, measured side by side in one run
 (alternating order over ``--repeats`` rounds), with the 1-minute load average before and
 after each measurement. Every measurement must give a byte-identical ``results.csv``.
 
-    python benchmarks/bench_sweep.py [--horizon 300] [--seeds 3] [--repeats 2] [--workers 2]
+    python benchmarks/bench_sweep.py [--frames 4000] [--seeds 5] [--repeats 2] [--workers 2]
 """
 
 from __future__ import annotations
@@ -20,29 +20,27 @@ from optsched.sweep import run_sweep
 
 SWEEP = """
 kind = "experiment"
-experiment = "esdp"
+experiment = "maxweight"
 seeds = {seeds}
-policies = ["ESDP", "LCF", "Oracle"]
 [base]
-horizon = {horizon}
-n_servers = 12
-n_ports = 4
+frames = {frames}
+n_workers = 3
 [grid]
-alpha = [0.3, 0.6]
-arrival_prob = [0.5, 0.9]
+n_apps = [2, 3]
+task_prob = [0.3, 0.5]
 """
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--horizon", type=int, default=300)
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--frames", type=int, default=4000)
+    ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench_sweep_"))
     cfg = root / "sweep.toml"
-    cfg.write_text(SWEEP.format(seeds=list(range(args.seeds)), horizon=args.horizon))
+    cfg.write_text(SWEEP.format(seeds=list(range(args.seeds)), frames=args.frames))
     setups = {"serial": ("serial", 1), "pool-1": ("pool", 1), f"pool-{args.workers}": ("pool", args.workers)}
     walls: dict[str, list[float]] = {name: [] for name in setups}
     run_cpu: dict[str, list[float]] = {name: [] for name in setups}

@@ -124,6 +124,18 @@ def test_store_append_resume(tmp_path: Path) -> None:
 
 
 # --- executors --------------------------------------------------------------------------------------
+def test_solve_sweep_marks_instances_a_backend_cannot_take(tmp_path: Path) -> None:
+    cfg = write(tmp_path, 'kind = "solve"\nmodels = ["set_packing"]\nbackends = ["brute_force", "greedy"]\n'
+                          'sizes = [6, 30]\n')
+    run_sweep(cfg, tmp_path, executor="serial", progress=False)
+    rows = {(r["backend"], r["size"]): r for r in read_rows(tmp_path / "results.csv")}
+    assert rows[("brute_force", "6")]["status"] == "optimal"
+    assert rows[("brute_force", "30")]["status"] == "unfit" and "30 binary" in rows[("brute_force", "30")]["message"]
+    assert rows[("brute_force", "30")]["objective"] == ""
+    assert rows[("greedy", "30")]["status"] == "feasible"
+    assert float(rows[("brute_force", "6")]["objective"]) >= float(rows[("greedy", "6")]["objective"])
+
+
 @pytest.fixture(scope="module")
 def esdp_sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(config, output of a local process pool of 2 workers) of a 24-run ESDP sweep."""

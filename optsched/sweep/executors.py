@@ -12,6 +12,8 @@ import functools
 import io
 import json
 import logging
+import os
+import threading
 import time
 from typing import Any, Callable, Sequence
 
@@ -44,24 +46,64 @@ def _solve(run: Run, config: dict[str, Any]) -> dict[str, Any]:
 
     import optsched
     from optsched.generators import generate
+    from optsched.solvers.registry import get_backend
 
     rng = np.random.default_rng([run.seed, zlib.crc32(run.target.encode()), config["size"]])
     model = generate(run.target, config["size"], rng)
+    reason = get_backend(run.variant).fits(model)  # instance limits, e.g. brute force n <= 22
+    if reason is not None:
+        return {"n": model.size, "status": "unfit", "objective": None, "bound": None, "gap": None,
+                "iterations": None, "message": reason, "runtime_s": 0.0}
     res = optsched.solve(model, run.variant, time_limit=config["time_limit"], verify=config["verify"],
                          **config["options"])
     return {"n": model.size, "status": res.status.value, "objective": res.objective, "bound": res.bound,
-            "gap": res.gap, "iterations": res.iterations, "runtime_s": res.runtime_s}
+            "gap": res.gap, "iterations": res.iterations, "message": res.extra.get("message", ""),
+            "runtime_s": res.runtime_s}
+
+
+def _quiet_worker() -> None:
+    """Worker-process setup: no tqdm bars from inside the runs (the sweep has its own)."""
+    os.environ["TQDM_DISABLE"] = "1"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"  # a killed, not yet reaped parent
+    except OSError:
+        return True
+
+
+def _pool_worker(parent: int) -> None:
+    """Pool-worker setup: quiet runs, and exit when the sweep process is gone (a SIGKILLed
+    sweep cannot shut its pool down; its workers would otherwise wait forever)."""
+    _quiet_worker()
+
+    def watch() -> None:
+        while _alive(parent):
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="optsched-sweep-watchdog", daemon=True).start()
 
 
 def run_one(run: Run) -> Row:
-    """One run's row (every cell already text). Progress bars inside the run are silenced."""
+    """One run's row (every cell already text). Progress bars inside the run are silenced:
+    by ``TQDM_DISABLE`` in worker processes, by redirecting stderr on the main thread."""
     config = json.loads(run.config)
     lead = ({"key": run.key, "experiment": run.target, "policy": run.variant, "seed": run.seed}
             if run.kind == "experiment" else
             {"key": run.key, "model": run.target, "backend": run.variant, "seed": run.seed})
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        with contextlib.redirect_stderr(io.StringIO()):
+        main = threading.current_thread() is threading.main_thread()
+        with contextlib.redirect_stderr(io.StringIO()) if main else contextlib.nullcontext():
             metrics = (_run_experiment if run.kind == "experiment" else _solve)(run, config)
     except Exception as exc:
         raise RuntimeError(f"sweep run {run.key} ({run.target}, {run.variant}, seed {run.seed}) failed: {exc!r}") from exc
@@ -101,7 +143,8 @@ def run_pool(batches: list[list[Run]], on_done: OnDone, *, workers: int) -> None
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":
         ctx.set_forkserver_preload(["optsched.sweep.executors"])
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_worker,
+                               initargs=(os.getpid(),))
     try:
         futures = [pool.submit(run_batch, b) for b in batches]
         for fut in as_completed(futures):
@@ -131,6 +174,7 @@ def run_dask(batches: list[list[Run]], on_done: OnDone, *, address: str, workers
             except (OSError, TimeoutError, ValueError) as exc:
                 raise ValueError(f"--dask: cannot connect to {address!r}: {exc}") from None
         try:
+            client.run(_quiet_worker)
             futures = client.map(run_batch, batches, pure=False)
             for fut in as_completed(futures):
                 on_done(fut.result())

@@ -52,7 +52,10 @@ def run_sweep(
     """Run every run of ``sweep`` not yet in ``out_dir/store``; write ``results.csv`` (sorted
     by key, no timings: byte-identical for a config whatever the executor), ``timings.csv``
     and ``sweep.json``. ``executor``: ``serial``, ``pool`` (``workers`` processes, default
-    ``os.cpu_count()``) or ``dask`` (``dask_address``: ``local`` or a scheduler address)."""
+    ``os.cpu_count()``) or ``dask`` (``dask_address``: ``local`` or a scheduler address).
+
+    The pool starts workers with the ``forkserver`` method, so a script calling this with
+    ``executor="pool"`` needs the ``if __name__ == "__main__":`` guard."""
     if executor not in ("serial", "pool", "dask"):
         raise ValueError(f"executor: must be serial, pool or dask, got {executor!r}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
