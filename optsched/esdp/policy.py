@@ -9,7 +9,10 @@ At slot t (1-based):
 3. The remaining capacity goes to the channels already tried, by the index route ``index``:
    ``"dp"`` (the paper): the AESCB route, Upsilon, Sigma2 by (13)-(14), the whole family
    P4(s, t), s in S(t), by the DP of Algorithm 2 (:func:`optsched.solvers.budget_dp.aescb_index`),
-   and x*_{P4}(t) = x*_{P4}(s*, t) with s* of (17);
+   and x*_{P4}(t) = x*_{P4}(s*, t) with s* of (17). ``dp_method`` (default ``"envelope"``)
+   computes only that member, by the DP pruned to the points that can reach the best score of
+   (17) (:func:`optsched.solvers.budget_dp.envelope_pick`: the same s* and x as the whole
+   family); ``"reach"``, ``"pareto"``, ``"dense"`` solve the whole family first;
    ``"exact"``: P3(t) (11) itself, max v_hat.x + sqrt(sigma2_hat.x), solved exactly through
    ``optsched.solve`` (model ``escb_index``, backend ``escb_oa``: outer approximation + HiGHS).
 4. Constraint (2): with ``mask="before"`` (default) the channels of empty ports are removed
@@ -41,13 +44,13 @@ from optsched.esdp.statistics import (
 MASK_MODES = ("before", "after")
 
 
-def _dp_route(mean, variance, weights, capacity, mask, xi: int, max_budget: int) -> np.ndarray:
+def _dp_route(mean, variance, weights, capacity, mask, xi: int, max_budget: int, method: str) -> np.ndarray:
     from optsched.solvers.budget_dp import aescb_index
 
-    return aescb_index(mean, variance, weights, capacity, xi, max_budget=max_budget, mask=mask)[0]
+    return aescb_index(mean, variance, weights, capacity, xi, max_budget=max_budget, mask=mask, method=method)[0]
 
 
-def _exact_route(mean, variance, weights, capacity, mask, xi: int, max_budget: int) -> np.ndarray:
+def _exact_route(mean, variance, weights, capacity, mask, xi: int, max_budget: int, method: str) -> np.ndarray:
     import optsched
     from optsched.models.escb_index import EscbIndex
 
@@ -74,6 +77,7 @@ class EsdpPolicy:
         g: str = "default",
         mask: Literal["before", "after"] = "before",
         index: Literal["dp", "exact"] = "dp",
+        dp_method: str = "envelope",
         name: str = "ESDP",
     ) -> None:
         if not 0.0 < alpha <= 1.0:
@@ -86,7 +90,12 @@ class EsdpPolicy:
             raise ValueError(f"mask: must be one of {MASK_MODES}, got {mask!r}")
         if index not in INDEX_ROUTES:
             raise ValueError(f"index: must be one of {tuple(INDEX_ROUTES)}, got {index!r}")
+        from optsched.solvers.budget_dp import DP_METHODS
+
+        if dp_method != "envelope" and dp_method not in DP_METHODS:
+            raise ValueError(f"dp_method: must be 'envelope' or one of {tuple(DP_METHODS)}, got {dp_method!r}")
         self.alpha = alpha
+        self.dp_method = dp_method
         self._route = INDEX_ROUTES[index]
         self._delta = DELTA_SEQUENCES[delta]
         self._g = G_SEQUENCES[g]
@@ -115,7 +124,9 @@ class EsdpPolicy:
         dp_mask = tried & avail if self.mask == "before" else tried
         if dp_mask.any():
             variance = np.where(tried, self.stats.sigma2_hat(g), 0.0)
-            chosen = self._route(self.stats.v_hat(), variance, inst.requirements, residual, dp_mask, xi, xi * self.m)
+            chosen = self._route(
+                self.stats.v_hat(), variance, inst.requirements, residual, dp_mask, xi, xi * self.m, self.dp_method
+            )
             x = x | (chosen & avail)
         self.budget_levels.append(xi * self.m + 1)
         self.act_seconds.append(time.perf_counter() - start)

@@ -20,17 +20,23 @@ Two exact reductions keep the table small without changing any value:
 Masked items and items heavier than the capacity are dropped before the DP. The paper's
 complexity bound O(n * |S| * prod_k (c_k + 1)) is reported next to the table actually stored.
 
-Two methods fill the same recursion (``budget_dp_kernel``): ``dense`` keeps one value per
-(s, capacity cell) and a decision bit; ``pareto`` (default) keeps V(., c, i), a non-increasing
-step function of s, as its steps only (Pareto points of budget reached and value).
+Three methods fill the same recursion (``budget_dp_kernel``): ``dense`` keeps one value per
+(s, capacity cell) and a decision bit; ``pareto`` keeps V(., c, i), a non-increasing step
+function of s, as its steps only (Pareto points of budget reached and value), on every cell of
+the capacity box; ``reach`` (default) does the same on the cells the recursion actually visits
+from the root (about 1 in 7 of the box at the paper's defaults), numbered once per
+(weights, capacity) and cached, with its point pools reused between calls.
 
 ``aescb_index`` is the AESCB route to P3 (ESCB index): scale with ceilings (13)-(14), solve the
-family by the DP, pick s* by (17).
+family by the DP, pick s* by (17). Its default ``envelope`` (:func:`envelope_pick`) solves only
+what (17) needs: the same DP with every point dropped that provably cannot reach the best
+score, giving the same s* and x as the whole family.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -228,14 +234,110 @@ def _run_pareto(plan: FamilyPlan, max_cells: float) -> tuple[np.ndarray, np.ndar
     return values, choices, int(used)
 
 
+# --- reusable buffers ---------------------------------------------------------------------
+# One DP per ESDP slot used to allocate its pools afresh (tens of MB), and about half of the
+# run's CPU time was the kernel faulting those pages in. The buffers below are kept per thread
+# and reused while they stay under _KEEP_BYTES; bigger ones live for one call only.
+_KEEP_BYTES = 64 * 2**20
+_BUFFERS = threading.local()
+
+
+def _buffer(name: str, size: int, dtype: Any) -> np.ndarray:
+    """A scratch array of at least ``size`` entries (contents undefined), reused across calls."""
+    cache = _BUFFERS.__dict__
+    arr = cache.get(name)
+    if arr is None or arr.shape[0] < size:
+        arr = np.empty(max(size, 1024), dtype=dtype)
+        if arr.nbytes <= _KEEP_BYTES:
+            cache[name] = arr
+    return arr
+
+
+def _keep(name: str, arr: np.ndarray) -> None:
+    """Keep a pool the kernel grew (if it is not too big) for the next call."""
+    if arr.nbytes <= _KEEP_BYTES:
+        _BUFFERS.__dict__[name] = arr
+
+
+# Visited-cell structures by (weights of the kept items, capacity): ESDP sees few distinct
+# (arrival mask, residual capacity) pairs (91 in the 2000 slots of the default run), while the
+# values change every slot.
+_VISITED_CACHE_SIZE = 64  # entries
+_VISITED_CACHE_CELLS = 2_000_000  # positions over all entries (16 bytes each)
+
+
+def _visited_cells(plan: FamilyPlan) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(level_start, child_skip, child_take, count): the capacity cells the recursion visits
+    from the root, numbered level by level (``visit_cells``); cached per thread."""
+    from optsched.solvers import budget_dp_kernel as kernel
+
+    key = (plan.weights.shape, plan.weights.tobytes(), plan.capacity.tobytes())
+    cache = _BUFFERS.__dict__.setdefault("visited", {})
+    hit = cache.pop(key, None)
+    if hit is not None:
+        cache[key] = hit  # most recently used last
+        return hit
+    box = int(plan.ncell.sum())
+    pos = _buffer("pos", box, np.int32)
+    pos[:box] = -1
+    K = plan.weights.shape[0]
+    cvec = _buffer("cvec", box * K, np.int64)[: box * K].reshape(box, K)
+    level_start = np.empty(plan.ncell.shape[0] + 1, dtype=np.int64)
+    child_skip, child_take = _buffer("child_skip", box, np.int64), _buffer("child_take", box, np.int64)
+    count = int(kernel.visit_cells(plan.weights, plan.lo, plan.hi, plan.stride, plan.ncell, plan.capacity,
+                                   pos, cvec, level_start, child_skip, child_take))
+    if count > _VISITED_CACHE_CELLS // 4:
+        return level_start, child_skip, child_take, count
+    out = (level_start, child_skip[:count].copy(), child_take[:count].copy(), count)
+    cache[key] = out
+    while len(cache) > _VISITED_CACHE_SIZE or sum(v[-1] for v in cache.values()) > _VISITED_CACHE_CELLS:
+        del cache[next(iter(cache))]
+    return out
+
+
+def _fill_fronts(plan: FamilyPlan, max_cells: float, visited, prune: bool, threshold: float):
+    from optsched.solvers import budget_dp_kernel as kernel
+
+    level_start, child_skip, child_take, count = visited
+    if prune:
+        bu, bv = _buffer("bu", count, np.int64), _buffer("bv", count, np.float64)
+        kernel.prefix_bounds(plan.budget_coeffs, plan.values, level_start, child_skip, child_take, bu, bv)
+    else:
+        bu, bv = np.zeros(1, dtype=np.int64), np.zeros(1)
+    guess = int(min(max(1024, 16 * count), max_cells))
+    pools = (_buffer("pu", guess, np.int64), _buffer("pv", guess, np.float64), _buffer("pref", guess, np.int64))
+    try:
+        pu, pv, pref, root_start, root_len, used = kernel.fill_fronts(
+            plan.values, plan.budget_coeffs, plan.max_budget, int(min(max_cells, 2**62)), level_start,
+            child_skip, child_take, *pools, _buffer("start", count, np.int64), _buffer("length", count, np.int64),
+            prune, threshold, bu, bv,
+        )
+    except ValueError as exc:
+        raise TableTooLarge(f"{exc} ({max_cells:.3g})", max_cells) from None
+    for name, arr in zip(("pu", "pv", "pref"), (pu, pv, pref)):
+        _keep(name, arr)
+    return pu, pv, pref, root_start, root_len, used
+
+
+def _run_reach(plan: FamilyPlan, max_cells: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """``pareto`` on the visited cells only, with reused pools (the default)."""
+    from optsched.solvers import budget_dp_kernel as kernel
+
+    pu, pv, pref, root_start, root_len, used = _fill_fronts(plan, max_cells, _visited_cells(plan), False, 0.0)
+    values, choices = kernel.pareto_backtrack(plan.items.shape[0], plan.max_budget, pu, pv, pref, root_start, root_len)
+    return values, choices, int(used)
+
+
 # method name -> runner(plan, max_cells) -> (values, choices over the kept items, cells used)
 DP_METHODS: dict[str, Callable[[FamilyPlan, float], tuple[np.ndarray, np.ndarray, int]]] = {
+    "reach": _run_reach,
     "pareto": _run_pareto,
     "dense": _run_dense,
 }
+DEFAULT_METHOD = "reach"
 
 
-def run_plan(plan: FamilyPlan, method: str = "pareto", max_cells: float = DEFAULT_MAX_CELLS) -> BudgetFamilySolution:
+def run_plan(plan: FamilyPlan, method: str = DEFAULT_METHOD, max_cells: float = DEFAULT_MAX_CELLS) -> BudgetFamilySolution:
     """Fill the table of ``plan`` by ``method`` (numba kernels) and backtrack every budget's x."""
     if method not in DP_METHODS:
         raise ValueError(f"method: unknown DP method {method!r} (known: {', '.join(DP_METHODS)})")
@@ -259,13 +361,15 @@ def solve_budget_family(
     max_budget: int,
     mask: Any = None,
     max_cells: float = DEFAULT_MAX_CELLS,
-    method: str = "pareto",
+    method: str = DEFAULT_METHOD,
 ) -> BudgetFamilySolution:
     """Solve P4(s) for every s = 0..max_budget with one table (Algorithm 2, eq. (23)).
 
     values: finite floats (n,); weights: whole numbers >= 0 (K, n); capacity (K,) and
     budget_coeffs (n,): whole numbers >= 0; mask: optional bool (n,), False = item excluded.
-    ``method``: "pareto" (one entry per step of V(., c, i), default) or "dense" (one per s).
+    ``method``: "reach" (default: one entry per step of V(., c, i), on the capacity cells the
+    recursion visits from the root), "pareto" (the same on every cell of the capacity box) or
+    "dense" (one entry per s, the table as printed).
     Raises ValueError naming the field on bad input, :class:`TableTooLarge` above ``max_cells``.
     """
     plan = plan_budget_family(values, weights, capacity, budget_coeffs, max_budget, mask, max_cells)
@@ -280,6 +384,73 @@ def escb_scaled_coefficients(mean: np.ndarray, variance: np.ndarray, xi: int) ->
     )
 
 
+def envelope_pick(plan: FamilyPlan, max_cells: float = DEFAULT_MAX_CELLS) -> tuple[np.ndarray, dict[str, float]]:
+    """x*_{P4}(s*) of (17) without solving every budget: the pruned Pareto DP.
+
+    ESDP needs one member of the family: s* = argmax_s s + sqrt(V(s)) (the smallest s on
+    ties) and the x the full DP (method ``reach`` or ``pareto``) returns for it. Both are
+    reproduced exactly, from a DP that keeps only the points of each front that can still
+    reach the best score. Requires values >= 0 (Sigma2 of (14)).
+
+    Notation: F(c, i) is the exact front of cell (c, i) (the Pareto points (u, v), u capped at
+    S, of the completions by items i..n-1 within capacity c); phi(u, v) = u + sqrt(v), all in
+    float64 exactly as ``aescb_index`` computes the score.
+
+    1. The pick is a root point. On a step (u_{p-1}, u_p] of V the score s + sqrt(v_p) grows
+       with s, so the argmax of (17) is the right end u_p of a step, i.e. a point p of
+       F(capacity, 0) with the largest phi (the smallest u_p on ties), and the full DP returns
+       the x of that point.
+    2. Prefix bounds. For every visited cell g = (c, i), bu[g] and bv[g] are the largest
+       budget_coeffs.y and values.y over the prefixes y (items 0..i-1) whose path from the
+       root reaches g, each maximised on its own (``prefix_bounds``). They satisfy
+       bu[skip child] >= bu[g], bu[take child] >= bu[g] + b_i (the same for bv), since those
+       transitions are among the maxima. bound_g(u, v) = min(bu[g] + u, S) + sqrt(bv[g] + v)
+       is therefore >= phi of every root point that extends (u, v) from g, and the bound of a
+       point's source in a child is >= its own bound (min, + and sqrt are monotone, also in
+       rounded arithmetic; values are whole numbers, so the sums are exact).
+    3. Incumbent. phi of any feasible x is <= the best root score. ``scalar_pick`` gives a few
+       such x (max budget_coeffs.x + lam values.x for lam = 0 and tangents of the sqrt at the
+       current x), and the threshold is the best of them minus a margin of 1e-9 relative.
+    4. Pruning. Each cell keeps the points of its merged front with bound >= threshold. By
+       induction from level n, the kept set of cell g is exactly F(g) restricted to bound >=
+       threshold: a point of F(g) with bound >= threshold has its source in F(child) with a
+       bound at least as large, so it was kept there, and no kept candidate dominates it (it
+       is on the exact front); a kept point dominated by an exact point q would see q among
+       the candidates too (bound(q) >= bound(point)), so it is dropped. Ties between the skip
+       and the take branch are broken as in the full DP (skip on equal (u, v)), so the source
+       of each kept point is the same point (u, v) as in the full DP.
+    5. At the root bu = bv = 0, so the kept points are exactly the root points with
+       phi >= threshold, which include every point of the largest score; the argmax over
+       them (smallest u on ties) is the full DP's s*, and the pointer walk from it passes
+       through kept points only (each has bound >= phi* >= threshold), giving the same x.
+
+    Returns x over the plan's kept items and counters (points kept, incumbent, best score).
+    """
+    from optsched.solvers import budget_dp_kernel as kernel
+
+    n = plan.items.shape[0]
+    S = plan.max_budget
+    if n == 0:
+        return np.zeros(0, dtype=bool), {"points": 1, "incumbent": 0.0, "score": 0.0}
+    visited = _visited_cells(plan)
+    level_start, child_skip, child_take = visited[:3]
+    h = _buffer("h", visited[-1], np.float64)
+    b, vals = plan.budget_coeffs, plan.values
+    incumbent, lam, seen = -np.inf, 0.0, set()
+    for _ in range(4):
+        if lam in seen:
+            break
+        seen.add(lam)
+        x = kernel.scalar_pick(vals, b, level_start, child_skip, child_take, lam, h)
+        u, v = int(b @ x), float(vals @ x)
+        incumbent = max(incumbent, min(u, S) + math.sqrt(v))
+        lam = 0.5 / math.sqrt(v) if v > 0 else 0.0
+    threshold = incumbent - 1e-9 * max(1.0, abs(incumbent))
+    pu, pv, pref, root_start, root_len, used = _fill_fronts(plan, max_cells, visited, True, threshold)
+    x, u, v = kernel.front_pick(n, pu, pv, pref, root_start, root_len)
+    return x, {"points": int(used), "incumbent": incumbent, "score": float(u + math.sqrt(v))}
+
+
 def aescb_index(
     mean: Any,
     variance: Any,
@@ -288,13 +459,17 @@ def aescb_index(
     xi: int,
     max_budget: int | None = None,
     mask: Any = None,
-    method: str = "pareto",
+    method: str = "envelope",
 ) -> tuple[np.ndarray, float]:
     """The AESCB route to P3: max mean.x + sqrt(variance.x) s.t. W x <= capacity, x binary.
 
     Scales with ceilings (13)-(14), solves P4(s) for s = 0..S by :func:`solve_budget_family`
     and returns x = x*_{P4}(s*) with s* = argmax_s s + sqrt(V(s)) (17) (the smallest such s on
     ties), together with its unscaled P3 value mean.x + sqrt(variance.x).
+
+    ``method``: "envelope" (default) computes only that member, by :func:`envelope_pick`
+    (exact: the same s* and x as the full family by "reach" or "pareto"); a DP method name
+    ("reach", "pareto", "dense") solves the whole family first.
 
     ``max_budget`` S defaults to the sum of all Upsilon_e (every reachable budget); ESDP passes
     xi * m. Guarantee (Theorem 1 with the ceilings): when S >= Upsilon.x for an optimal x of P3,
@@ -308,13 +483,20 @@ def aescb_index(
         raise ValueError("mean: expected a vector of finite numbers >= 0")
     if var.shape != mu.shape or not np.all(np.isfinite(var)) or np.any(var < 0):
         raise ValueError(f"variance: expected a vector of {mu.shape[0]} finite numbers >= 0")
+    if method != "envelope" and method not in DP_METHODS:
+        raise ValueError(f"method: unknown method {method!r} (known: envelope, {', '.join(DP_METHODS)})")
     upsilon, sigma2 = escb_scaled_coefficients(mu, var, int(xi))
     S = int(upsilon.sum()) if max_budget is None else max_budget
-    fam = solve_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask, method=method)
-    score = np.arange(S + 1) + np.sqrt(np.where(np.isfinite(fam.values), fam.values, 0.0))
-    score[~np.isfinite(fam.values)] = -np.inf
-    s_star = int(np.argmax(score))
-    x = fam.choices[s_star]
+    if method == "envelope":
+        plan = plan_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask)
+        x = np.zeros(mu.shape[0], dtype=bool)
+        x[plan.items] = envelope_pick(plan)[0]
+    else:
+        fam = solve_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask, method=method)
+        score = np.arange(S + 1) + np.sqrt(np.where(np.isfinite(fam.values), fam.values, 0.0))
+        score[~np.isfinite(fam.values)] = -np.inf
+        s_star = int(np.argmax(score))
+        x = fam.choices[s_star]
     return x, float(mu @ x + math.sqrt(float(var @ x)))
 
 
@@ -360,7 +542,7 @@ class BudgetDpBackend(Backend):
     MODELS = frozenset(_DP_VIEWS)
     PRIORITY = 25  # after CP-SAT and HiGHS for one budget; first for a family
     REQUIRES = ("numba",)
-    OPTIONS: Mapping[str, Any] = {"max_table_cells": DEFAULT_MAX_CELLS, "method": "pareto"}
+    OPTIONS: Mapping[str, Any] = {"max_table_cells": DEFAULT_MAX_CELLS, "method": DEFAULT_METHOD}
 
     def fits_instance(self, model: Model) -> str | None:
         m: Any = model

@@ -11,7 +11,13 @@ over the box of remaining-capacity vectors that matter (see :mod:`optsched.solve
 behaves exactly like ``hi[i]``. The budget axis at level ``i`` stops at ``smax[i]`` (the total
 budget coefficient of items i..n-1); V is -inf beyond it.
 
-Cells of one level are laid out ``cell * (smax[i] + 1) + s`` with the capacity cell in
+Kernels: ``family_table`` / ``backtrack`` (method ``dense``), ``pareto_table`` /
+``pareto_backtrack`` (method ``pareto``: fronts on every box cell), ``visit_cells`` /
+``fill_fronts`` (method ``reach``: fronts on the cells visited from the root, reusable pools;
+with ``prefix_bounds``, ``scalar_pick`` and ``front_pick`` also the pruned envelope pick of
+``budget_dp.envelope_pick``).
+
+Dense cells of one level are laid out ``cell * (smax[i] + 1) + s`` with the capacity cell in
 mixed radix (last resource fastest). One bit per cell records "taking item i is strictly
 better", which is all the backtracking needs.
 """
@@ -273,3 +279,235 @@ def pareto_backtrack(n, S, pu, pv, pref, root_start, root_len):
             choices[s, :] = row
             s += 1
     return vals, choices
+
+
+# --- visited capacity cells, reusable pools, and the envelope pick ---------------------------
+# The box lo[i] <= c <= hi[i] holds every capacity a level could see, but the recursion from the
+# root (capacity, 0) only visits c = min(capacity - W x[0..i-1], hi[i]) for prefixes x: at the
+# paper's defaults about 1 cell in 7. ``visit_cells`` walks the recursion forward from the root
+# and numbers the cells it visits level by level (position 0 is the root, the last position is
+# the single cell of level n); each position records its two children. The later passes work
+# on positions only: no capacity vectors, no box-sized arrays.
+
+
+@njit(cache=True)
+def visit_cells(W, lo, hi, stride, ncell, capacity, pos, cvec, level_start, child_skip, child_take):
+    """Number the cells visited from the root; returns how many.
+
+    ``pos`` (int32, one per box cell of every level, all -1 on entry) maps a box cell to its
+    position; ``cvec[j]`` is the capacity vector of position j; level i holds positions
+    ``level_start[i]:level_start[i+1]``; ``child_skip[j]`` / ``child_take[j]`` are the
+    positions of the children (-1: item i does not fit). Depends on W and capacity only."""
+    n = W.shape[1]
+    K = W.shape[0]
+    base = 0
+    for k in range(K):
+        cvec[0, k] = capacity[k] if capacity[k] < hi[0, k] else hi[0, k]
+    count = 1
+    level_start[0] = 0
+    for i in range(n):
+        level_start[i + 1] = count
+        base1 = base + ncell[i]
+        for j in range(level_start[i], level_start[i + 1]):
+            for take in range(2):
+                idx = 0
+                ok = True
+                for k in range(K):
+                    r = cvec[j, k] - W[k, i] if take else cvec[j, k]
+                    if r < 0:
+                        ok = False
+                        break
+                    if r > hi[i + 1, k]:
+                        r = hi[i + 1, k]
+                    idx += (r - lo[i + 1, k]) * stride[i + 1, k]
+                if not ok:
+                    child_take[j] = -1
+                    continue
+                q = pos[base1 + idx]
+                if q < 0:
+                    q = count
+                    pos[base1 + idx] = q
+                    count += 1
+                    for k in range(K):
+                        r = cvec[j, k] - W[k, i] if take else cvec[j, k]
+                        cvec[q, k] = r if r < hi[i + 1, k] else hi[i + 1, k]
+                if take:
+                    child_take[j] = q
+                else:
+                    child_skip[j] = q
+        base = base1
+    level_start[n + 1] = count
+    return count
+
+
+@njit(cache=True)
+def prefix_bounds(b, values, level_start, child_skip, child_take, bu, bv):
+    """``bu[j]`` / ``bv[j]``: the largest budget_coeffs.y and values.y over the prefixes y
+    (items 0..i-1) whose path from the root reaches position j, each maximised on its own
+    (upper bounds for the pruning of ``fill_fronts``)."""
+    n = b.shape[0]
+    count = level_start[n + 1]
+    for j in range(count):
+        bu[j] = -1
+        bv[j] = -np.inf
+    bu[0] = 0
+    bv[0] = 0.0
+    for i in range(n):
+        bi = b[i]
+        vi = values[i]
+        for j in range(level_start[i], level_start[i + 1]):
+            q = child_skip[j]
+            if bu[j] > bu[q]:
+                bu[q] = bu[j]
+            if bv[j] > bv[q]:
+                bv[q] = bv[j]
+            q = child_take[j]
+            if q >= 0:
+                if bu[j] + bi > bu[q]:
+                    bu[q] = bu[j] + bi
+                if bv[j] + vi > bv[q]:
+                    bv[q] = bv[j] + vi
+
+
+@njit(cache=True)
+def fill_fronts(values, b, S, max_points, level_start, child_skip, child_take, pu, pv, pref, start, length,
+                prune, threshold, bu, bv):
+    """The Pareto fronts of :func:`pareto_table`, for the visited positions only.
+
+    ``pu``, ``pv``, ``pref`` are pools the caller may reuse between calls; they are grown by
+    doubling when short and returned. With ``prune``, a point (u, v) of position j is dropped
+    when min(bu[j] + u, S) + sqrt(bv[j] + v) < threshold (``budget_dp.envelope_pick`` proves
+    that this keeps every root point whose score reaches the threshold, with the same x).
+    Returns (pu, pv, pref, root start, root length, points used)."""
+    n = values.shape[0]
+    last = level_start[n + 1] - 1  # the single cell of level n
+    used = 1
+    pu[0] = 0
+    pv[0] = 0.0
+    pref[0] = -1
+    start[last] = 0
+    length[last] = 1
+    for i in range(n - 1, -1, -1):
+        bi = b[i]
+        vi = values[i]
+        for j in range(level_start[i], level_start[i + 1]):
+            ga = child_skip[j]
+            a0 = start[ga]
+            ia = length[ga] - 1
+            ib = -1
+            b0 = 0
+            gb = child_take[j]
+            if gb >= 0:
+                b0 = start[gb]
+                ib = length[gb] - 1
+                # shifted points that all cap at u = S: only the best (smallest u) can survive
+                while ib > 0 and pu[b0 + ib - 1] + bi >= S:
+                    ib -= 1
+            need = used + (ia + 1) + (ib + 1)
+            if need > pu.shape[0]:
+                if need > max_points:
+                    raise ValueError("dp: the Pareto fronts exceed the cell limit")
+                pu = _grow_int(pu, need)
+                pv = _grow_float(pv, need)
+                pref = _grow_int(pref, need)
+            pre_u = bu[j] if prune else 0
+            pre_v = bv[j] if prune else 0.0
+            # walk both fronts from the largest u down; keep a point if it beats every larger u
+            # (and, pruning, if its bound reaches the threshold). Written u descending, then
+            # reversed in place.
+            m = used
+            best = -np.inf
+            ub = -1
+            if ib >= 0:
+                ub = pu[b0 + ib] + bi
+                if ub > S:
+                    ub = S
+            while ia >= 0 or ib >= 0:
+                if ib >= 0 and (ia < 0 or ub > pu[a0 + ia] or (ub == pu[a0 + ia] and pv[b0 + ib] + vi > pv[a0 + ia])):
+                    u = ub
+                    v = pv[b0 + ib] + vi
+                    src = 2 * (b0 + ib) + 1
+                    ib -= 1
+                    if ib >= 0:
+                        ub = pu[b0 + ib] + bi
+                        if ub > S:
+                            ub = S
+                else:
+                    u = pu[a0 + ia]
+                    v = pv[a0 + ia]
+                    src = 2 * (a0 + ia)
+                    ia -= 1
+                if v > best:
+                    best = v
+                    if prune:
+                        tu = pre_u + u
+                        if tu > S:
+                            tu = S
+                        if tu + np.sqrt(pre_v + v) < threshold:
+                            continue
+                    pu[m] = u
+                    pv[m] = v
+                    pref[m] = src
+                    m += 1
+            lo_j = used
+            hi_j = m - 1
+            while lo_j < hi_j:  # u ascending
+                pu[lo_j], pu[hi_j] = pu[hi_j], pu[lo_j]
+                pv[lo_j], pv[hi_j] = pv[hi_j], pv[lo_j]
+                pref[lo_j], pref[hi_j] = pref[hi_j], pref[lo_j]
+                lo_j += 1
+                hi_j -= 1
+            start[j] = used
+            length[j] = m - used
+            used = m
+    if used > max_points:
+        raise ValueError("dp: the Pareto fronts exceed the cell limit")
+    return pu, pv, pref, start[0], length[0], used
+
+
+@njit(cache=True)
+def scalar_pick(values, b, level_start, child_skip, child_take, lam, h):
+    """x maximising budget_coeffs.x + lam * values.x over the visited cells: a plain knapsack
+    DP (one float per position in ``h``, no fronts), then a forward walk from the root."""
+    n = values.shape[0]
+    h[level_start[n + 1] - 1] = 0.0
+    for i in range(n - 1, -1, -1):
+        gain = b[i] + lam * values[i]
+        for j in range(level_start[i], level_start[i + 1]):
+            best = h[child_skip[j]]
+            q = child_take[j]
+            if q >= 0:
+                t = h[q] + gain
+                if t > best:
+                    best = t
+            h[j] = best
+    x = np.zeros(n, dtype=np.bool_)
+    j = 0
+    for i in range(n):
+        q = child_take[j]
+        if q >= 0 and h[q] + b[i] + lam * values[i] > h[child_skip[j]]:
+            x[i] = True
+            j = q
+        else:
+            j = child_skip[j]
+    return x
+
+
+@njit(cache=True)
+def front_pick(n, pu, pv, pref, root_start, root_len):
+    """The root point maximising u + sqrt(v) (17), the smallest u on ties, and its x."""
+    best = -np.inf
+    p_best = -1
+    for k in range(root_len):
+        p = root_start + k
+        sc = pu[p] + np.sqrt(pv[p])
+        if sc > best:
+            best = sc
+            p_best = p
+    x = np.zeros(n, dtype=np.bool_)
+    q = p_best
+    for i in range(n):
+        if pref[q] & 1:
+            x[i] = True
+        q = pref[q] >> 1
+    return x, pu[p_best], pv[p_best]

@@ -2,7 +2,9 @@
 
 Scale with ceilings (13)-(14): Upsilon_e = ceil(xi * mean_e), Sigma2_e = ceil(xi^2 variance_e);
 solve P4(s) for every s = 0..S by Algorithm 2 (``budget_dp``); return x*_{P4}(s*) with
-s* = argmax_s s + sqrt(V(s)) (17).
+s* = argmax_s s + sqrt(V(s)) (17). Option ``method``: ``envelope`` (default) computes only the
+member s* (the pruned DP of ``budget_dp.envelope_pick``, same s* and x as the full family);
+``reach``, ``pareto``, ``dense`` solve the whole family first.
 
 Guarantee (Theorem 1, redone with both ceilings): if S >= Upsilon.x for an optimal x of P3 (the
 default S = sum of Upsilon always is), then for the returned x with |x| chosen items
@@ -39,7 +41,7 @@ class AescbBackend(Backend):
     MODELS = frozenset({"escb_index"})
     PRIORITY = 40
     REQUIRES = ("numba",)
-    OPTIONS: Mapping[str, Any] = {"xi": 32, "max_budget": None, "method": "pareto"}
+    OPTIONS: Mapping[str, Any] = {"xi": 32, "max_budget": None, "method": "envelope"}
 
     def fits_instance(self, model: Model) -> str | None:
         m: Any = model
