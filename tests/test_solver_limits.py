@@ -194,3 +194,14 @@ def test_highs_parallel_column_presolve_fault_is_avoided() -> None:
     for backend in ("highs", "pyomo", "cpsat", "dp", "brute_force"):
         r = optsched.solve(model, backend)
         assert r.status is Status.OPTIMAL and r.objective == pytest.approx(8.0), (backend, r.objective)
+
+
+def test_highs_presolve_fault_in_escb_outer_approximation_is_avoided() -> None:
+    """The first MILP of escb_oa here came back "optimal" at x = {0, 1} (1.2127) with HiGHS
+    presolve on; the optimum of P3 is x = {1, 2} (1.3066). Found by the fuzz long run."""
+    model = EscbIndex(mean=[0.34784851794561833, 0.558369776141778, 0.509161033564461],
+                      variance=[0.03677982254163061, 0.057130209508872154, 0.0], weights=[[1.147, 0.538, 1.202]],
+                      capacity=[2.834])
+    oa, enum = optsched.solve(model, "escb_oa"), optsched.solve(model, "brute_force")
+    assert oa.status is Status.OPTIMAL and enum.status is Status.OPTIMAL
+    assert oa.objective == pytest.approx(enum.objective, rel=1e-9) == pytest.approx(1.3065500756846788)
