@@ -35,7 +35,11 @@ class CpSatBackend(Backend):
     PRIORITY = 10
     # CP-SAT stops at an absolute gap of 1e-4 by default, which with a fractional objective
     # gave "OPTIMAL" answers 2.5e-5 below the optimum: an oracle needs 0.
-    OPTIONS: Mapping[str, Any] = {"num_workers": 1, "random_seed": 0, "absolute_gap_limit": 0.0}
+    # CP-SAT scales a fractional objective to integers at mip_wanted_precision (default 1e-6):
+    # with weights 1 and 1e-9 it dropped the 1e-9 and answered 1.0 "optimal" for 1.000000001
+    # (fuzz long run, set packing with extreme weights); 1e-12 keeps such weights.
+    OPTIONS: Mapping[str, Any] = {"num_workers": 1, "random_seed": 0, "absolute_gap_limit": 0.0,
+                                  "mip_wanted_precision": 1e-12}
 
     def fits_instance(self, model: Model) -> str | None:
         form: StandardForm = model.standard_form()  # type: ignore[attr-defined]
@@ -73,6 +77,7 @@ class CpSatBackend(Backend):
         solver.parameters.num_workers = int(options["num_workers"])
         solver.parameters.random_seed = int(options["random_seed"])
         solver.parameters.absolute_gap_limit = float(options["absolute_gap_limit"])
+        solver.parameters.mip_wanted_precision = float(options["mip_wanted_precision"])
         if time_limit is not None:
             solver.parameters.max_time_in_seconds = float(time_limit)
         code = solver.solve(m)

@@ -55,6 +55,7 @@ class PyomoBackend(Backend):
                 from optsched.solvers.highs import MIP_PRESOLVE_RULE_OFF
 
                 kwargs["solver_options"].setdefault("presolve_rule_off", MIP_PRESOLVE_RULE_OFF)
+                kwargs["solver_options"].setdefault("mip_abs_gap", 0.0)  # as the highs backend
         if time_limit is not None:
             kwargs["time_limit"] = float(time_limit)
         res = solver.solve(m, **kwargs)
