@@ -31,6 +31,28 @@ task_prob = [0.3, 0.5]
 """
 
 
+def _busy(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def machine_scaling(workers: int, n: int = 20_000_000) -> float:
+    """The machine's own ceiling: a pure-CPU loop on ``workers`` processes vs one, same minute."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    start = time.perf_counter()
+    _busy(n)
+    one = time.perf_counter() - start
+    with ProcessPoolExecutor(workers) as pool:
+        list(pool.map(_busy, [n]))  # start the workers first
+        start = time.perf_counter()
+        list(pool.map(_busy, [n] * workers))
+        many = time.perf_counter() - start
+    return workers * one / many
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=4000)
@@ -48,6 +70,7 @@ def main() -> None:
     reference: bytes | None = None
     n_runs = 0
     print(f"# {os.cpu_count()} cores; sweep in {root}")
+    print(f"# machine ceiling: a busy loop on {args.workers} processes runs {machine_scaling(args.workers):.2f}x one process")
     for rep in range(args.repeats):
         order = list(setups) if rep % 2 == 0 else list(reversed(setups))
         for name in order:
