@@ -52,10 +52,9 @@ from optsched.solvers.registry import fitting_backends
 # MIPs: HiGHS' feasibility tolerance is 1e-7 on rows; QP/conic: the solvers' own 1e-10 settings
 # leave about 1e-7 in the objective (tests/test_projection.py, tests/test_pseudo_welfare.py).
 RTOL: dict[str, float] = {
-    # set packing's "extreme_weights" mixes weights 1 and 1e-9: HiGHS treats costs below its dual
-    # feasibility tolerance (1e-7) as zero and answered 1.000000003 for 1.000000004, within its
-    # documented tolerances; 1e-6 is optsched.solve's OBJECTIVE_RTOL (and test_robustness's).
-    "set_packing": 1e-6,
+    # set packing's "extreme_weights" mixes weights 1 and 1e-9: exact only with HiGHS's
+    # ORACLE_TOLERANCES (its defaults treat 1e-9 costs as zero).
+    "set_packing": 1e-9,
     "budgeted_ip": 1e-9,
     "budget_family": 1e-9,
     "escb_index": 1e-6,  # escb_oa stops at tol = 1e-7 relative

@@ -52,10 +52,12 @@ class PyomoBackend(Backend):
         if getattr(model, "is_mip_formulation", True):
             kwargs["rel_gap"] = float(options["rel_gap"])
             if options["solver"] == "highs":  # HiGHS 1.14 presolve fault: see optsched/solvers/highs.py
-                from optsched.solvers.highs import MIP_PRESOLVE_RULE_OFF
+                from optsched.solvers.highs import MIP_PRESOLVE_RULE_OFF, ORACLE_TOLERANCES
 
                 kwargs["solver_options"].setdefault("presolve_rule_off", MIP_PRESOLVE_RULE_OFF)
                 kwargs["solver_options"].setdefault("mip_abs_gap", 0.0)  # as the highs backend
+                for key, value in ORACLE_TOLERANCES.items():
+                    kwargs["solver_options"].setdefault(key, value)
         if time_limit is not None:
             kwargs["time_limit"] = float(time_limit)
         res = solver.solve(m, **kwargs)
