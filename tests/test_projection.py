@@ -226,6 +226,53 @@ def test_ten_thousand_instances_stacked_vs_cvxpy(seed: int) -> None:
     assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(big.z).max())
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_large_groups_with_ties_vs_bisection_and_cvxpy(seed: int) -> None:
+    """Groups of 25 to 1,000 members (the kernel's selection path, not the small-group scan),
+    half of them with integral data (many tied breakpoints)."""
+    rng = np.random.default_rng(1000 + seed)
+    models = []
+    for size in (25, 40, 100, 400, 1000):
+        m = build_instance(rng, size, 1, float(rng.choice([0.01, 1.0, 100.0])), float(rng.uniform(-1, 3)),
+                           bool(seed % 2 == 0))
+        models.append(m)
+    big = stacked(models)
+    y = project_capacity(big.z, big.upper, big.group, big.capacity)
+    assert_feasible(big, y)
+    scale = max(1.0, float(np.abs(big.z).max()), float(big.upper.max()))
+    assert np.abs(y - exact_by_bisection(big)).max() <= 1e-9 * scale
+    rho = 2.0 * group_thresholds(big.z, big.upper, big.group, big.capacity)
+    assert big.kkt_residual(y, rho) <= 1e-9 * scale * max(1.0, rho.max())
+    ref = optsched.solve(big, "cvxpy")
+    assert ref.status is Status.OPTIMAL
+    assert np.abs(y - ref.solution).max() <= AGREE * max(1.0, np.abs(big.z).max())
+
+
+@settings(max_examples=300)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 80), st.booleans())
+def test_both_bracketing_routines_find_the_threshold(seed: int, k: int, integral: bool) -> None:
+    """Both bracketing routines of the kernel (every breakpoint evaluated, used for small
+    groups, and the sort-free selection, used for large ones) land on the exact threshold of
+    one binding group of any size before any Newton refinement, up to rounding."""
+    from optsched.solvers.projection_kernel import _brute_threshold, _select_threshold
+
+    rng = np.random.default_rng(seed)
+    z = rng.uniform(0.01, 4.0, k)
+    y0 = np.minimum(z, rng.uniform(0.01, 4.0, k))
+    if integral:
+        z, y0 = np.ceil(z), np.ceil(y0)
+        y0 = np.minimum(y0, z)
+    c = float(rng.uniform(0.0, 0.99)) * y0.sum()
+    m = CapacityProjection(z=z, upper=y0, group=np.zeros(k, int), capacity=[c])
+    exact = exact_by_bisection(m)
+    t_brute, t_lo, t_hi = _brute_threshold(z, y0, 0, k, c)
+    assert 0.0 <= t_lo <= t_brute <= t_hi
+    for t in (t_brute, _select_threshold(z, y0, 0, k, c, np.empty(k), np.empty(k))):
+        assert t >= 0.0
+        np.testing.assert_allclose(np.clip(z - t, 0.0, y0), exact, rtol=0, atol=1e-9 * 4.0)
+    assert np.abs(project_capacity(z, y0, np.zeros(k, int), [c]) - exact).max() <= 1e-9 * 4.0
+
+
 def test_empty_groups_and_no_binding_group() -> None:
     m = CapacityProjection(z=[0.5, 2.0], upper=[1.0, 1.0], group=[2, 2], capacity=[0.0, 1.0, 5.0])
     np.testing.assert_array_equal(optsched.solve(m, "fast").solution, [0.5, 1.0])

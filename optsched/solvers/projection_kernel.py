@@ -1,0 +1,238 @@
+"""numba kernel of the exact projection (32) of paper 003 (the ``fast`` backend).
+
+Imported only when a projection runs (numba is heavy to import; ``cache=True`` keeps the
+compiled code on disk between runs, and the explicit signature compiles it once, at the
+first import, instead of once per combination of argument flags). See
+:mod:`optsched.solvers.projection_fast` for the mathematics; here, in one compiled pass:
+
+1. y0 = clip(z, 0, u) and the group loads; a group with load <= c_g has t_g = 0 (y = y0);
+2. the members of the binding groups with y0 > 0 are counting-sorted by group (O(n); every
+   other member is 0 for each t >= 0), their z and y0 copied into two contiguous arrays;
+3. per binding group, t is bracketed by a piece of the load
+   f_g(t) = sum_i clip(z_i - t, 0, y0_i) that contains no breakpoint (z_i - y0_i or z_i):
+   up to ``SMALL`` members by evaluating f_g at every breakpoint (``_brute_threshold``,
+   O(k^2) but free of data-dependent branches), above by a sort-free selection on the
+   breakpoints (``_select_threshold``, expected O(k)); t is the root of the linear piece;
+4. unless t lies strictly inside that piece, t is recomputed from the exact piece at t
+   (members strictly between their bounds M, at their upper bound U):
+   t = (sum_U y0_i + sum_M z_i - c_g) / |M|, until t repeats (at most ``REFINE_STEPS``);
+5. y = clip(z - t_g, 0, u) in the binding groups, in input order.
+
+The loop over groups is compiled; no Python loop runs over groups.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+SMALL = 16  # all-breakpoint evaluation up to this many members per group, selection above
+REFINE_STEPS = 4
+
+_f8 = types.Array(types.float64, 1, "C", readonly=True)
+_ip = types.Array(types.intp, 1, "C", readonly=True)
+_out = types.Array(types.float64, 1, "C")
+# writable arrays convert to the read-only types, so one compiled version serves every call
+_SIGNATURE = types.Tuple((_out, _out))(_f8, _f8, _ip, _f8)
+
+
+@njit(cache=True)
+def _brute_threshold(zs, ys, a, b, c):  # pragma: no cover - numba
+    """(t, t_lo, t_hi) of one small binding group, without sorting or data-dependent
+    branches: f_g is evaluated at all 2k breakpoints (O(k^2) min/max/add); the largest
+    breakpoint t_lo with f_g > c and the smallest t_hi with f_g <= c bound a piece with no
+    breakpoint inside, on which f_g is linear; t is the root of that piece."""
+    t_lo = 0.0  # f_g(0) = load > c
+    t_hi = np.inf
+    for j in range(a, b):
+        for side in range(2):
+            bp = zs[j] - ys[j] if side == 0 else zs[j]
+            f = 0.0
+            for i in range(a, b):
+                v = zs[i] - bp
+                v = v if v > 0.0 else 0.0
+                f += v if v < ys[i] else ys[i]
+            if f > c:
+                t_lo = bp if bp > t_lo else t_lo
+            else:
+                t_hi = bp if bp < t_hi else t_hi
+    total = 0.0
+    n_mid = 0
+    for i in range(a, b):
+        z = zs[i]
+        lo = z - ys[i]
+        up = lo >= t_hi
+        mid = (lo <= t_lo) & (z >= t_hi)
+        total += ys[i] * up + z * mid
+        n_mid += mid
+    if n_mid == 0:
+        return t_hi, t_lo, t_hi
+    t = (total - c) / n_mid
+    if t < t_lo:
+        t = t_lo
+    if t > t_hi:
+        t = t_hi
+    return t, t_lo, t_hi
+
+
+@njit(cache=True)
+def _select_threshold(zs, ys, a, b, c, bz, by):  # pragma: no cover - numba
+    """t of one large binding group in expected O(k) time, without sorting (quickselect on
+    the breakpoints): keep an interval (t_lo, t_hi) with f_g(t_lo) > c >= f_g(t_hi); members
+    whose state is the same on the whole interval are folded into constants (at 0, at their
+    upper bound: y0_i, in between: z_i - t); a pivot breakpoint of a remaining member halves
+    the interval; when no member is left, f_g is linear on the interval and its root is t."""
+    k = b - a
+    for j in range(k):
+        bz[j] = zs[a + j]
+        by[j] = ys[a + j]
+    t_lo = 0.0
+    t_hi = np.inf
+    const = 0.0  # sum of y0 over members at their upper bound + sum of z over members between
+    n_mid = 0
+    m = k
+    state = np.uint64(0x9E3779B97F4A7C15)
+    while True:
+        # fold members whose state does not change on (t_lo, t_hi)
+        keep = 0
+        for j in range(m):
+            z = bz[j]
+            lo = z - by[j]
+            if z <= t_lo:
+                continue
+            if lo >= t_hi:
+                const += by[j]
+            elif lo <= t_lo and z >= t_hi:
+                const += z
+                n_mid += 1
+            else:
+                bz[keep] = z
+                by[keep] = by[j]
+                keep += 1
+        m = keep
+        if m == 0:
+            break
+        # pivot: a breakpoint inside (t_lo, t_hi) of a pseudo-random remaining member
+        state ^= state << np.uint64(13)
+        state ^= state >> np.uint64(7)
+        state ^= state << np.uint64(17)
+        j = np.intp(state % np.uint64(m))
+        lo = bz[j] - by[j]
+        p = lo if lo > t_lo else bz[j]
+        f = const - n_mid * p
+        for i in range(m):
+            v = bz[i] - p
+            if v > 0.0:
+                f += v if v < by[i] else by[i]
+        if f > c:
+            t_lo = p
+        else:
+            t_hi = p
+    if n_mid == 0:
+        return t_hi  # f_g is constant on the interval: it drops to c at t_hi
+    t = (const - c) / n_mid
+    if t < t_lo:
+        t = t_lo
+    if t > t_hi:
+        t = t_hi
+    return t
+
+
+@njit(cache=True)
+def _refine(zs, ys, a, b, c, t):  # pragma: no cover - numba
+    """Newton steps on the exact piece at t until t repeats (at most ``REFINE_STEPS``): with
+    M the members strictly between their bounds at t and U those at their upper bound,
+    t = (sum_U y0_i + sum_M z_i - c) / |M|."""
+    for _ in range(REFINE_STEPS):
+        total = 0.0
+        n_mid = 0
+        for j in range(a, b):
+            z = zs[j]
+            lo = z - ys[j]
+            up = lo >= t
+            mid = (lo < t) & (z > t)
+            total += ys[j] * up + z * mid
+            n_mid += mid
+        if n_mid == 0:
+            break
+        t_new = (total - c) / n_mid
+        if t_new < 0.0:
+            t_new = 0.0
+        if t_new == t:
+            break
+        t = t_new
+    return t
+
+
+@njit(cache=True)
+def _group_threshold(zs, ys, a, b, c, w1, w2):  # pragma: no cover - numba
+    """t > 0 of one binding group whose members are zs[a:b] (y0 = ys[a:b] > 0); w1, w2 are
+    work buffers of at least b - a entries."""
+    if b - a <= SMALL:
+        t, t_lo, t_hi = _brute_threshold(zs, ys, a, b, c)
+        if t_lo < t < t_hi:
+            # the membership at t is the one t was computed from: a Newton step would
+            # return t itself
+            return t
+    else:
+        t = _select_threshold(zs, ys, a, b, c, w1, w2)
+    return _refine(zs, ys, a, b, c, t)
+
+
+@njit(_SIGNATURE, cache=True)
+def project(z, u, group, capacity):  # pragma: no cover - numba
+    """(y, t): the projection and the per-group threshold t_g = rho_g / 2."""
+    n = z.size
+    n_groups = capacity.size
+    y = np.empty(n)
+    t = np.zeros(n_groups)
+    load = np.zeros(n_groups)
+    for i in range(n):
+        v = z[i]
+        if v < 0.0:
+            v = 0.0
+        if v > u[i]:
+            v = u[i]
+        y[i] = v
+        load[group[i]] += v
+    start = np.zeros(n_groups + 1, np.intp)
+    for i in range(n):
+        g = group[i]
+        if y[i] > 0.0 and load[g] > capacity[g]:
+            start[g + 1] += 1
+    largest = 0
+    for g in range(n_groups):
+        if start[g + 1] > largest:
+            largest = start[g + 1]
+        start[g + 1] += start[g]
+    m = start[n_groups]
+    if m == 0:
+        return y, t
+    fill = start[:n_groups].copy()
+    zs = np.empty(m)
+    ys = np.empty(m)
+    for i in range(n):
+        g = group[i]
+        if y[i] > 0.0 and load[g] > capacity[g]:
+            p = fill[g]
+            zs[p] = z[i]
+            ys[p] = y[i]
+            fill[g] = p + 1
+    w1 = np.empty(largest)
+    w2 = np.empty(largest)
+    for g in range(n_groups):
+        a = start[g]
+        b = start[g + 1]
+        if a < b:
+            t[g] = _group_threshold(zs, ys, a, b, capacity[g], w1, w2)
+    # y = clip(z - t, 0, u) in the binding groups, in the input order (sequential writes)
+    for i in range(n):
+        tg = t[group[i]]
+        if tg > 0.0:
+            v = z[i] - tg
+            if v < 0.0:
+                v = 0.0
+            if v > u[i]:
+                v = u[i]
+            y[i] = v
+    return y, t
