@@ -83,6 +83,13 @@ def _not_better(model: Model, value: float, opt: float, rtol: float) -> bool:
     return value <= opt + slack if model.maximize else value >= opt - slack
 
 
+# Exact backends that may stop at a safeguard limit without a time limit given: HiGHS's QP
+# iteration limit (optsched/solvers/highs.py, QP_ITERATION_LIMIT: its QP cycles on some tied
+# projections). Counted in STOPPED_EARLY and printed by the long run.
+MAY_STOP_EARLY: dict[str, tuple[str, ...]] = {"capacity_projection": ("highs",)}
+STOPPED_EARLY: dict[str, int] = {}
+
+
 def check_every_backend(model: Model, *, skip: frozenset[str] = frozenset()) -> dict[str, Result]:
     rtol = RTOL[model.name]
     backends = [b for b in fitting_backends(model) if b.NAME not in skip]
@@ -100,14 +107,20 @@ def check_every_backend(model: Model, *, skip: frozenset[str] = frozenset()) -> 
         for name, r in heuristic.items():  # a heuristic cannot find what does not exist
             assert r.status in (Status.INFEASIBLE, Status.ERROR) and r.solution is None, where(name)
         return results
+    stopped = {name for name, r in exact.items()
+               if r.status is Status.TIME_LIMIT and name in MAY_STOP_EARLY.get(model.name, ())}
     for name, r in exact.items():
         ok = (Status.OPTIMAL, Status.FEASIBLE) if name in EXACT_FEASIBLE_OK else (Status.OPTIMAL,)
-        assert r.status in ok, where(name)
+        assert name in stopped or r.status in ok, where(name)
         assert r.solution is not None and model.violations(r.solution, tol=1e-6) == [], where(name)
-    objectives = {name: r.objective for name, r in exact.items()}
+    objectives = {name: r.objective for name, r in exact.items() if name not in stopped}
+    assert objectives, where(next(iter(exact)))
     ref_name, opt = next(iter(objectives.items()))
     for name, value in objectives.items():
         assert _close(value, opt, rtol), (objectives, model.to_dict())
+    for name in stopped:  # stopped early: a feasible point, never better than the optimum
+        assert _not_better(model, results[name].objective, opt, rtol), (name, results[name].objective, opt)
+        STOPPED_EARLY[model.name] = STOPPED_EARLY.get(model.name, 0) + 1
     if model.name == "budget_family":  # every member, not only the designated budget
         members = {name: r.extra["values"] for name, r in exact.items()}
         ref = members[ref_name]
@@ -376,4 +389,4 @@ def test_fuzz_long_run(kind: str) -> None:
         first = next(iter(results.values())).status.value
         statuses[first] = statuses.get(first, 0) + 1
     print(f"\nfuzz long run {kind}: {LONG_RUN} instances in {time.perf_counter() - start:.1f} s, "
-          f"first exact backend's statuses {statuses}")
+          f"first exact backend's statuses {statuses}, stopped early (safeguard limit) {STOPPED_EARLY.get(kind, 0)}")

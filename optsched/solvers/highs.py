@@ -59,7 +59,13 @@ def _lower_triangle_csc(h: Any) -> Any:
     return sp.csc_matrix(sp.tril(h, format="csc"))
 
 
-# HiGHS's defaults treat costs of 1e-9 beside 1 as zero: feasibility tolerances 1e-7 (MIP 1e-6)
+# HiGHS 1.14's QP solver cycled without end on a projection with tied z (tests/test_fuzz.py,
+# capacity_projection "ties"); it otherwise needs a few iterations per variable. Past this it
+# stops with kIterationLimit (status time_limit: stopped early, never claimed optimal).
+QP_ITERATION_LIMIT = 100_000
+
+# MIPs only (1e-10 made the QP solver fail on a degenerate projection). HiGHS's defaults treat
+# costs of 1e-9 beside 1 as zero: feasibility tolerances 1e-7 (MIP 1e-6)
 # made 15 of 1,500 random set packings with weights in {0, 1e-9, 1, 2} come back "optimal" 1e-9
 # short of brute force, and small_matrix_value 1e-9 (entries at or below it are dropped) one more
 # in the 10^4 fuzz run. With these none did. An oracle needs them.
@@ -100,8 +106,10 @@ class HighsBackend(Backend):
         set_option(h, "threads", int(options["threads"]))
         if form.is_mip:
             set_option(h, "presolve_rule_off", MIP_PRESOLVE_RULE_OFF)
-        for key, value in ORACLE_TOLERANCES.items():
-            set_option(h, key, value)
+            for key, value in ORACLE_TOLERANCES.items():
+                set_option(h, key, value)
+        if form.hessian is not None:  # HiGHS 1.14's QP cycles on some degenerate projections
+            set_option(h, "qp_iteration_limit", max(QP_ITERATION_LIMIT, 10 * form.n_vars))
         extra = options["highs_options"] or {}
         if not isinstance(extra, Mapping):
             raise ValueError(f"options: highs_options must be a mapping of HiGHS option names to values, got {extra!r}")
