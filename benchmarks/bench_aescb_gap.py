@@ -16,12 +16,12 @@ S = xi m): gap of AESCB to the exact optimum and runtimes (medians), per slot t.
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 
 import numpy as np
 
 import optsched
+from optsched.generators import esdp_escb_index
 from optsched.models.escb_index import EscbIndex
 from optsched.result import Status
 from optsched.solvers.escb_aescb import theorem1_gap
@@ -55,15 +55,8 @@ def part1(rng: np.random.Generator, instances: int) -> None:
               f"paper's |x|/xi bound exceeded {paper_exceeded[method]} times")
 
 
-def esdp_instance(rng: np.random.Generator, t: int, n_edges: int = 32, alpha: float = 0.5) -> tuple[EscbIndex, int, int]:
-    A = rng.integers(1, 3, (3, n_edges))
-    capacity = np.ceil(alpha * A.sum(axis=1)).astype(int)
-    m = math.ceil(alpha * n_edges)
-    delta = 1.0 / (math.log(math.log(t + 1) + 1) + 1)
-    xi = math.ceil(m / delta)
-    g = math.log(t + 1) + 4 * math.log(math.log(t + 1) + 1) * m
-    counts = rng.integers(1, max(2, t // n_edges), n_edges)
-    return EscbIndex(rng.random(n_edges), g / (2 * counts), A, capacity), xi, xi * m
+def esdp_instance(rng: np.random.Generator, t: int, n_edges: int = 32) -> tuple[EscbIndex, int, int]:
+    return esdp_escb_index(rng, n_edges, t)  # (P3 model, xi, S = xi m); see optsched.generators
 
 
 def part2(rng: np.random.Generator, slots: list[int], per_slot: int) -> None:

@@ -123,6 +123,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from optsched.bench import BenchConfig, run_bench
+
+    models = tuple(m for m in args.models.split(",") if m) if args.models else ()
+    cfg = BenchConfig(quick=args.quick, models=models, repeats=args.repeats, instances=args.instances, seed=args.seed,
+                      time_limit=args.time_limit, data_dir=Path(args.data) if args.data else None)
+    out = Path(args.out) if args.out else Path("results") / "bench"
+    for p in run_bench(cfg, out):
+        print(f"wrote {p}")
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from optsched.reproduce import reproduce
+
+    settings = _parse_options(args.set)
+    out = Path(args.out) if args.out else Path("results") / "reproduce"
+    for p in reproduce(args.paper, out=out, full=args.full, settings=settings):
+        print(f"wrote {p}")
+    return 0
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from optsched.sweep import run_sweep
 
@@ -170,6 +192,25 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=None)
     r.add_argument("--out", default=None, help="output directory (default results/NAME)")
     r.set_defaults(func=cmd_run)
+
+    bn = sub.add_parser("bench", help="runtime vs size and gap of every backend on every model; CSV, PNG, summary.md")
+    bn.add_argument("--quick", action="store_true", help="small sizes, 1 instance per size, 5 s limit (minutes)")
+    bn.add_argument("--models", default=None, help="comma-separated model kinds (default: all)")
+    bn.add_argument("--out", default=None, help="output directory (default results/bench)")
+    bn.add_argument("--repeats", type=int, default=None, help="interleaved repeats per instance (3 quick, 5 full)")
+    bn.add_argument("--instances", type=int, default=None, help="generated instances per size (1 quick, 3 full)")
+    bn.add_argument("--seed", type=int, default=0)
+    bn.add_argument("--time-limit", type=float, default=None, help="seconds per exact solve (5 quick, 60 full)")
+    bn.add_argument("--data", default=None, help="shared data directory (default $OPTSCHED_SHARED_DATA or ../shared/data)")
+    bn.set_defaults(func=cmd_bench)
+
+    rp = sub.add_parser("reproduce", help="regenerate a paper's figures and tables; CSV, PNG, report.md")
+    rp.add_argument("paper", help="maxweight, esdp, ogasched, onsocmax or all")
+    rp.add_argument("--full", action="store_true", help="the paper's scale (hours) instead of the reduced default")
+    rp.add_argument("--out", default=None, help="output directory (default results/reproduce)")
+    rp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config key in every run of the paper that has it (repeatable)")
+    rp.set_defaults(func=cmd_reproduce)
 
     sw = sub.add_parser("sweep", help="a grid of runs from a TOML file, in parallel, resumable; results.csv")
     sw.add_argument("config", help="sweep TOML file (see examples/sweeps/)")

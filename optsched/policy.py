@@ -51,7 +51,7 @@ def evaluate(
     if progress:
         from tqdm import tqdm
 
-        steps = tqdm(steps, desc=progress if isinstance(progress, str) else policy.name, leave=False)
+        steps = tqdm(steps, desc=progress if isinstance(progress, str) else policy.name, leave=False, disable=None)  # no bar off a terminal
     records: dict[str, list[Any]] = {}
     for t in steps:
         action = policy.act(env.observe(t))

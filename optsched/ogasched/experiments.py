@@ -228,7 +228,7 @@ def _sweep(cfg: OgaConfig, out_dir: Path, stem: str, settings: list[tuple[str, A
     from optsched.results import write_csv, write_png
 
     rows = []
-    for panel, value, overrides in tqdm(settings, desc=stem, leave=False):
+    for panel, value, overrides in tqdm(settings, desc=stem, leave=False, disable=None):  # no bar off a terminal
         base = {"horizon": cfg.sweep_horizon} if cfg.sweep_horizon else {}
         sub = dataclasses.replace(cfg, **{**base, **overrides})
         _, out, _ = run_all(sub, cfg.seed, f"{stem} {panel}={value} ")

@@ -118,7 +118,7 @@ def sweep_rows(cfg: OnsocmaxConfig) -> Any:
 
     tasks = [(v, kind, j) for v in cfg.values for kind in cfg.kinds for j in range(cfg.repeats)]
     rows = []
-    for value, kind, j in tqdm(tasks, desc=f"onsocmax {cfg.sweep}", leave=False):
+    for value, kind, j in tqdm(tasks, desc=f"onsocmax {cfg.sweep}", leave=False, disable=None):  # no bar off a terminal
         inst = _generator(cfg, kind, **SWEEPS[cfg.sweep](value)).draw(np.random.default_rng([cfg.seed, j]))
         cert = certified_optimum(inst)
         iota, upsilon = inst.marginal_bounds()
@@ -225,7 +225,7 @@ def ratio_rows(cfg: OnsocmaxConfig) -> Any:
     from tqdm import tqdm
 
     rows = []
-    for i in tqdm(range(cfg.instances), desc="onsocmax ratio", leave=False):
+    for i in tqdm(range(cfg.instances), desc="onsocmax ratio", leave=False, disable=None):  # no bar off a terminal
         inst = FAMILIES[cfg.family](cfg, i)
         rows.append({"instance": i, **ratio_record(inst, integral=cfg.integral, serve_ties=cfg.serve_ties)})
     df = pd.DataFrame(rows)

@@ -1,0 +1,550 @@
+"""``optsched bench``: runtime vs instance size and the optimality gap of every backend, for
+every model kind, measured side by side in one run.
+
+What is run
+-----------
+* **Instances.** For each model kind, :data:`SIZES` lists the sizes (the ``size`` of
+  :func:`optsched.generators.generate`); ``instances`` random instances per size are drawn
+  from ``np.random.default_rng([seed, k, size, i])`` (``k`` the kind's index in the size
+  table). Real files are added when the shared data directory is there (:data:`REAL_FILES`):
+  Delorme set-packing ``.dat`` files and OR-Library ``mknap1`` / ``mknapcb1``
+  (``budgeted_ip``). ``--data DIR`` (default ``$OPTSCHED_SHARED_DATA`` or ``../shared/data``
+  from the working directory); when it is absent the files are skipped with a printed note.
+* **Backends** are the ones that fit each instance and are available here
+  (:func:`optsched.solvers.registry.fitting_backends`: capability flags plus instance
+  limits, e.g. brute force only up to 22 binaries, ``dp`` only when its table fits), never a
+  hand-written list.
+* **Side by side.** Every backend is warmed up once per model kind (imports, numba
+  compilation; not recorded). Then, per instance, each repeat round runs every backend once,
+  the order rotated by one each round, so load from other processes hits all backends alike.
+  Runtime figures are medians over the rounds (and over the instances of a size).
+* **Time limits.** Backends with ``SUPPORTS_TIME_LIMIT`` get ``time_limit`` seconds; one that
+  stops there is recorded with status ``time_limit`` (with its best objective and bound, if
+  any), is not repeated on that instance, and is not run at larger sizes of the same model.
+  A backend without time-limit support whose median runtime on an instance exceeds the limit
+  is likewise not run at larger sizes. Each such cut is listed in ``summary.md``. (Real files
+  run after the generated instances and are never cut: each backend runs on every file.)
+* **Gap.** Per instance the best proven bound over every backend and round
+  (:func:`optsched.solve.best_bound`: proven optimal objectives and dual bounds), and per row
+  ``gap = |best - objective| / max(|best|, 1e-10)``, the same definition as
+  :func:`optsched.compare`. Rows without a usable objective (status ``error``,
+  ``infeasible``, a time limit with no solution) have an empty gap. ``solve`` verifies every
+  solution with the model's own math, so an infeasible answer (e.g. ``paper``, Algorithm 1 of
+  paper 003 as printed) is an ``error`` row, not a gap.
+
+Output (``--out DIR``, default ``results/bench``)
+--------------------------------------------------
+``bench.csv``    one row per instance x backend x repeat: model, source, instance, size
+                 (``model.size``), param (the generator size or file), backend, exact,
+                 repeat, status, objective, bound, best_bound, gap, runtime_s (wall, from
+                 ``Result.runtime_s``), cpu_s (process CPU time around the call), time_limit,
+                 seed, versions, message (why, for status ``error``).
+``runtime.png``  per model, median runtime vs size on log-log axes, one line per backend.
+``gaps.png``     per model and non-exact backend, the distribution of gaps (symlog axis).
+``summary.md``   per model, a table of median runtime per size and backend, status counts,
+                 median and largest gap; the cuts; load averages and versions.
+``bench.json``   config, versions, wall time, load averages.
+
+``--quick`` uses :data:`SIZES` ``quick`` column, one instance per size, a 5 s limit and the
+quick file list (a couple of minutes); the full mode the ``full`` column, three instances per
+size, a 60 s limit and every file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+import numpy as np
+
+from optsched.models.base import Model
+from optsched.result import Result, Status
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class SizeSpec:
+    """Sizes of one model kind in quick and full mode (``generate``'s ``size``)."""
+
+    quick: tuple[int, ...]
+    full: tuple[int, ...]
+
+
+# Sizes per model kind. Quick sizes keep every kind's share of ``bench --quick`` to seconds.
+SIZES: dict[str, SizeSpec] = {
+    "set_packing": SizeSpec((20, 50, 200), (10, 20, 50, 100, 200, 500, 1000)),
+    "budgeted_ip": SizeSpec((8, 16, 32), (8, 16, 24, 32, 48, 64)),
+    "budget_family": SizeSpec((8, 16, 24), (8, 16, 24, 32, 40)),
+    "escb_index": SizeSpec((8, 16, 32), (8, 16, 24, 32, 48, 64)),
+    "capacity_projection": SizeSpec((100, 1000, 3000), (100, 300, 1000, 3000, 10_000, 100_000)),
+    "pseudo_welfare": SizeSpec((4, 16, 64), (4, 8, 16, 32, 64, 128, 256)),
+    "pseudo_welfare_integral": SizeSpec((4, 16, 64), (4, 8, 16, 32, 64, 128, 256)),
+    "onsocmax_offline": SizeSpec((5, 10, 20), (5, 10, 20, 40, 80)),
+    "onsocmax_offline_integral": SizeSpec((2, 4, 8), (2, 4, 8, 16, 32, 64)),
+}
+
+
+@dataclass(frozen=True)
+class RealFiles:
+    """Instance files under the shared data directory for one model kind:
+    (relative path, 1-based instance numbers or None for all) in quick and full mode."""
+
+    kind: str
+    quick: tuple[tuple[str, tuple[int, ...] | None], ...]
+    full: tuple[tuple[str, tuple[int, ...] | None], ...]
+
+
+def _delorme(names: list[str]) -> tuple[tuple[str, None], ...]:
+    return tuple((f"setpacking/{n}", None) for n in names)
+
+
+REAL_FILES: tuple[RealFiles, ...] = (
+    RealFiles(
+        "set_packing",
+        quick=_delorme(["didactic.dat", "pb_100rnd0100.dat"]),
+        full=_delorme(["didactic.dat"] + [f"pb_100rnd{k:02d}00.dat" for k in range(1, 13)]
+                      + [f"pb_200rnd{k:02d}00.dat" for k in range(1, 19)]),
+    ),
+    RealFiles(
+        "budgeted_ip",
+        quick=(("orlib/mknap1.txt", None),),
+        full=(("orlib/mknap1.txt", None), ("orlib/mknapcb1.txt", None)),
+    ),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchConfig:
+    """Settings of one benchmark run (``optsched bench`` options)."""
+
+    quick: bool = False
+    models: tuple[str, ...] = ()  # empty: every kind in SIZES
+    repeats: int | None = None  # None: 3 (quick) or 5 (full)
+    instances: int | None = None  # per size; None: 1 (quick) or 3 (full)
+    seed: int = 0
+    time_limit: float | None = None  # None: 5 s (quick) or 60 s (full)
+    data_dir: Path | None = None  # None: $OPTSCHED_SHARED_DATA or ../shared/data
+    use_files: bool = True
+    sizes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # per-kind override
+
+    def __post_init__(self) -> None:
+        unknown = [m for m in self.models if m not in SIZES]
+        if unknown:
+            raise ValueError(f"models: unknown model {unknown[0]!r} (known: {', '.join(SIZES)})")
+        for key in ("repeats", "instances"):
+            value = getattr(self, key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{key}: must be a whole number >= 1, got {value!r}")
+        if self.time_limit is not None and not (np.isfinite(self.time_limit) and self.time_limit > 0):
+            raise ValueError(f"time_limit: must be a positive number, got {self.time_limit!r}")
+        for kind, sizes in self.sizes.items():
+            if kind not in SIZES:
+                raise ValueError(f"sizes: unknown model {kind!r}")
+            if not sizes or any(int(s) < 1 for s in sizes):
+                raise ValueError(f"sizes: {kind} needs sizes >= 1")
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return self.models or tuple(SIZES)
+
+    @property
+    def n_repeats(self) -> int:
+        return self.repeats or (3 if self.quick else 5)
+
+    @property
+    def n_instances(self) -> int:
+        return self.instances or (1 if self.quick else 3)
+
+    @property
+    def limit(self) -> float:
+        return self.time_limit or (5.0 if self.quick else 60.0)
+
+    def sizes_of(self, kind: str) -> tuple[int, ...]:
+        if kind in self.sizes:
+            return tuple(int(s) for s in self.sizes[kind])
+        spec = SIZES[kind]
+        return spec.quick if self.quick else spec.full
+
+
+def default_data_dir() -> Path:
+    """``$OPTSCHED_SHARED_DATA``, else ``../shared/data`` from the working directory."""
+    env = os.environ.get("OPTSCHED_SHARED_DATA")
+    return Path(env) if env else Path("..") / "shared" / "data"
+
+
+@dataclass(frozen=True)
+class Instance:
+    kind: str
+    source: str  # "generated" or "file"
+    name: str
+    param: str
+    seed: str
+    model: Model
+
+
+def generated_instances(cfg: BenchConfig) -> Iterator[Instance]:
+    from optsched.generators import generate
+
+    for k, kind in enumerate(SIZES):
+        if kind not in cfg.kinds:
+            continue
+        for size in cfg.sizes_of(kind):
+            for i in range(cfg.n_instances):
+                seed = [cfg.seed, k, size, i]
+                model = generate(kind, size, np.random.default_rng(seed))
+                yield Instance(kind, "generated", f"{kind}-n{size}-i{i}", str(size), "-".join(map(str, seed)), model)
+
+
+def file_instances(cfg: BenchConfig, data_dir: Path, note: Callable[[str], None]) -> Iterator[Instance]:
+    from optsched.io import load_instances
+
+    for spec in REAL_FILES:
+        if spec.kind not in cfg.kinds:
+            continue
+        for rel, numbers in (spec.quick if cfg.quick else spec.full):
+            path = data_dir / rel
+            if not path.is_file():
+                note(f"note: {path} is absent; skipped")
+                continue
+            models = load_instances(path)
+            for j in numbers or range(1, len(models) + 1):
+                name = Path(rel).name + (f"#{j}" if len(models) > 1 else "")
+                yield Instance(spec.kind, "file", name, rel, "", models[j - 1])
+
+
+def _smallest_instance(cfg: BenchConfig, kind: str) -> Model:
+    from optsched.generators import generate
+
+    return generate(kind, min(cfg.sizes_of(kind)), np.random.default_rng([cfg.seed, 999_983]))
+
+
+def _timed_solve(model: Model, backend: str, time_limit: float | None) -> tuple[Result, float]:
+    import optsched
+
+    cpu = time.process_time()
+    res = optsched.solve(model, backend, time_limit=time_limit)
+    return res, time.process_time() - cpu
+
+
+def _gap(best: float | None, r: Result) -> float | None:
+    if best is None or r.objective is None or r.status in (Status.ERROR, Status.INFEASIBLE):
+        return None
+    return abs(best - r.objective) / max(abs(best), 1e-10)
+
+
+def _versions() -> str:
+    from optsched.results import package_versions
+
+    return ";".join(f"{k}={v}" for k, v in package_versions().items() if v != "not installed")
+
+
+class _Cuts:
+    """Backends no longer run at larger sizes of a model, and why (the run's mutable state)."""
+
+    def __init__(self) -> None:
+        self.above: dict[tuple[str, str], tuple[int, str]] = {}
+
+    def blocked(self, kind: str, backend: str, size: int) -> bool:
+        cut = self.above.get((kind, backend))
+        return cut is not None and size > cut[0]
+
+    def add(self, kind: str, backend: str, size: int, why: str) -> None:
+        if (kind, backend) not in self.above or size < self.above[(kind, backend)][0]:
+            self.above[(kind, backend)] = (size, why)
+
+
+def run_instance(inst: Instance, cfg: BenchConfig, cuts: _Cuts, versions: str) -> list[dict[str, Any]]:
+    """Every fitting backend on one instance, ``n_repeats`` interleaved rounds; tidy rows."""
+    from optsched.solve import best_bound
+    from optsched.solvers.registry import fitting_backends
+
+    size = inst.model.size
+    backends = [b for b in fitting_backends(inst.model) if not (inst.source == "generated" and cuts.blocked(inst.kind, b.NAME, size))]
+    results: dict[str, list[tuple[int, Result, float]]] = {b.NAME: [] for b in backends}
+    stopped: set[str] = set()
+    for r in range(cfg.n_repeats):
+        shift = r % max(1, len(backends))
+        for b in backends[shift:] + backends[:shift]:
+            if b.NAME in stopped:
+                continue
+            limit = cfg.limit if b.SUPPORTS_TIME_LIMIT else None
+            res, cpu = _timed_solve(inst.model, b.NAME, limit)
+            results[b.NAME].append((r, res, cpu))
+            if res.status is Status.TIME_LIMIT:
+                stopped.add(b.NAME)
+                if inst.source == "generated":  # files come last and have no "larger sizes"
+                    cuts.add(inst.kind, b.NAME, size, f"hit the {cfg.limit:g} s time limit on {inst.name}")
+    for b in backends:
+        runs = results[b.NAME]
+        slow = statistics.median(x[1].runtime_s for x in runs) > cfg.limit
+        if inst.source == "generated" and not b.SUPPORTS_TIME_LIMIT and slow:
+            cuts.add(inst.kind, b.NAME, size, f"median {statistics.median(x[1].runtime_s for x in runs):.1f} s "
+                     f"> {cfg.limit:g} s on {inst.name} (no time-limit support)")
+    best = best_bound(inst.model, [res for runs in results.values() for _, res, _ in runs])
+    rows = []
+    for b in backends:
+        for r, res, cpu in results[b.NAME]:
+            rows.append({
+                "model": inst.kind, "source": inst.source, "instance": inst.name, "size": size,
+                "param": inst.param, "backend": b.NAME, "exact": b.EXACT, "repeat": r,
+                "status": res.status.value, "objective": res.objective, "bound": res.bound,
+                "best_bound": best, "gap": _gap(best, res), "runtime_s": res.runtime_s, "cpu_s": cpu,
+                "time_limit": cfg.limit if b.SUPPORTS_TIME_LIMIT else None, "seed": inst.seed,
+                "versions": versions, "message": res.extra.get("message", "") if res.status is Status.ERROR else "",
+            })
+    return rows
+
+
+def warm_up(kind: str, cfg: BenchConfig) -> None:
+    """Import each fitting backend's packages and compile its kernels, outside the timings."""
+    from optsched.solvers.registry import fitting_backends
+
+    model = _smallest_instance(cfg, kind)
+    for b in fitting_backends(model):
+        _timed_solve(model, b.NAME, cfg.limit if b.SUPPORTS_TIME_LIMIT else None)
+
+
+COLUMNS = ("model", "source", "instance", "size", "param", "backend", "exact", "repeat", "status", "objective",
+           "bound", "best_bound", "gap", "runtime_s", "cpu_s", "time_limit", "seed", "versions", "message")
+
+
+def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print) -> list[Path]:
+    """Run the benchmark and write CSV, PNGs, summary.md and bench.json into ``out``."""
+    import pandas as pd
+
+    from optsched.results import package_versions, write_csv, write_metadata, write_text
+
+    out = Path(out)
+    start, load0 = time.perf_counter(), os.getloadavg()
+    data_dir = cfg.data_dir if cfg.data_dir is not None else default_data_dir()
+    notes: list[str] = []
+
+    def note(msg: str) -> None:
+        notes.append(msg)
+        log(msg)
+
+    instances: list[Instance] = list(generated_instances(cfg))
+    if cfg.use_files:
+        if data_dir.is_dir():
+            instances += list(file_instances(cfg, data_dir, note))
+        elif any(spec.kind in cfg.kinds for spec in REAL_FILES):
+            note(f"note: shared data directory {data_dir} is absent; real-file instances skipped")
+    versions = _versions()
+    cuts = _Cuts()
+    rows: list[dict[str, Any]] = []
+    for kind in cfg.kinds:
+        mine = [i for i in instances if i.kind == kind]
+        if not mine:
+            continue
+        t0 = time.perf_counter()
+        warm_up(kind, cfg)
+        for inst in sorted(mine, key=lambda i: (i.source != "generated", i.model.size)):
+            rows += run_instance(inst, cfg, cuts, versions)
+        log(f"bench: {kind}: {len(mine)} instances in {time.perf_counter() - t0:.1f} s")
+    df = pd.DataFrame(rows, columns=list(COLUMNS))
+    for key, (size, why) in sorted(cuts.above.items()):
+        notes.append(f"{key[1]} on {key[0]}: not run above size {size} ({why})")
+    errors = df[df["status"] == "error"]
+    for (kind, backend), e in errors.groupby(["model", "backend"], sort=False):
+        notes.append(f"{backend} on {kind}: {len(e)} error row(s); first: {e['message'].iloc[0]}")
+    wall = time.perf_counter() - start
+    load1 = os.getloadavg()
+    paths = [write_csv(df, out / "bench.csv")]
+    paths += plot_runtime(df, out / "runtime.png")
+    paths += plot_gaps(df, out / "gaps.png")
+    text = summary_markdown(df, cfg, notes=notes, wall_s=wall, load=(load0, load1), versions=package_versions())
+    paths.append(write_text(out / "summary.md", text))
+    meta = {"config": dataclasses.asdict(cfg), "versions": package_versions(), "wall_s": wall,
+            "loadavg_start": load0, "loadavg_end": load1, "notes": notes, "rows": len(df)}
+    paths.append(write_metadata(out / "bench.json", meta))
+    return paths
+
+
+# --- reporting ---------------------------------------------------------------------------------
+def per_size_medians(df: "pd.DataFrame") -> "pd.DataFrame":
+    """Median runtime per (model, source, size, backend): first the median over repeats of
+    each instance, then over the instances of that size."""
+    per_inst = df.groupby(["model", "source", "instance", "size", "backend"], as_index=False)["runtime_s"].median()
+    return per_inst.groupby(["model", "source", "size", "backend"], as_index=False)["runtime_s"].median()
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_runtime(df: "pd.DataFrame", path: Path) -> list[Path]:
+    from optsched.results import write_png
+
+    if df.empty:
+        return []
+    plt = _plt()
+    gen = per_size_medians(df[df["source"] == "generated"])
+    kinds = list(dict.fromkeys(df["model"]))
+    cols = min(3, len(kinds))
+    rows = -(-len(kinds) // cols)
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    palette = plt.get_cmap("tab20").colors
+    color = {b: palette[i % 20] for i, b in enumerate(sorted(df["backend"].unique()))}  # one per backend
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
+    for ax, kind in zip(axes.flat, kinds):
+        part = gen[gen["model"] == kind]
+        for backend, b in part.groupby("backend", sort=True):
+            ax.plot(b["size"], b["runtime_s"].clip(lower=1e-6), marker="o", color=color[backend], label=backend)
+        files = per_size_medians(df[(df["source"] == "file") & (df["model"] == kind)])
+        for i, (backend, b) in enumerate(files.groupby("backend", sort=True)):
+            ax.plot(b["size"], b["runtime_s"].clip(lower=1e-6), "x", color="k", alpha=0.6,
+                    label="files (all backends)" if i == 0 else None)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_title(kind)
+        ax.set_xlabel("instance size (model.size)")
+        ax.set_ylabel("median runtime (s)")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(kinds):]:
+        ax.axis("off")
+    fig.tight_layout()
+    out = write_png(fig, path)
+    plt.close(fig)
+    return [out]
+
+
+def plot_gaps(df: "pd.DataFrame", path: Path) -> list[Path]:
+    from optsched.results import write_png
+
+    heur = df[~df["exact"].astype(bool)]
+    pairs = list(dict.fromkeys(zip(heur["model"], heur["backend"])))
+    if not pairs:
+        return []
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(pairs) + 1.5))
+    rng = np.random.default_rng(0)
+    for j, (kind, backend) in enumerate(pairs):
+        part = heur[(heur["model"] == kind) & (heur["backend"] == backend)]
+        # one gap per instance (the repeats of a deterministic backend agree)
+        gaps = part.groupby("instance")["gap"].median().dropna().to_numpy(dtype=float)
+        errors = int(part.groupby("instance")["status"].agg(lambda s: (s == "error").all()).sum())
+        if gaps.size:
+            ax.scatter(gaps, j + rng.uniform(-0.2, 0.2, gaps.size), s=14, alpha=0.7, color=f"C{j % 10}")
+            ax.plot([np.median(gaps)] * 2, [j - 0.3, j + 0.3], color="k", lw=2)
+        if errors:
+            ax.annotate(f"{errors} error", (0, j), xytext=(4, 6), textcoords="offset points", fontsize=7)
+    ax.set_yticks(range(len(pairs)), [f"{b} ({k})" for k, b in pairs])
+    ax.set_xscale("symlog", linthresh=1e-6)
+    top = float(heur["gap"].max()) if heur["gap"].notna().any() else 1.0
+    ax.set_xlim(left=0, right=max(1.0, 2 * top))
+    ax.set_xlabel("gap to the best proven bound, |best - objective| / |best| (bar: median)")
+    ax.set_title("Non-exact backends: gap per instance")
+    ax.grid(alpha=0.3, axis="x")
+    fig.tight_layout()
+    out = write_png(fig, path)
+    plt.close(fig)
+    return [out]
+
+
+def _fmt_time(s: float) -> str:
+    if not np.isfinite(s):
+        return "-"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} us"
+    if s < 1:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s:.2f} s"
+
+
+def _fmt_gap(g: float) -> str:
+    return "-" if not np.isfinite(g) else ("0" if g == 0 else f"{g:.1e}")
+
+
+def overview_table(df: "pd.DataFrame") -> list[str]:
+    """One row per (model, backend): runtime at the largest generated size, its ratio to the
+    fastest exact backend there (measured side by side), gaps over every instance, statuses."""
+    gen = per_size_medians(df[df["source"] == "generated"])
+    head = ["model", "backend", "exact", "largest n", "runtime there", "/ fastest exact", "median gap", "max gap",
+            "status (all rows)"]
+    lines = ["## Overview", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    exact_names = set(df.loc[df["exact"].astype(bool), "backend"])
+    for kind in dict.fromkeys(df["model"]):
+        part, g = df[df["model"] == kind], gen[gen["model"] == kind]
+        for backend, b in part.groupby("backend", sort=False):
+            mine = g[g["backend"] == backend]
+            if len(mine):
+                n = int(mine["size"].max())
+                t = float(mine.loc[mine["size"] == n, "runtime_s"].iloc[0])
+                there = g[(g["size"] == n) & g["backend"].isin(exact_names)]["runtime_s"]
+                ratio = f"{t / float(there.min()):.2g}x" if len(there) and float(there.min()) > 0 else "-"
+                size_cell, time_cell = str(n), _fmt_time(t)
+            else:
+                size_cell, time_cell, ratio = "-", "-", "-"
+            gaps = b["gap"].dropna().astype(float)
+            counts = ", ".join(f"{k} {v}" for k, v in b["status"].value_counts().items())
+            lines.append("| " + " | ".join([
+                kind, backend, "yes" if bool(b["exact"].iloc[0]) else "no", size_cell, time_cell, ratio,
+                _fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-",
+                counts]) + " |")
+    return lines
+
+
+def summary_markdown(
+    df: "pd.DataFrame", cfg: BenchConfig, *, notes: list[str], wall_s: float,
+    load: tuple[tuple[float, ...], tuple[float, ...]], versions: dict[str, str],
+) -> str:
+    """One table per model: median runtime per size (generated instances) and over the
+    files, status counts, median and largest gap per backend."""
+    lines = [
+        f"# optsched bench ({'quick' if cfg.quick else 'full'})",
+        "",
+        f"{len(df)} rows; {cfg.n_repeats} interleaved repeats per instance; {cfg.n_instances} generated "
+        f"instance(s) per size; time limit {cfg.limit:g} s; wall time {wall_s:.0f} s; load average "
+        f"{load[0][0]:.2f} at the start, {load[1][0]:.2f} at the end (os.getloadavg, 1 min; 2 cores shared).",
+        "Runtime: median over the repeats of each instance, then over the instances of a size (wall, "
+        "`Result.runtime_s`). Gap: |best bound - objective| / |best bound| per row; median and max over the "
+        "rows with an objective. Status counts are over all rows (instances x repeats).",
+        "",
+    ]
+    lines += overview_table(df) + [""]
+    for kind in dict.fromkeys(df["model"]):
+        part = df[df["model"] == kind]
+        gen = per_size_medians(part[part["source"] == "generated"])
+        sizes = sorted(gen["size"].unique())
+        files = part[part["source"] == "file"]
+        file_med = per_size_medians(files).groupby("backend")["runtime_s"].median() if len(files) else None
+        head = ["backend", "exact"] + [f"n={s}" for s in sizes] + (["files"] if file_med is not None else [])
+        head += ["status", "median gap", "max gap"]
+        lines += [f"## {kind}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for backend, b in part.groupby("backend", sort=False):
+            cells = [backend, "yes" if bool(b["exact"].iloc[0]) else "no"]
+            for s in sizes:
+                v = gen[(gen["backend"] == backend) & (gen["size"] == s)]["runtime_s"]
+                cells.append(_fmt_time(float(v.iloc[0])) if len(v) else "-")
+            if file_med is not None:
+                cells.append(_fmt_time(float(file_med.get(backend, float("nan")))))
+            counts = b["status"].value_counts()
+            cells.append(", ".join(f"{k} {v}" for k, v in counts.items()))
+            gaps = b["gap"].dropna().astype(float)
+            cells += [_fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-"]
+            lines.append("| " + " | ".join(cells) + " |")
+        if len(files):
+            lines.append("")
+            lines.append(f"files: {', '.join(dict.fromkeys(files['instance']))} (sizes "
+                         f"{int(files['size'].min())}-{int(files['size'].max())})")
+        lines.append("")
+    if notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+    lines += ["Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()), ""]
+    return "\n".join(lines)

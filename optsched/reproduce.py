@@ -1,0 +1,516 @@
+"""``optsched reproduce PAPER [--full]``: regenerate each paper's figures and tables, and put
+the measured headline numbers beside what the paper states.
+
+Each paper (:data:`PAPERS`: ``maxweight`` 004, ``esdp`` 000, ``ogasched`` 003, ``onsocmax``
+002; ``all`` runs the four) is a list of :class:`Run` s, each an experiment of the registry
+(:func:`optsched.experiments.get_experiment`) with one of its presets. By default a run
+applies its ``reduced`` overrides (shorter horizons, fewer frames, repeats or instances:
+minutes for all four papers); with ``--full`` it runs the preset as it stands, which is the
+paper's scale (hours in total). ``--set KEY=VALUE`` overrides a config key in every run of
+the paper whose config has that key (an unknown key is an error).
+
+Every run writes its CSV + PNG + JSON into ``OUT/PAPER/PRESET/``. The paper's ``claims``
+function then reads those CSVs back (it never re-implements an experiment) and returns
+rows of (result, measured, paper, difference explained), written as ``OUT/PAPER/claims.csv``
+and ``OUT/PAPER/report.md``; ``all`` also writes ``OUT/report.md`` with every paper's
+section. The paper statements come from ``../shared/papers`` (README.md and the texts).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class Run:
+    """One experiment preset; ``reduced`` overrides make it the default (minutes) scale."""
+
+    experiment: str
+    preset: str
+    reduced: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def subdir(self) -> str:
+        return self.preset
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One line of a report: a result, the measured number, the paper's, and why they differ."""
+
+    result: str
+    measured: str
+    paper: str
+    note: str
+
+
+ClaimsFn = Callable[[Path, bool], list[Claim]]
+
+
+@dataclass(frozen=True)
+class Paper:
+    name: str
+    title: str
+    runs: tuple[Run, ...]
+    claims: ClaimsFn
+    tables: Callable[[Path], list[str]] = lambda _d: []
+
+
+PAPERS: dict[str, Paper] = {}
+
+
+def register_paper(name: str, title: str, runs: tuple[Run, ...]) -> Callable[[ClaimsFn], ClaimsFn]:
+    def deco(fn: ClaimsFn) -> ClaimsFn:
+        if name in PAPERS:
+            raise RuntimeError(f"paper {name!r} registered twice")
+        PAPERS[name] = Paper(name, title, runs, fn)
+        return fn
+
+    return deco
+
+
+def _tables(name: str) -> Callable[[Callable[[Path], list[str]]], Callable[[Path], list[str]]]:
+    """Attach extra Markdown lines (a measured table) to a registered paper's report."""
+
+    def deco(fn: Callable[[Path], list[str]]) -> Callable[[Path], list[str]]:
+        PAPERS[name] = dataclasses.replace(PAPERS[name], tables=fn)
+        return fn
+
+    return deco
+
+
+def _read(path: Path) -> "pd.DataFrame":
+    import pandas as pd
+
+    return pd.read_csv(path)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:+.1f}%"
+
+
+# --- paper 004: max-weight scheduling ---------------------------------------------------------
+MW_REDUCED = {"frames": 5000}
+
+
+@register_paper(
+    "maxweight",
+    "Paper 004: Scheduling Stochastic Real-Time Jobs in Unreliable Workers (Section IV, Figs. 3-5)",
+    (
+        Run("maxweight", "fig3", MW_REDUCED),
+        Run("maxweight", "fig4", MW_REDUCED),
+        Run("maxweight", "fig5", {"frames": 3000, "fig5_r_step": 0.01}),
+    ),
+)
+def maxweight_claims(d: Path, full: bool) -> list[Claim]:
+    out = []
+    for fig, what in (("fig3", "P[J_2j] = 0.3 / 0.5"), ("fig4", "P_2j = 0.7 / 0.9")):
+        df = _read(d / fig / f"{fig}_regions.csv")
+        parts = []
+        for curve, c in df.groupby("curve", sort=True):
+            key = ["r1", "r2"]
+            a1 = {tuple(r) for r in c[(c["policy"] == "Alg. 1 (exact)") & c["achieved"]][key].to_numpy()}
+            a2 = {tuple(r) for r in c[(c["policy"] == "Alg. 2 (greedy)") & c["achieved"]][key].to_numpy()}
+            share = len(a1 & a2) / max(1, len(a1))
+            parts.append(f"{curve}: {share:.1%} of Alg. 1's {len(a1)} points ({len(a2 - a1)} extra)")
+        out.append(Claim(
+            f"Fig. {fig[-1]}: requirements achieved by Alg. 2 among those of Alg. 1 ({what})",
+            "; ".join(parts),
+            "Alg. 2 fulfils almost all requirements within R_max achievable by Alg. 1",
+            "Agrees. A grid point counts when both rates are >= r_i - 0.01 over the frames; points on the region's "
+            "edge flip with the sample path (the paper: 10,000 frames; the reduced scale has fewer), so the "
+            "shares move by a few points between runs.",
+        ))
+    f5 = _read(d / "fig5" / "fig5_symmetric.csv")
+    g = f5[f5["policy"] == "Alg. 2 (greedy)"].pivot_table(index="n", columns="task_prob", values="max_symmetric_r")
+    probs = sorted(g.columns)
+    n_small, n_large = int(g.index.min()), int(g.index.max())
+    row = lambda n: ", ".join(f"{g.loc[n, p]:.3f}" for p in probs)  # noqa: E731
+    low_first = bool(g.loc[n_small].is_monotonic_increasing)
+    n5 = [n for n in g.index if n >= 5]
+    reversed_ = [int(n) for n in n5 if g.loc[n].is_monotonic_decreasing and g.loc[n].iloc[0] > g.loc[n].iloc[-1]]
+    out.append(Claim(
+        f"Fig. 5: largest symmetric r by Alg. 2 for P[J_ij] = {', '.join(map(str, probs))}",
+        f"N = {n_small}: {row(n_small)} (increasing in P: {'yes' if low_first else 'no'}); N = {n_large}: "
+        f"{row(n_large)}; order reversed (lower P, higher r) at N = {reversed_ or 'none'} of N >= 5 = "
+        f"{[int(n) for n in n5]}",
+        "N = 2: lower task probability, lower r; N >= 5: lower task probability, higher r (interference); "
+        "r decreases super-linearly in N",
+        "The crossing is where interference starts to dominate; r is read off a grid (fig5_r_step), so "
+        "close curves can tie.",
+    ))
+    rising = [f"P={p:g}" for p in probs if not g[p].is_monotonic_decreasing]
+    out.append(Claim(
+        "Fig. 5: r falls with N",
+        f"r(N={n_large}) / r(N={n_small}) = "
+        + ", ".join(f"{g.loc[n_large, p] / max(g.loc[n_small, p], 1e-9):.2f}" for p in probs)
+        + (f"; not monotone for {', '.join(rising)} (" + "; ".join(
+            f"P={p:g}: " + ", ".join(f"{g.loc[n, p]:.2f}" for n in g.index) for p in probs
+            if f"P={p:g}" in rising) + ")" if rising else "; non-increasing for every P"),
+        "decreases super-linearly with the number of applications",
+        "Shape only: the paper gives no numbers for Fig. 5. At the lowest P a job is rare at N = 2 (few "
+        "jobs to complete), so r can first rise with N before interference takes over.",
+    ))
+    return out
+
+
+# --- paper 000: ESDP --------------------------------------------------------------------------
+ESDP_PAPER_GAINS = {"HSWF": 0.73, "LCF": 0.36, "LWTF": 0.28}
+ESDP_NOTES = {
+    "HSWF": "HSWF ranks ports by their summed v_hat; how weak that order is depends on Table 2's capacities, "
+            "which are unreadable (we use c_k = ceil(alpha sum_e A_ke), README).",
+    "LCF": "LCF is our strongest baseline: with linear supply costs f_k a the cost spreads more than the "
+           "valuation (costs 1.5-3 vs valuations 0.1-1), so ranking channels by cost alone is close to the "
+           "oracle's order (docs/esdp.md).",
+    "LWTF": "LWTF serves ports round-robin by waiting time; the gap to it depends on the normalisation of "
+            "Z - C into [0, 1] (ours: one affine map, clipped), which the paper does not state.",
+}
+
+
+@register_paper(
+    "esdp",
+    "Paper 000: Learning to Dispatch Multi-Server Jobs in Bipartite Graphs with Unknown Service Rates (ESDP)",
+    (Run("esdp", "fig2-4", {"horizon": 1000, "repeats": 3}),),
+)
+def esdp_claims(d: Path, full: bool) -> list[Claim]:
+    df = _read(d / "fig2-4" / "esdp_asw.csv")
+    mean = df.groupby(["policy", "t"])["asw"].mean().unstack("policy")
+    T = int(mean.index.max())
+    out = []
+    for base, paper in ESDP_PAPER_GAINS.items():
+        if base not in mean.columns or "ESDP" not in mean.columns:
+            continue
+        ratio = mean["ESDP"] / mean[base]
+        late = ratio[ratio.index >= max(1, T // 10)]
+        gain = float(ratio.loc[T] - 1)
+        verdict = ("ESDP loses to {b} at this horizon." if gain < 0 else
+                   "ESDP wins, by less than the paper's {p:.0%}." if late.max() - 1 < paper else
+                   "ESDP's lead reaches the paper's {p:.0%}.").format(b=base, p=paper)
+        out.append(Claim(
+            f"ESDP's accumulated social welfare over {base}",
+            f"{_pct(gain)} at T = {T}; at most {_pct(late.max() - 1)} over t >= {max(1, T // 10)}",
+            f"up to {paper:.0%} within 2000 slots",
+            verdict + " " + ESDP_NOTES[base]
+            + ("" if full else " The reduced horizon gives ESDP fewer slots to learn than the paper's 2000."),
+        ))
+    if "Oracle" in df["policy"].unique():
+        reg = df.groupby(["policy", "t"])["regret"].mean().unstack("policy").drop(columns="Oracle")
+        half = int(reg.index[reg.index <= T // 2].max())
+        growth = reg.loc[T] / reg.loc[half]  # linear regret doubles from T/2 to T; sublinear grows less
+        lowest = str(reg.loc[T].idxmin())
+        out.append(Claim(
+            "Regret (5) against the oracle at T, and its growth from T/2 to T",
+            ", ".join(f"{p} {reg.loc[T, p]:.1f} (x{growth[p]:.2f})" for p in reg.columns)
+            + f"; ESDP / Oracle ASW = {mean['ESDP'].loc[T] / mean['Oracle'].loc[T]:.3f}",
+            "ESDP's regret is sublinear (Theorem 1); the baselines' is linear",
+            f"Pseudo-regret with the true means v_tilde; lowest at T: {lowest}. A linear regret grows x2 from "
+            f"t = {half} to {T}; ESDP's x{growth['ESDP']:.2f} is "
+            + ("below the baselines' (slowest growth: "
+               f"{growth.idxmin()})." if growth.idxmin() == "ESDP" else
+               f"not the slowest (that is {growth.idxmin()}, x{growth.min():.2f}): over a short horizon ESDP is still exploring.")
+            + " Curves: regret panel of esdp_asw.png.",
+        ))
+    return out
+
+
+# --- paper 003: OGASched ----------------------------------------------------------------------
+OGA_PAPER_GAINS = {"DRF": 0.1133, "FAIRNESS": 0.0775, "BINPACKING": 0.1389, "SPREADING": 0.1344}
+# Table III of the paper: average reward per slot (columns: T, arrival probability, density).
+OGA_TABLE3_COLUMNS = (("T", 1000), ("T", 2000), ("T", 5000), ("T", 10000), ("arrival_prob", 0.3), ("arrival_prob", 0.5),
+                      ("arrival_prob", 0.7), ("arrival_prob", 0.9), ("density", 2.0), ("density", 2.5), ("density", 3.0))
+OGA_TABLE3: dict[str, tuple[float, ...]] = {
+    "OGASched": (2578.53, 2886.33, 2911.37, 3104.98, 1904.87, 2154.18, 3117.29, 2938.22, 2816.18, 2904.51, 3127.47),
+    "DRF": (2422.47, 2493.02, 2449.23, 2497.85, 1364.53, 2086.59, 2503.01, 2755.41, 2417.08, 2786.94, 2795.42),
+    "FAIRNESS": (2532.24, 2582.80, 2552.41, 2436.22, 1295.53, 1997.19, 2628.02, 2873.84, 2501.54, 2857.60, 2918.98),
+    "BINPACKING": (2386.01, 2449.15, 2444.32, 2365.13, 1246.39, 1897.79, 2518.98, 2740.19, 2374.31, 2757.71, 2829.19),
+    "SPREADING": (2382.01, 2466.71, 2436.60, 2362.88, 1250.67, 1888.06, 2519.37, 2737.93, 2382.87, 2766.07, 2836.37),
+}
+
+
+def _paper_table3_ratios() -> list[float]:
+    return [OGA_TABLE3["OGASched"][j] / max(OGA_TABLE3[b][j] for b in OGA_TABLE3 if b != "OGASched")
+            for j in range(len(OGA_TABLE3_COLUMNS))]
+
+
+@register_paper(
+    "ogasched",
+    "Paper 003: Scheduling Multi-Server Jobs With Sublinear Regrets via Online Learning (OGASched)",
+    (
+        Run("ogasched", "fig2", {"horizon": 2000, "regret_points": 2}),
+        Run("ogasched", "table3", {"horizon": 1000, "table3_horizons": [500, 1000, 2000]}),
+    ),
+)
+def ogasched_claims(d: Path, full: bool) -> list[Claim]:
+    out = []
+    summary = _read(d / "fig2" / "fig2_summary.csv").set_index("policy")
+    import json
+
+    cfg = json.loads((d / "fig2" / "metadata.json").read_text())["config"]
+    setting = f"|R| = {cfg['n_nodes']}, |L| = {cfg['n_ports']}, T = {cfg['horizon']}"
+    for base, paper in OGA_PAPER_GAINS.items():
+        ratio = float(summary.loc[base, "ogasched_ratio"])
+        out.append(Claim(
+            f"OGASched's cumulative reward over {base} (Fig. 2 setting, {setting})",
+            _pct(ratio - 1),
+            f"{_pct(paper)} (abstract; trace-driven)",
+            ("Close to the paper (within 5 points). " if abs(ratio - 1 - paper) < 0.05 else
+             f"{'Larger' if ratio - 1 > paper else 'Smaller'} lead than the paper's. ")
+            + {
+                "DRF": "DRF and FAIRNESS see x(t) before allocating, as in the paper, and split capacity "
+                       "sensibly; OGASched's lead comes from not over-allocating where utilities saturate.",
+                "FAIRNESS": "As for DRF.",
+                "BINPACKING": "Our BINPACKING/SPREADING give a job whole servers (nodes that fit the whole "
+                              "request first), which pays the overhead term of (7) in full; the paper's trace "
+                              "jobs and its (unshipped) baseline code differ.",
+                "SPREADING": "As for BINPACKING.",
+            }[base] + " Synthetic Table II scenario, not the paper's trace mix (not shipped; README).",
+        ))
+    t3 = _read(d / "table3" / "table3.csv")
+    t3 = t3[~t3["panel"].isna()]
+    best_counts = 0
+    lost: list[str] = []
+    columns = list(dict.fromkeys(zip(t3["panel"], t3["value"])))
+    ratios = []
+    for panel, value in columns:
+        c = t3[(t3["panel"] == panel) & (t3["value"] == value)].set_index("policy")["average_reward"]
+        others = c.drop("OGASched")
+        best_counts += bool(c["OGASched"] >= others.max())
+        ratios.append(c["OGASched"] / others.max())
+        if c["OGASched"] < others.max():
+            lost.append(f"{panel}={value:g} (to {others.idxmax()})")
+    paper_ratios = _paper_table3_ratios()
+    out.append(Claim(
+        "Table III: columns where OGASched has the highest average reward",
+        f"{best_counts} of {len(columns)}; OGASched / best baseline {min(ratios):.3f} - {max(ratios):.3f}",
+        f"11 of 11 (\"whatever the parameter settings, OGASched always performs the best\"); "
+        f"OGASched / best baseline {min(paper_ratios):.3f} - {max(paper_ratios):.3f}",
+        (f"Lost at {', '.join(lost)}: where few jobs contend (low arrival probability, dense graphs) the "
+         "reactive baselines, which see x(t) before allocating, serve arrivals in full, while OGASched competes "
+         "with the best fixed allocation. " if lost else "Agrees. ")
+        + "Absolute rewards are in other units (synthetic capacities and requests, not the paper's trace), so "
+        "compare ratios and orders, not values.",
+    ))
+    t_panel = [(v, r) for (p, v), r in zip(columns, ratios) if p == "T"]
+    if len(t_panel) >= 2:
+        oga_t = t3[(t3["panel"] == "T") & (t3["policy"] == "OGASched")].set_index("value")["average_reward"]
+        out.append(Claim(
+            "Table III: OGASched's average reward grows with T",
+            ", ".join(f"T={int(v)}: {oga_t.loc[v]:.0f}" for v, _ in t_panel),
+            "positive correlation with T (2578.53, 2886.33, 2911.37, 3104.98 for T = 1000..10000)",
+            f"Change over the T panel: {_pct(oga_t.iloc[-1] / oga_t.iloc[0] - 1)}. Our learning curve "
+            "flattens early (eta_0 = 25, decay 0.9999 on synthetic units): once R_T / T is small the average "
+            "reward barely moves with T.",
+        ))
+    reg_path = d / "fig2" / "fig2_regret.csv"
+    if reg_path.exists():
+        reg = _read(reg_path)
+        out.append(Claim(
+            "Regret R_T = Q(y*_T) - Q(OGASched) (Theorem 1: sublinear)",
+            ", ".join(f"T={int(r.T)}: R_T/sqrt(T) = {r.regret_over_sqrtT:.0f}" for r in reg.itertuples()),
+            "O(sqrt(T)) with the step size of (53)",
+            "With Table II's decaying step (not the theory step) R_T / sqrt(T) need not fall at these T; "
+            "docs/ogasched.md shows it falling with step = \"theory\".",
+        ))
+    return out
+
+
+@_tables("ogasched")
+def ogasched_tables(d: Path) -> list[str]:
+    t3 = _read(d / "table3" / "table3.csv")
+    columns = list(dict.fromkeys(zip(t3["panel"], t3["value"])))
+    head = ["policy"] + [f"{p}={v:g}" for p, v in columns]
+    lines = ["Table III as measured (average reward per slot):", "", "| " + " | ".join(head) + " |",
+             "|" + "---|" * len(head)]
+    for policy in dict.fromkeys(t3["policy"]):
+        cells = [policy]
+        for p, v in columns:
+            x = t3[(t3["panel"] == p) & (t3["value"] == v) & (t3["policy"] == policy)]["average_reward"]
+            cells.append(f"{float(x.iloc[0]):.0f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    ratio_cells = []
+    for p, v in columns:
+        c = t3[(t3["panel"] == p) & (t3["value"] == v)].set_index("policy")["average_reward"]
+        ratio_cells.append(f"{c['OGASched'] / c.drop('OGASched').max():.3f}")
+    lines.append("| OGASched / best baseline | " + " | ".join(ratio_cells) + " |")
+    ph = ["policy"] + [f"{p}={v:g}" for p, v in OGA_TABLE3_COLUMNS]
+    lines += ["", "Table III as printed in the paper:", "", "| " + " | ".join(ph) + " |", "|" + "---|" * len(ph)]
+    for policy, values in OGA_TABLE3.items():
+        lines.append("| " + " | ".join([policy] + [f"{v:.2f}" for v in values]) + " |")
+    lines.append("| OGASched / best baseline | " + " | ".join(f"{r:.3f}" for r in _paper_table3_ratios()) + " |")
+    return lines + [""]
+
+
+# --- paper 002: ONSOCMAX ----------------------------------------------------------------------
+@register_paper(
+    "onsocmax",
+    "Paper 002: Theoretically Guaranteed Online Workload Dispatching for Deadline-Aware Multi-Server Jobs (ONSOCMAX)",
+    (
+        Run("onsocmax", "fig4", {"values": [1.0, 2.0, 4.0, 8.0], "repeats": 8}),
+        Run("onsocmax", "fig5", {"values": [10.0, 18.0, 30.0], "repeats": 8}),
+        Run("onsocmax", "fig6", {"values": [1.0, 2.0, 4.0, 12.0], "repeats": 8}),
+        Run("onsocmax", "ratio", {"instances": 150}),
+        Run("onsocmax", "ratio_small", {"instances": 400}),
+    ),
+)
+def onsocmax_claims(d: Path, full: bool) -> list[Claim]:
+    out = []
+    for preset, stem in (("ratio", "onsocmax_ratio_section_iv"), ("ratio_small", "onsocmax_ratio_small")):
+        r = _read(d / preset / f"{stem}.csv")
+        finite = r[r["ratio"] < float("inf")]
+        out.append(Claim(
+            f"Theorem 2 on {len(r)} {'Section IV' if preset == 'ratio' else 'small worst-case-style'} instances: "
+            "max OPT / online, and against alpha-hat",
+            f"max OPT/online {finite['ratio'].max():.3f} (alpha-hat {r['alpha_hat'].min():.2f} - "
+            f"{r['alpha_hat'].max():.2f}); max (OPT/online)/alpha-hat {(finite['ratio'] / finite['alpha_hat']).max():.3f}; "
+            f"{int(r['violates_theorem2'].sum())} above alpha-hat",
+            "OPT / online <= alpha-hat of (40) (alpha-competitive, alpha >= 2)",
+            (f"Holds on every draw; the closest instance reaches "
+             f"{(finite['ratio'] / finite['alpha_hat']).max():.0%} of alpha-hat (alpha-hat is a worst-case bound "
+             "built on one-way trading). " if not r["violates_theorem2"].any() else
+             f"Exceeded on {int(r['violates_theorem2'].sum())} instance(s); see docs/onsocmax.md for the "
+             "documented cases. ")
+            + "OPT is certified (weak-duality bound). The bound needs ONSOCMAX's tie rule (serve zero-slope "
+            "pairs); without it docs/onsocmax.md documents instances above alpha-hat.",
+        ))
+    for preset, what, stem, paper in (
+        ("fig4", "service duration", "onsocmax_duration", "ONSOCMAX always performs the best among the online algorithms"),
+        ("fig5", "workload size", "onsocmax_workload", "ONSOCMAX always performs the best among the online algorithms"),
+        ("fig6", "congestion level", "onsocmax_congestion", "ONSOCMAX is robust to the congestion level"),
+    ):
+        df = _read(d / preset / f"{stem}.csv")
+        mean = df.groupby(["value", "kind", "policy"])["welfare"].mean().unstack("policy")
+        base = mean[["MAX-FIRST", "EQUAL-SHARE"]].max(axis=1)
+        rel = mean["ONSOCMAX"] / base
+        wins = int((rel >= 1).sum())
+        worst = rel.idxmin()
+        opt = df.groupby(["value", "kind"])["opt"].mean()
+        out.append(Claim(
+            f"Fig. {preset[-1]} ({what}): points (value x utility) where ONSOCMAX has the highest mean welfare",
+            f"{wins} of {len(rel)}; ONSOCMAX / best baseline {rel.min():.3f} (at {worst[0]:g}, {worst[1]}) - "
+            f"{rel.max():.3f}; OPT / ONSOCMAX <= {(opt / mean['ONSOCMAX']).max():.3f}",
+            paper,
+            "Agrees." if wins == len(rel) else
+            f"Lost at {', '.join(f'{v:g} ({k})' for (v, k) in rel[rel < 1].index)}. Once demand nears capacity, "
+            "ONSOCMAX's price rises steeply above w_hat = C / (alpha - 1) and jobs stop taking work that the greedy baselines use (within Theorem 2, but below the "
+            "baselines on average-case instances; docs/onsocmax.md).",
+        ))
+    return out
+
+
+# --- running ------------------------------------------------------------------------------------
+def _settings_for(run: Run, full: bool, settings: Mapping[str, Any]) -> dict[str, Any]:
+    from optsched.experiments import get_experiment
+
+    fields = {f.name for f in dataclasses.fields(get_experiment(run.experiment).config_type)}
+    merged = {} if full else dict(run.reduced)
+    merged.update({k: v for k, v in settings.items() if k in fields})
+    return merged
+
+
+def _check_settings(paper: Paper, settings: Mapping[str, Any]) -> None:
+    from optsched.experiments import get_experiment
+
+    known = set()
+    for run in paper.runs:
+        known |= {f.name for f in dataclasses.fields(get_experiment(run.experiment).config_type)}
+    for key in settings:
+        if key not in known:
+            raise ValueError(f"set: no run of {paper.name} has a config key {key!r}")
+
+
+def report_markdown(paper: Paper, claims: list[Claim], *, full: bool, runs: list[dict[str, Any]],
+                    extra: list[str]) -> str:
+    def cell(s: str) -> str:
+        return s.replace("|", "\\|").replace("\n", " ")
+
+    lines = [f"## {paper.title}", "",
+             f"Scale: {'paper (--full)' if full else 'reduced (default; --full for the paper scale)'}.", "",
+             "| run | settings | wall s | CPU s | load avg (1 min) |", "|---|---|---|---|---|"]
+    for r in runs:
+        lines.append(f"| {r['experiment']} --preset {r['preset']} | {cell(str(r['settings']) or '-')} | "
+                     f"{r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['load']:.2f} |")
+    lines += ["", "| result | measured | paper | difference explained |", "|---|---|---|---|"]
+    for c in claims:
+        lines.append(f"| {cell(c.result)} | {cell(c.measured)} | {cell(c.paper)} | {cell(c.note)} |")
+    lines += [""] + extra
+    return "\n".join(lines) + "\n"
+
+
+def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mapping[str, Any] | None = None,
+                    log: Callable[[str], None] = print) -> tuple[list[Path], str]:
+    """Run one paper's experiments and write claims.csv + report.md; (paths, report text)."""
+    import pandas as pd
+
+    from optsched.experiments import get_experiment
+    from optsched.results import write_csv, write_text
+
+    paper = PAPERS[name]
+    settings = dict(settings or {})
+    _check_settings(paper, settings)
+    base = Path(out) / name
+    paths: list[Path] = []
+    runs = []
+    for run in paper.runs:
+        exp = get_experiment(run.experiment)
+        merged = _settings_for(run, full, settings)
+        cfg = exp.make_config(merged, run.preset)
+        log(f"reproduce {name}: {run.experiment} --preset {run.preset} {merged or ''}")
+        wall, cpu = time.perf_counter(), time.process_time()
+        paths += exp.run(cfg, base / run.subdir)
+        runs.append({"experiment": run.experiment, "preset": run.preset, "settings": merged,
+                     "wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu,
+                     "load": os.getloadavg()[0]})
+    claims = paper.claims(base, full)
+    paths.append(write_csv(pd.DataFrame([dataclasses.asdict(c) for c in claims]), base / "claims.csv"))
+    text = report_markdown(paper, claims, full=full, runs=runs, extra=paper.tables(base))
+    paths.append(write_text(base / "report.md", f"# Reproduction report\n\n{text}"))
+    return paths, text
+
+
+def reproduce(paper: str, *, out: Path, full: bool = False, settings: Mapping[str, Any] | None = None,
+              log: Callable[[str], None] = print) -> list[Path]:
+    """``optsched reproduce PAPER``: one paper, or ``all`` (also writes ``OUT/report.md``)."""
+    if paper != "all" and paper not in PAPERS:
+        raise ValueError(f"paper: unknown paper {paper!r} (known: {', '.join(PAPERS)}, all)")
+    names = list(PAPERS) if paper == "all" else [paper]
+    if paper == "all" and settings:
+        known = set()
+        from optsched.experiments import get_experiment
+
+        for p in PAPERS.values():
+            for run in p.runs:
+                known |= {f.name for f in dataclasses.fields(get_experiment(run.experiment).config_type)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise ValueError(f"set: no run has a config key {unknown[0]!r}")
+    start, load0 = time.perf_counter(), os.getloadavg()[0]
+    paths: list[Path] = []
+    sections = []
+    for name in names:
+        own = {k: v for k, v in (settings or {}).items()
+               if paper != "all" or _paper_has_key(PAPERS[name], k)}
+        p, text = reproduce_paper(name, out=out, full=full, settings=own, log=log)
+        paths += p
+        sections.append(text)
+    if paper == "all":
+        from optsched.results import write_text
+
+        head = (f"# Reproduction report: all papers\n\nWall time {time.perf_counter() - start:.0f} s; load average "
+                f"{load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end (2 cores, shared).\n\n")
+        paths.append(write_text(Path(out) / "report.md", head + "\n".join(sections)))
+    return paths
+
+
+def _paper_has_key(paper: Paper, key: str) -> bool:
+    from optsched.experiments import get_experiment
+
+    return any(key in {f.name for f in dataclasses.fields(get_experiment(r.experiment).config_type)}
+               for r in paper.runs)

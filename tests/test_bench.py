@@ -1,0 +1,195 @@
+"""``optsched.generators`` (every kind valid, deterministic, solvable) and ``optsched bench``
+(tiny runs: CSV schema, every fitting backend present, gaps, real files, bad input)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import optsched
+from optsched.bench import COLUMNS, SIZES, BenchConfig, generated_instances, run_bench
+from optsched.cli import main
+from optsched.generators import generate, generator_kinds
+from optsched.models.base import model_kinds
+from optsched.result import Status
+from optsched.solvers.registry import fitting_backends
+
+# smallest sizes, so that brute force fits where it can
+TINY = {
+    "set_packing": 6, "budgeted_ip": 6, "budget_family": 6, "escb_index": 6, "capacity_projection": 20,
+    "pseudo_welfare": 4, "pseudo_welfare_integral": 4, "onsocmax_offline": 3, "onsocmax_offline_integral": 2,
+}
+
+
+def test_every_model_kind_has_a_generator_and_a_size_row() -> None:
+    assert set(generator_kinds()) == set(model_kinds())
+    assert set(SIZES) == set(generator_kinds()) == set(TINY)
+
+
+@pytest.mark.parametrize("kind", sorted(TINY))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_generated_instances_are_valid_deterministic_and_solved_exactly(kind: str, seed: int) -> None:
+    a = generate(kind, TINY[kind], np.random.default_rng([seed, 5]))
+    b = generate(kind, TINY[kind], np.random.default_rng([seed, 5]))
+    assert a.name == kind
+    assert a.to_dict() == b.to_dict()  # same seed, same instance
+    # a round trip through JSON re-validates the data
+    assert optsched.model_from_dict(a.to_dict()).to_dict() == a.to_dict()
+    exact = [be for be in fitting_backends(a) if be.EXACT]
+    assert exact, f"no exact backend fits {kind}"
+    res = optsched.solve(a, exact[0].NAME, time_limit=30)
+    assert res.status is Status.OPTIMAL, (kind, exact[0].NAME, res.status, res.extra)
+    assert a.violations(res.solution, tol=1e-6) == []
+
+
+def test_generate_rejects_unknown_kind_and_bad_size() -> None:
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="no generator"):
+        generate("knapsackz", 5, rng)
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="size"):
+            generate("set_packing", bad, rng)  # type: ignore[arg-type]
+
+
+def test_sizes_change_the_instance_size() -> None:
+    for kind in ("set_packing", "capacity_projection", "budgeted_ip"):
+        small, large = (generate(kind, n, np.random.default_rng(0)).size for n in (10, 40))
+        assert small < large
+
+
+@pytest.fixture(scope="module")
+def tiny_bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[BenchConfig, Path, pd.DataFrame]:
+    out = tmp_path_factory.mktemp("bench")
+    cfg = BenchConfig(quick=True, repeats=2, instances=1, sizes={k: (n,) for k, n in TINY.items()}, use_files=False,
+                      time_limit=20.0)
+    run_bench(cfg, out, log=lambda _msg: None)
+    return cfg, out, pd.read_csv(out / "bench.csv")
+
+
+def test_bench_csv_schema_and_files(tiny_bench: tuple[BenchConfig, Path, pd.DataFrame]) -> None:
+    cfg, out, df = tiny_bench
+    assert tuple(df.columns) == COLUMNS
+    for name in ("bench.csv", "runtime.png", "gaps.png", "summary.md", "bench.json"):
+        assert (out / name).stat().st_size > 0, name
+    assert set(df["model"]) == set(TINY)
+    assert set(df["source"]) == {"generated"}
+    assert df["versions"].str.contains("optsched=").all()
+    assert set(df["status"]) <= {s.value for s in Status}
+
+
+def test_bench_runs_every_fitting_backend_each_repeat(tiny_bench: tuple[BenchConfig, Path, pd.DataFrame]) -> None:
+    cfg, _, df = tiny_bench
+    for inst in generated_instances(cfg):
+        rows = df[df["instance"] == inst.name]
+        assert set(rows["backend"]) == set(optsched.backends(inst.model)), inst.name
+        assert (rows["size"] == inst.model.size).all()
+        for backend, b in rows.groupby("backend"):
+            if (b["status"] != "time_limit").all():
+                assert sorted(b["repeat"]) == list(range(cfg.n_repeats)), (inst.name, backend)
+
+
+def test_bench_gaps(tiny_bench: tuple[BenchConfig, Path, pd.DataFrame]) -> None:
+    _, _, df = tiny_bench
+    gaps = df["gap"].dropna()
+    assert len(gaps) > 0 and (gaps >= 0).all()
+    optimal_exact = df[df["exact"] & (df["status"] == "optimal")]
+    assert len(optimal_exact) > 0
+    assert (optimal_exact["gap"] <= 1e-6).all(), optimal_exact[optimal_exact["gap"] > 1e-6]
+    # the gap is measured against the instance's best bound, one value per instance
+    assert (df.groupby("instance")["best_bound"].nunique(dropna=False) == 1).all()
+    has_gap = df["gap"].notna()
+    recomputed = (df.loc[has_gap, "best_bound"] - df.loc[has_gap, "objective"]).abs() / df.loc[
+        has_gap, "best_bound"].abs().clip(lower=1e-10)
+    assert np.allclose(recomputed, df.loc[has_gap, "gap"], rtol=1e-6, atol=1e-12)
+    # an infeasible answer (Algorithm 1 of paper 003 as printed) is an error row without a gap
+    assert df.loc[df["status"] == "error", "gap"].isna().all()
+
+
+def test_bench_summary_table(tiny_bench: tuple[BenchConfig, Path, pd.DataFrame]) -> None:
+    _, out, df = tiny_bench
+    text = (out / "summary.md").read_text()
+    assert "| backend | exact |" in text
+    for kind in TINY:
+        assert f"## {kind}" in text
+    for backend in set(df["backend"]):
+        assert f"| {backend} |" in text
+    assert "load average" in text
+
+
+def test_bench_reads_real_files_and_notes_absent_ones(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "setpacking").mkdir(parents=True)
+    # a Delorme file: m n; n profits; per row its count and its 1-based columns
+    (data / "setpacking" / "didactic.dat").write_text("2 3\n5 4 3\n2\n1 2\n2\n2 3\n")
+    messages: list[str] = []
+    cfg = BenchConfig(quick=True, models=("set_packing", "budgeted_ip"), repeats=1,
+                      sizes={"set_packing": (5,), "budgeted_ip": (5,)}, data_dir=data)
+    run_bench(cfg, tmp_path / "out", log=messages.append)
+    df = pd.read_csv(tmp_path / "out" / "bench.csv")
+    files = df[df["source"] == "file"]
+    assert set(files["instance"]) == {"didactic.dat"}
+    assert (files.loc[files["exact"], "objective"] == 8).all()  # sets {0, 2}: 5 + 3
+    assert any("absent" in m for m in messages)  # pb_100rnd0100.dat and orlib/mknap1.txt
+    assert "absent" in (tmp_path / "out" / "summary.md").read_text()
+
+
+def test_bench_without_data_dir_prints_a_note(tmp_path: Path) -> None:
+    messages: list[str] = []
+    cfg = BenchConfig(quick=True, models=("budgeted_ip",), repeats=1, sizes={"budgeted_ip": (4,)},
+                      data_dir=tmp_path / "nowhere")
+    run_bench(cfg, tmp_path / "out", log=messages.append)
+    assert any("absent" in m and "skipped" in m for m in messages)
+    assert set(pd.read_csv(tmp_path / "out" / "bench.csv")["source"]) == {"generated"}
+
+
+def test_bench_orlib_mknap1_reaches_the_stated_optima(shared_data: Path, tmp_path: Path) -> None:
+    cfg = BenchConfig(quick=True, models=("budgeted_ip",), repeats=1, sizes={"budgeted_ip": (4,)}, data_dir=shared_data)
+    run_bench(cfg, tmp_path, log=lambda _m: None)
+    df = pd.read_csv(tmp_path / "bench.csv")
+    files = df[df["source"] == "file"]
+    assert files["instance"].nunique() == 7
+    best = files.groupby("instance")["best_bound"].first().sort_index(key=lambda s: s.str.split("#").str[1].astype(int))
+    assert np.allclose(best.to_numpy(), [3800, 8706.1, 4015, 6120, 12400, 10618, 16537], rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bench", "--models", "knapsackz"],
+        ["bench", "--repeats", "0"],
+        ["bench", "--time-limit", "-1"],
+        ["bench", "--repeats", "two"],
+    ],
+)
+def test_bench_bad_input_is_one_line_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main([*argv, "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("optsched: error: ") and err.count("\n") == 1
+
+
+def test_time_limit_hits_are_recorded_once_and_cut_larger_sizes(tmp_path: Path) -> None:
+    # HiGHS needs ~0.1 s for a 1000-variable projection QP: a 5 ms limit stops it
+    cfg = BenchConfig(quick=True, models=("capacity_projection",), repeats=2, time_limit=0.005, use_files=False,
+                      sizes={"capacity_projection": (1000, 1500)})
+    run_bench(cfg, tmp_path, log=lambda _m: None)
+    df = pd.read_csv(tmp_path / "bench.csv")
+    hit = df[df["status"] == "time_limit"]
+    assert "highs" in set(hit["backend"])
+    summary = (tmp_path / "summary.md").read_text()
+    for backend, b in hit.groupby("backend"):
+        first = int(b["size"].min())
+        rows = df[(df["backend"] == backend) & (df["size"] == first)]
+        assert len(rows) == 1  # not repeated after the limit
+        assert not ((df["backend"] == backend) & (df["size"] > first)).any()  # cut above that size
+        assert f"{backend} on capacity_projection: not run above size {first}" in summary
+    # backends without a hit still run every repeat at every size
+    fast = df[df["backend"] == "fast"]
+    assert len(fast) == 2 * 2 and (fast["status"] == "optimal").all()
+    # Algorithm 1 of paper 003 as printed leaves the box on these instances: error rows say why
+    paper = df[df["backend"] == "paper"]
+    assert (paper["status"] == "error").all() and paper["message"].str.contains("infeasible").all()
+    assert f"paper on capacity_projection: {len(paper)} error row(s); first: returned solution is infeasible" in summary

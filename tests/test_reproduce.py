@@ -1,0 +1,97 @@
+"""``optsched reproduce``: every paper's runs exist in the experiment registry, a tiny
+``reproduce all`` writes each paper's CSVs, claims.csv and report.md with the paper column,
+and bad input is one line with exit status 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from optsched.cli import main
+from optsched.experiments import get_experiment
+from optsched.reproduce import PAPERS, _settings_for, reproduce
+
+TINY = {
+    "frames": 200, "grid_step": 0.1, "fig5_sizes": [2, 5], "fig5_r_step": 0.05,  # maxweight
+    "horizon": 30, "repeats": 1,  # esdp (horizon and repeats), ogasched (horizon), onsocmax (repeats)
+    "n_nodes": 8, "table3_horizons": [15, 30], "regret_points": 1,  # ogasched
+    "instances": 3, "values": [1.0, 8.0], "kinds": ["linear"],  # onsocmax
+}
+
+
+def test_the_four_papers_are_registered() -> None:
+    assert list(PAPERS) == ["maxweight", "esdp", "ogasched", "onsocmax"]
+
+
+@pytest.mark.parametrize("name", ["maxweight", "esdp", "ogasched", "onsocmax"])
+def test_every_run_is_a_registered_preset_and_its_reduced_settings_are_valid(name: str) -> None:
+    for run in PAPERS[name].runs:
+        exp = get_experiment(run.experiment)
+        assert run.preset in exp.presets
+        exp.make_config(_settings_for(run, False, {}), run.preset)  # raises on an unknown key
+        assert _settings_for(run, True, {}) == {}  # --full: the preset as it stands (paper scale)
+        assert run.reduced, f"{name}/{run.preset} has no reduced scale"
+
+
+@pytest.fixture(scope="module")
+def tiny_all(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("reproduce")
+    reproduce("all", out=out, settings=TINY, log=lambda _m: None)
+    return out
+
+
+@pytest.mark.parametrize("name", ["maxweight", "esdp", "ogasched", "onsocmax"])
+def test_tiny_reproduce_writes_report_with_the_paper_column(tiny_all: Path, name: str) -> None:
+    base = tiny_all / name
+    for run in PAPERS[name].runs:
+        produced = list((base / run.subdir).glob("*.csv"))
+        assert produced, (name, run.preset)
+        assert list((base / run.subdir).glob("*.png")), (name, run.preset)
+    claims = pd.read_csv(base / "claims.csv")
+    assert list(claims.columns) == ["result", "measured", "paper", "note"]
+    assert len(claims) >= 3
+    assert claims.notna().all().all()
+    report = (base / "report.md").read_text()
+    assert "| result | measured | paper | difference explained |" in report
+    for paper_text in claims["paper"]:
+        assert paper_text.replace("|", "\\|") in report
+    # the run table records the settings actually used
+    assert "| run | settings |" in report
+
+
+def test_reports_quote_the_papers_headline_numbers(tiny_all: Path) -> None:
+    text = {name: (tiny_all / name / "report.md").read_text() for name in PAPERS}
+    assert all(s in text["esdp"] for s in ("73%", "36%", "28%"))
+    assert all(s in text["ogasched"] for s in ("+11.3%", "+7.8%", "+13.9%", "+13.4%", "3104.98"))
+    assert "alpha-hat" in text["onsocmax"]
+    assert "almost all requirements" in text["maxweight"]
+    combined = (tiny_all / "report.md").read_text()
+    assert all(PAPERS[n].title in combined for n in PAPERS)
+    assert "load average" in combined
+
+
+def test_unknown_paper_and_key_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown paper"):
+        reproduce("nope", out=tmp_path)
+    with pytest.raises(ValueError, match="config key"):
+        reproduce("esdp", out=tmp_path, settings={"frames": 10})
+    with pytest.raises(ValueError, match="config key"):
+        reproduce("all", out=tmp_path, settings={"no_such_key": 1})
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["reproduce", "nope"],
+        ["reproduce", "esdp", "--set", "frames=10"],
+        ["reproduce", "esdp", "--set", "horizon"],
+        ["reproduce", "maxweight", "--set", "frames=-5"],
+    ],
+)
+def test_reproduce_bad_input_is_one_line_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main([*argv, "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("optsched: error: ") and err.count("\n") == 1
