@@ -132,6 +132,19 @@ def test_compare_table_has_gaps_to_best_bound() -> None:
     assert table.loc[0, "gap_to_best_bound"] >= 0
 
 
+def test_best_bound_is_the_tightest_bound_but_never_beaten_by_a_solution() -> None:
+    from optsched.result import Result
+    from optsched.solve import best_bound
+
+    model = SetPacking(n_elements=2, sets=[[0], [1]], weights=[1.0, 2.0])
+    r = lambda status, obj, bound=None: Result(status, "set_packing", "x", objective=obj, bound=bound)  # noqa: E731
+    assert best_bound(model, [r(Status.FEASIBLE, 2.0, 6.0), r(Status.TIME_LIMIT, 2.5, 3.5)]) == 3.5
+    assert best_bound(model, [r(Status.OPTIMAL, 3.0), r(Status.FEASIBLE, 1.0, 4.2)]) == 3.0
+    # two "optimal" answers 1e-9 apart: the lower one's claim is beaten by the other's solution
+    assert best_bound(model, [r(Status.OPTIMAL, 3.0 - 1e-9), r(Status.OPTIMAL, 3.0)]) == 3.0
+    assert best_bound(model, [r(Status.ERROR, 9.0, 9.0), r(Status.FEASIBLE, 1.0)]) is None
+
+
 def test_time_limit_reports_status_not_exception() -> None:
     model = load_instance_or_random()
     for backend in ["cpsat", "highs"]:
