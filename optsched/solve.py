@@ -92,6 +92,8 @@ def solve(
     ``ValueError``. With ``verify`` the returned solution is checked against the model's
     own feasibility test and objective; a mismatch turns the status into ``error``.
     ``runtime_s`` is wall time around the whole backend call (apply, solve, invert).
+    Backends without ``SUPPORTS_TIME_LIMIT`` do bounded work and ignore ``time_limit``; their
+    result's ``extra["time_limit"]`` says so.
     """
     if not isinstance(model, Model):
         raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
@@ -117,6 +119,8 @@ def solve(
             extra={"message": f"{type(exc).__name__}: {exc}"},
         )
     result = result.replace(runtime_s=time.perf_counter() - start)
+    if time_limit is not None and not chosen.SUPPORTS_TIME_LIMIT:
+        result = result.replace(extra={**result.extra, "time_limit": "ignored: one pass of bounded work"})
     return _verify(model, result) if verify else result
 
 

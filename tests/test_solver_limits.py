@@ -4,7 +4,7 @@
 Time limits: each backend with ``SUPPORTS_TIME_LIMIT`` (taken from the registry, so a new one
 must get a hard instance here) is run with ``time_limit = 0.05`` s on an instance it cannot
 finish in that time (a 250 x 10 Chu-Beasley-style knapsack for the MIP solvers, 2^22 vectors
-for brute force, 20,000-variable QP / 5,000-unit conic programs for cvxpy). The result must
+for brute force, 20,000-variable QP / 5,000-unit conic programs for cvxpy and ALM). The result must
 say ``time_limit`` (never ``optimal``), any solution it returns must be feasible with the
 reported objective, and a bound, when present, must be on the right side of it. There are
 no timing assertions: "never hangs" means the test finishes.
@@ -82,7 +82,11 @@ HARD: dict[str, list[Callable[[], Model]]] = {
     "escb_oa": [hard_escb],
     "brute_force": [hard_enumeration],
     "cvxpy": [big_projection, big_job],
+    "alm": [big_job],
 }
+# Backends without a time limit: one pass of bounded work (sorts and scans; dp's table is capped
+# by max_table_cells, and aescb runs dp), so there is nothing to stop early.
+BOUNDED_WORK = {"greedy", "fast", "paper", "kkt", "dp", "aescb"}
 # Backends whose solver reports a proven bound with any incumbent it returns.
 BOUND_WITH_INCUMBENT = {"highs", "cpsat"}
 
@@ -90,6 +94,7 @@ BOUND_WITH_INCUMBENT = {"highs", "cpsat"}
 def test_every_backend_declaring_a_time_limit_has_a_hard_instance() -> None:
     declared = {name for name, b in all_backends().items() if b.SUPPORTS_TIME_LIMIT}
     assert declared == set(HARD)
+    assert set(all_backends()) - declared == BOUNDED_WORK
 
 
 @pytest.mark.parametrize("backend, build", [(b, f) for b, fs in HARD.items() for f in fs],
@@ -110,6 +115,13 @@ def test_time_limit_stops_with_status_time_limit(backend: str, build: Callable[[
         assert r.objective is None
     if r.bound is not None and r.objective is not None:
         assert (r.bound >= r.objective - 1e-9) if model.maximize else (r.bound <= r.objective + 1e-9)
+
+
+def test_backends_without_time_limit_say_they_ignored_it() -> None:
+    model = BudgetedIP([3.0, 2.0, 4.0], [[1, 1, 2]], [2])
+    r = optsched.solve(model, "dp", time_limit=LIMIT)
+    assert r.status is Status.OPTIMAL and r.extra["time_limit"].startswith("ignored")
+    assert "time_limit" not in optsched.solve(model, "highs", time_limit=LIMIT).extra
 
 
 def test_time_limit_zero_is_a_status_not_an_exception() -> None:

@@ -32,6 +32,8 @@ Where the paper is silent (see docs/onsocmax_models.md):
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any, Mapping, NamedTuple
 
 import numpy as np
@@ -68,6 +70,9 @@ CONVERGENT: Mapping[str, float] = {
 }
 
 
+DEADLINE_EVERY = 64  # inner steps between clock reads
+
+
 class ALMSolution(NamedTuple):
     x: np.ndarray  # projected onto the feasible set of P3
     raw_x: np.ndarray  # the last iterate of Algorithm 2
@@ -76,6 +81,7 @@ class ALMSolution(NamedTuple):
     violation: float  # (25) of the last iterate (absolute terms)
     grad_norm: float
     converged: bool
+    timed_out: bool = False
 
 
 def project_feasible(x: np.ndarray, upper: np.ndarray, rho: float) -> np.ndarray:
@@ -142,7 +148,8 @@ class _Program:
 
 
 def _minimize(prog: _Program, x: np.ndarray, mu: float, y: np.ndarray, z: np.ndarray, s: float,
-              tol: float, lr: float, decay: float, max_inner: int) -> tuple[np.ndarray, float, int]:
+              tol: float, lr: float, decay: float, max_inner: int,
+              deadline: float = math.inf) -> tuple[np.ndarray, float, int]:
     """Step 6: projected gradient descent on L_sigma until the projected gradient norm is
     <= tol. The first step is ``lr``; later steps are Barzilai-Borwein lengths
     <dx, dx> / <dx, dgrad>; a step is accepted when L does not exceed the largest of its
@@ -153,6 +160,8 @@ def _minimize(prog: _Program, x: np.ndarray, mu: float, y: np.ndarray, z: np.nda
     norm = prog.projected_norm(x, grad)
     steps = 0
     while norm > tol and steps < max_inner:
+        if steps % DEADLINE_EVERY == 0 and time.perf_counter() > deadline:
+            break
         steps += 1
         trial = np.minimum(x - lr * grad, prog.top)
         trial_value = prog.lagrangian(trial, mu, y, z, s)
@@ -173,8 +182,9 @@ def _minimize(prog: _Program, x: np.ndarray, mu: float, y: np.ndarray, z: np.nda
 
 def alm_solve(model: PseudoWelfare, *, sigma0: float, theta1: float, theta2: float, p: float,
               eta: float, epsilon: float, learning_rate: float, decay: float,
-              max_outer: int, max_inner: int) -> ALMSolution:
-    """Algorithm 2 on one P3 instance (step numbers in the comments)."""
+              max_outer: int, max_inner: int, deadline: float = math.inf) -> ALMSolution:
+    """Algorithm 2 on one P3 instance (step numbers in the comments). Past ``deadline``
+    (a ``time.perf_counter`` value) it stops with the current iterate, projected."""
     prog = _Program(model)
     n = model.n_units
     x = np.zeros(n)  # 1
@@ -183,9 +193,12 @@ def alm_solve(model: PseudoWelfare, *, sigma0: float, theta1: float, theta2: flo
     eta_k, eps_k = 1.0 / s, 1.0 / s**theta1  # 3
     inner_total = 0
     norm, v, converged = np.inf, np.inf, False
-    outer = 0
+    outer, timed_out = 0, False
     for outer in range(1, max_outer + 1):  # 5
-        x, norm, steps = _minimize(prog, x, mu, y, z, s, eta_k, learning_rate, decay, max_inner)  # 6
+        if time.perf_counter() > deadline:
+            timed_out = True
+            break
+        x, norm, steps = _minimize(prog, x, mu, y, z, s, eta_k, learning_rate, decay, max_inner, deadline)  # 6
         inner_total += steps
         v = prog.violation(x, mu, y, z, s)  # 7
         if not np.isfinite(v):
@@ -202,7 +215,7 @@ def alm_solve(model: PseudoWelfare, *, sigma0: float, theta1: float, theta2: flo
             s = p * s  # 23 (duals unchanged, 22)
             eta_k, eps_k = 1.0 / s, 1.0 / s**theta1  # 24
     feasible = project_feasible(x, model.upper, model.rho) if np.isfinite(x).all() else x
-    return ALMSolution(feasible, x, outer, inner_total, float(v), float(norm), converged)
+    return ALMSolution(feasible, x, outer, inner_total, float(v), float(norm), converged, timed_out)
 
 
 @register_backend
@@ -212,6 +225,7 @@ class PseudoWelfareALMBackend(Backend):
     EXACT = False
     MODELS = frozenset({PseudoWelfare.name})
     PRIORITY = 10
+    SUPPORTS_TIME_LIMIT = True
     OPTIONS: Mapping[str, Any] = {**TABLE_II, "max_outer": 200, "max_inner": 2000}
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
@@ -225,7 +239,8 @@ class PseudoWelfareALMBackend(Backend):
             raise ValueError(f"p: must be > 1, got {options['p']}")
         if not 0 < options["decay"] < 1:
             raise ValueError(f"decay: must be in (0, 1), got {options['decay']}")
-        sol = alm_solve(model, **{k: options[k] for k in self.OPTIONS})
+        deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
+        sol = alm_solve(model, **{k: options[k] for k in self.OPTIONS}, deadline=deadline)
         extra = {"outer": sol.outer, "inner": sol.inner, "violation": sol.violation,
                  "grad_norm": sol.grad_norm, "converged": sol.converged,
                  "raw_max_infeasibility": float(np.max(np.abs(sol.raw_x - sol.x))) if np.isfinite(sol.raw_x).all() else np.inf}
@@ -233,7 +248,7 @@ class PseudoWelfareALMBackend(Backend):
             return Result(Status.ERROR, model.name, self.NAME, iterations=sol.outer,
                           extra={**extra, "message": "the iterates diverged"})
         return Result(
-            status=Status.FEASIBLE,
+            status=Status.TIME_LIMIT if sol.timed_out else Status.FEASIBLE,
             model=model.name,
             backend=self.NAME,
             objective=model.objective(sol.x),
