@@ -6,7 +6,7 @@ Each paper (:data:`PAPERS`: ``maxweight`` 004, ``esdp`` 000, ``ogasched`` 003, `
 (:func:`optsched.experiments.get_experiment`) with one of its presets. By default a run
 applies its ``reduced`` overrides (shorter horizons, fewer frames, repeats or instances:
 minutes for all four papers); with ``--full`` it runs the preset as it stands, which is the
-paper's scale (hours in total). ``--set KEY=VALUE`` overrides a config key in every run of
+paper's scale (about 5 minutes in total on 2 cores). ``--set KEY=VALUE`` overrides a config key in every run of
 the paper whose config has that key (an unknown key is an error).
 
 Every run writes its CSV + PNG + JSON into ``OUT/PAPER/PRESET/``. The paper's ``claims``
@@ -163,6 +163,7 @@ def maxweight_claims(d: Path, full: bool) -> list[Claim]:
 
 
 # --- paper 000: ESDP --------------------------------------------------------------------------
+ESDP_REDUCED = {"horizon": 1000}  # the paper's T is 2000
 ESDP_PAPER_GAINS = {"HSWF": 0.73, "LCF": 0.36, "LWTF": 0.28}
 ESDP_NOTES = {
     "HSWF": "HSWF ranks ports by their summed v_hat; how weak that order is depends on Table 2's capacities, "
@@ -178,7 +179,11 @@ ESDP_NOTES = {
 @register_paper(
     "esdp",
     "Paper 000: Learning to Dispatch Multi-Server Jobs in Bipartite Graphs with Unknown Service Rates (ESDP)",
-    (Run("esdp", "fig2-4", {"horizon": 1000, "repeats": 3}),),
+    (
+        Run("esdp", "fig2-4", ESDP_REDUCED),
+        Run("esdp", "fig5", {"horizon": 100}),
+        *(Run("esdp", f"fig{k}", ESDP_REDUCED) for k in range(6, 11)),
+    ),
 )
 def esdp_claims(d: Path, full: bool) -> list[Claim]:
     df = _read(d / "fig2-4" / "esdp_asw.csv")
@@ -218,6 +223,95 @@ def esdp_claims(d: Path, full: bool) -> list[Claim]:
                f"not the slowest (that is {growth.idxmin()}, x{growth.min():.2f}): over a short horizon ESDP is still exploring.")
             + " Curves: regret panel of esdp_asw.png.",
         ))
+    return out + esdp_sweep_claims(d)
+
+
+def _sweep(d: Path, preset: str, stem: str, key: str) -> tuple["pd.DataFrame", "pd.DataFrame"]:
+    """An ESDP sweep's mean ASW and CPU seconds per (value, policy), values in file order."""
+    df = _read(d / preset / f"{stem}.csv")
+    t = _read(d / preset / f"{stem}_timing.csv")
+    order = list(dict.fromkeys(df[key]))
+    asw = df.groupby([key, "policy"])["asw"].mean().unstack("policy").reindex(order)
+    cpu = t.groupby([key, "policy"])["cpu_s"].mean().unstack("policy").reindex(order)
+    return asw, cpu
+
+
+def esdp_sweep_claims(d: Path) -> list[Claim]:
+    """Figs. 5-10 (Section 4.3 of paper 000)."""
+    out = []
+    o = _read(d / "fig5" / "esdp_overhead_n_servers.csv").groupby("n_edges")["median_s_per_slot"].mean()
+    out.append(Claim(
+        "Fig. 5: ESDP's decision time per slot vs graph size (median over slots)",
+        ", ".join(f"|E|={e}: {1e3 * v:.2f} ms" for e, v in o.items()),
+        "overhead grows with the scale of the bipartite graph (Fig. 5; no numbers in the text)",
+        "Grows with |E| as the DP table (capacity states x budget levels) grows. The median leaves out the "
+        "first slot's one-off compilation (max_s_per_slot in the CSV).",
+    ))
+    asw, _ = _sweep(d, "fig6", "esdp_sweep_alpha", "alpha")
+    online = asw.drop(columns="Oracle", errors="ignore")
+    growth = online.iloc[-1] - online.iloc[0]
+    rising = [p for p in online.columns if online[p].is_monotonic_increasing]
+    out.append(Claim(
+        f"Fig. 6: ASW as alpha (size of the solution space) goes {asw.index[0]:g} -> {asw.index[-1]:g}",
+        "growth " + ", ".join(f"{p} {_pct(online[p].iloc[-1] / online[p].iloc[0] - 1)} (+{growth[p]:.0f})"
+                              for p in online.columns)
+        + f"; rising for {len(rising)} of {len(online.columns)}; ESDP highest at "
+        f"{int((online.idxmax(axis=1) == 'ESDP').sum())} of {len(online)} alphas",
+        "ASW increases with the solution space for all algorithms; ESDP has the highest growth",
+        ("Agrees." if growth.idxmax() == "ESDP" else
+         f"Growth: agrees that all rise; the largest absolute growth is {growth.idxmax()}'s, not ESDP's: the "
+         "baselines gain most when capacity stops binding, while ESDP, near the oracle already, has less to gain "
+         "(its regret falls with alpha). ESDP keeps the highest ASW."),
+    ))
+    asw, cpu = _sweep(d, "fig7", "esdp_sweep_delta", "delta")
+    e, c = asw["ESDP"], cpu["ESDP"]
+    out.append(Claim(
+        "Fig. 7: ESDP under the delta_t sequences " + ", ".join(map(str, e.index)),
+        f"ASW spread {_pct(e.max() / e.min() - 1)}; CPU s per run " + ", ".join(f"{v:.2f}" for v in c)
+        + f" (spread {c.max() / c.min():.2f}x)",
+        "little effect on performance, strong effect on the computation overhead",
+        ("Performance: agrees. " if e.max() / e.min() - 1 < 0.02 else "Performance differs by more than 2%. ")
+        + "Overhead: delta_t sets xi and so the budget range S = xi m; our DP solves every budget in one table "
+        "whose size the capacity states set, so the sequences change its cost little (docs/esdp.md).",
+    ))
+    asw, _ = _sweep(d, "fig8", "esdp_sweep_g", "g")
+    reg = _read(d / "fig8" / "esdp_sweep_g.csv").groupby("g")["regret"].mean().reindex(asw.index)
+    out.append(Claim(
+        "Fig. 8: ESDP under the g(t) settings " + ", ".join(map(str, asw.index)),
+        "ASW " + ", ".join(f"{v:.0f}" for v in asw["ESDP"]) + "; regret " + ", ".join(f"{v:.0f}" for v in reg)
+        + f"; best: {asw['ESDP'].idxmax()}",
+        "the third setting, g(t) = ln(t+1), has an overwhelming advantage",
+        ("Agrees: " if asw["ESDP"].idxmax() == asw.index[-1] else "Disagrees: ")
+        + f"the smallest g explores least; its regret is {reg.iloc[0] / max(reg.iloc[-1], 1e-9):.1f}x lower than "
+        "the default's, while the ASW differs by "
+        f"{_pct(asw['ESDP'].iloc[-1] / asw['ESDP'].iloc[0] - 1)} (ASW includes the oracle's share, which all share).",
+    ))
+    asw, _ = _sweep(d, "fig9", "esdp_sweep_arrival_prob", "arrival_prob")
+    online = asw.drop(columns="Oracle", errors="ignore")
+    rising = [p for p in online.columns if online[p].is_monotonic_increasing]
+    out.append(Claim(
+        f"Fig. 9: ASW as the arrival probability rho goes {asw.index[0]:g} -> {asw.index[-1]:g}",
+        f"rising for {len(rising)} of {len(online.columns)} online policies ({', '.join(rising) or 'none'}); ESDP "
+        f"{online['ESDP'].iloc[0]:.0f} -> {online['ESDP'].iloc[-1]:.0f}; ESDP highest at "
+        f"{int((online.idxmax(axis=1) == 'ESDP').sum())} of {len(online)}",
+        "with the increase of rho the ASW of nearly all the algorithms goes up",
+        "Agrees." if len(rising) >= len(online.columns) - 1 else
+        "Policies that saturate capacity stop gaining once more jobs arrive than can be served.",
+    ))
+    asw, cpu = _sweep(d, "fig10", "esdp_sweep_edge_prob", "edge_prob")
+    edges = _read(d / "fig10" / "esdp_sweep_edge_prob.csv").groupby("edge_prob")["n_edges"].first().reindex(asw.index)
+    share = asw["ESDP"] / asw["Oracle"]
+    out.append(Claim(
+        "Fig. 10: ESDP as the graph gets denser (|E| = " + ", ".join(str(int(x)) for x in edges) + ")",
+        "ESDP / Oracle ASW " + ", ".join(f"{v:.3f}" for v in share) + "; ESDP CPU s per run "
+        + ", ".join(f"{v:.2f}" for v in cpu["ESDP"]),
+        "relaxing service locality enlarges the solution space and makes the search harder for ESDP",
+        ("More edges mean more arms to learn and a larger DP: " if cpu["ESDP"].is_monotonic_increasing else "")
+        + ("the harder search shows in ESDP's share of the oracle's ASW, which falls with |E|."
+           if share.is_monotonic_decreasing else
+           "it shows in the CPU time; ESDP's share of the oracle's ASW does not fall with |E| here (more edges "
+           "also give more good choices, and the oracle faces the same graph)."),
+    ))
     return out
 
 
@@ -245,6 +339,8 @@ def _paper_table3_ratios() -> list[float]:
     "Paper 003: Scheduling Multi-Server Jobs With Sublinear Regrets via Online Learning (OGASched)",
     (
         Run("ogasched", "fig2", {"horizon": 2000, "regret_points": 2}),
+        Run("ogasched", "fig3", {"horizon": 500, "fig3_nodes": [64, 128, 256, 512]}),
+        Run("ogasched", "fig7", {"horizon": 1000}),
         Run("ogasched", "table3", {"horizon": 1000, "table3_horizons": [500, 1000, 2000]}),
     ),
 )
@@ -319,6 +415,73 @@ def ogasched_claims(d: Path, full: bool) -> list[Claim]:
             "With Table II's decaying step (not the theory step) R_T / sqrt(T) need not fall at these T; "
             "docs/ogasched.md shows it falling with step = \"theory\".",
         ))
+    return out + ogasched_scale_claims(d)
+
+
+def ogasched_scale_claims(d: Path) -> list[Claim]:
+    """Fig. 3 (scale in |R|, |L| and contention) and Fig. 7 (utility kinds) of paper 003."""
+    out = []
+    f3 = _read(d / "fig3" / "fig3_scale.csv")
+
+    def panel(name: str) -> "pd.DataFrame":
+        part = f3[f3["panel"] == name]
+        return part.pivot_table(index="value", columns="policy", values="cumulative_reward", sort=False)
+
+    def lead(t: "pd.DataFrame") -> "pd.Series":
+        return t["OGASched"] / t.drop(columns="OGASched").max(axis=1)
+
+    nodes, ports, cont = panel("n_nodes"), panel("n_ports"), panel("contention")
+    ln, lp, lc = lead(nodes), lead(ports), lead(cont)
+    fmt = lambda s: ", ".join(f"{k:g}: {v:.3f}" for k, v in s.items())  # noqa: E731
+    out.append(Claim(
+        "Fig. 3(a): OGASched / best baseline vs |R|",
+        f"{fmt(ln)}; leads at {int((ln >= 1).sum())} of {len(ln)}; every policy's reward rises with |R|: "
+        f"{'yes' if all(nodes[p].is_monotonic_increasing for p in nodes.columns) else 'no'}",
+        "OGASched leads whatever |R|; all rewards grow with |R|; the lead first increases then decreases "
+        "(fiercest contention at |R| in [128, 256])",
+        f"Lead peaks at |R| = {ln.idxmax():g}. Synthetic Table II capacities, not the paper's trace.",
+    ))
+    out.append(Claim(
+        "Fig. 3(b): OGASched / best baseline vs |L|, against its range over |R|",
+        f"{fmt(lp)}; range {lp.max() - lp.min():.3f} over |L| vs {ln.max() - ln.min():.3f} over |R|",
+        "|L| has a weaker impact than |R| (regret linear in |R|, sublinear in |L|)",
+        "Agrees." if lp.max() - lp.min() < ln.max() - ln.min() else
+        "Here |L| moves the lead more than |R|: each |L| redraws the job mix (requests, utilities), which changes "
+        "the instance as much as its size.",
+    ))
+    peak = cont["OGASched"].idxmax()
+    out.append(Claim(
+        "Fig. 3(c): rewards and OGASched's lead vs the contention level",
+        f"OGASched's reward peaks at contention {peak:g}; lead {fmt(lc)}",
+        "rewards rise from 0.1 to 1, then fall; OGASched always performs the best",
+        f"OGASched leads at {int((lc >= 1).sum())} of {len(lc)} levels. "
+        + ("" if not (lc[lc.index <= 1] < 1).any() else
+           f"Behind at {', '.join(f'{k:g}' for k in lc[(lc < 1) & (lc.index <= 1)].index)}: with little contention "
+           "the reactive baselines see x(t) and serve every arrival in full, which is optimal when nothing "
+           "contends (Table III's low arrival probability shows the same). ")
+        + ("" if not (lc[lc.index > 1] < 1).any() else
+           f"Behind at {', '.join(f'{k:g}' for k in lc[(lc < 1) & (lc.index > 1)].index)}: requests far beyond node "
+           "capacity, where the paper too sees OGASched's superiority shrink. ")
+        + (f"Our rewards keep rising up to {peak:g}: the synthetic capacities are larger relative to the requests "
+           "than the paper's trace, so contention starts later." if peak > 1 else ""),
+    ))
+    f7 = _read(d / "fig7" / "fig7_utilities.csv").pivot_table(index="value", columns="policy",
+                                                            values="cumulative_reward", sort=False)
+    best = f7.idxmax(axis=1)
+    out.append(Claim(
+        "Fig. 7: best policy per utility kind (cumulative reward)",
+        ", ".join(f"{u}: {b}" for u, b in best.items()) + f"; OGASched best for {int((best == 'OGASched').sum())} "
+        f"of {len(best)}",
+        "poly, log and reciprocal give far less reward than linear; OGASched stays superior for every utility",
+        ("Diminishing utilities: agrees (linear gives the largest rewards). " if f7.loc["linear"].min() >= f7.drop(
+            index="linear").max().max() else "Linear is not the largest for every policy here. ")
+        + ("" if best.get("linear") == "OGASched" else
+           f"With all-linear utilities {best.get('linear')} is ahead: there is no diminishing return for "
+           "OGASched's spread allocation to exploit, and the reactive baselines fill requests in full. ")
+        + (f"Baselines below zero ({', '.join(f'{u}' for u in f7.index if (f7.loc[u].drop('OGASched') < 0).any())}): "
+           "their allocations pay the overhead term of (7) beyond the concave gain."
+           if (f7.drop(columns="OGASched") < 0).any().any() else ""),
+    ))
     return out
 
 

@@ -17,6 +17,7 @@ TINY = {
     "frames": 200, "grid_step": 0.1, "fig5_sizes": [2, 5], "fig5_r_step": 0.05,  # maxweight
     "horizon": 30, "repeats": 1,  # esdp (horizon and repeats), ogasched (horizon), onsocmax (repeats)
     "n_nodes": 8, "table3_horizons": [15, 30], "regret_points": 1,  # ogasched
+    "fig3_nodes": [8, 16], "fig3_ports": [5, 10], "fig3_contention": [1.0, 5.0],  # ogasched
     "instances": 3, "values": [1.0, 8.0], "kinds": ["linear"],  # onsocmax
 }
 
@@ -65,6 +66,9 @@ def test_reports_quote_the_papers_headline_numbers(tiny_all: Path) -> None:
     text = {name: (tiny_all / name / "report.md").read_text() for name in PAPERS}
     assert all(s in text["esdp"] for s in ("73%", "36%", "28%"))
     assert all(s in text["ogasched"] for s in ("+11.3%", "+7.8%", "+13.9%", "+13.4%", "3104.98"))
+    assert all(s in text["esdp"] for s in ("Fig. 5", "Fig. 6", "Fig. 7", "Fig. 8", "Fig. 9", "Fig. 10",
+                                           "overwhelming advantage"))
+    assert all(s in text["ogasched"] for s in ("Fig. 3(a)", "Fig. 3(b)", "Fig. 3(c)", "Fig. 7", "weaker impact"))
     assert "alpha-hat" in text["onsocmax"]
     assert "almost all requirements" in text["maxweight"]
     combined = (tiny_all / "report.md").read_text()
