@@ -5,9 +5,10 @@ Each paper (:data:`PAPERS`: ``maxweight`` 004, ``esdp`` 000, ``ogasched`` 003, `
 002; ``all`` runs the four) is a list of :class:`Run` s, each an experiment of the registry
 (:func:`optsched.experiments.get_experiment`) with one of its presets. By default a run
 applies its ``reduced`` overrides (shorter horizons, fewer frames, repeats or instances:
-minutes for all four papers); with ``--full`` it runs the preset as it stands, which is the
-paper's scale (about 5 minutes in total on 2 cores). ``--set KEY=VALUE`` overrides a config key in every run of
-the paper whose config has that key (an unknown key is an error).
+about 2 minutes for all four papers); with ``--full`` it runs the preset as it stands, the
+paper's scale (minutes too: the compiled kernels make it cheap). ``--set KEY=VALUE``
+overrides a config key in every run of the paper whose config has that key (an unknown key
+is an error).
 
 Every run writes its CSV + PNG + JSON into ``OUT/PAPER/PRESET/``. The paper's ``claims``
 function then reads those CSVs back (it never re-implements an experiment) and returns
