@@ -324,7 +324,7 @@ def test_every_model_kind_with_a_backend_is_fuzzed() -> None:
 
     solvable = {k for k, cls in model_kinds().items() if any(b.MODELS & {k} or (b.FORM in cls.FORMS) for b in all_backends().values())}
     # onsocmax_offline has one exact backend (cvxpy) and no heuristic: nothing to cross-check here
-    # (tests/test_onsocmax_offline.py certifies it by weak duality instead).
+    # (tests/test_onsocmax_offline.py certifies every answer by weak duality instead, long run too).
     assert solvable - {"onsocmax_offline"} <= set(BUILDERS)
 
 
