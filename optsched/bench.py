@@ -346,7 +346,9 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
         t0 = time.perf_counter()
         warm_up(kind, cfg)
         for inst in sorted(mine, key=lambda i: (i.source != "generated", i.model.size)):
+            t1 = time.perf_counter()
             rows += run_instance(inst, cfg, cuts, versions)
+            log(f"bench: {kind} {inst.name}: {time.perf_counter() - t1:.1f} s")
         log(f"bench: {kind}: {len(mine)} instances in {time.perf_counter() - t0:.1f} s")
     df = pd.DataFrame(rows, columns=list(COLUMNS))
     for key, (size, why) in sorted(cuts.above.items()):
