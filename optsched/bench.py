@@ -34,7 +34,8 @@ What is run
 
 Output (``--out DIR``, default ``results/bench``)
 --------------------------------------------------
-``bench.csv``    one row per instance x backend x repeat: model, source, instance, size
+``bench.csv``    (rewritten after each model kind, so a long run keeps what it finished)
+                 one row per instance x backend x repeat: model, source, instance, size
                  (``model.size``), param (the generator size or file), backend, exact,
                  repeat, status, objective, bound, best_bound, gap, runtime_s (wall, from
                  ``Result.runtime_s``), cpu_s (process CPU time around the call), time_limit,
@@ -350,6 +351,7 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
             rows += run_instance(inst, cfg, cuts, versions)
             log(f"bench: {kind} {inst.name}: {time.perf_counter() - t1:.1f} s")
         log(f"bench: {kind}: {len(mine)} instances in {time.perf_counter() - t0:.1f} s")
+        write_csv(pd.DataFrame(rows, columns=list(COLUMNS)), out / "bench.csv")  # kinds done so far
     df = pd.DataFrame(rows, columns=list(COLUMNS))
     for key, (size, why) in sorted(cuts.above.items()):
         notes.append(f"{key[1]} on {key[0]}: not run above size {size} ({why})")
