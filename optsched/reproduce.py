@@ -570,21 +570,22 @@ def onsocmax_claims(d: Path, full: bool) -> list[Claim]:
 
 
 # --- running ------------------------------------------------------------------------------------
-def _settings_for(run: Run, full: bool, settings: Mapping[str, Any]) -> dict[str, Any]:
+def _config_keys(*runs: Run) -> set[str]:
+    """The config keys of the runs' experiments."""
     from optsched.experiments import get_experiment
 
-    fields = {f.name for f in dataclasses.fields(get_experiment(run.experiment).config_type)}
+    return {f.name for run in runs for f in dataclasses.fields(get_experiment(run.experiment).config_type)}
+
+
+def _settings_for(run: Run, full: bool, settings: Mapping[str, Any]) -> dict[str, Any]:
+    fields = _config_keys(run)
     merged = {} if full else dict(run.reduced)
     merged.update({k: v for k, v in settings.items() if k in fields})
     return merged
 
 
 def _check_settings(paper: Paper, settings: Mapping[str, Any]) -> None:
-    from optsched.experiments import get_experiment
-
-    known = set()
-    for run in paper.runs:
-        known |= {f.name for f in dataclasses.fields(get_experiment(run.experiment).config_type)}
+    known = _config_keys(*paper.runs)
     for key in settings:
         if key not in known:
             raise ValueError(f"set: no run of {paper.name} has a config key {key!r}")
@@ -646,21 +647,15 @@ def reproduce(paper: str, *, out: Path, full: bool = False, settings: Mapping[st
         raise ValueError(f"paper: unknown paper {paper!r} (known: {', '.join(PAPERS)}, all)")
     names = list(PAPERS) if paper == "all" else [paper]
     if paper == "all" and settings:
-        known = set()
-        from optsched.experiments import get_experiment
-
-        for p in PAPERS.values():
-            for run in p.runs:
-                known |= {f.name for f in dataclasses.fields(get_experiment(run.experiment).config_type)}
-        unknown = sorted(set(settings) - known)
+        unknown = sorted(set(settings) - _config_keys(*(run for p in PAPERS.values() for run in p.runs)))
         if unknown:
             raise ValueError(f"set: no run has a config key {unknown[0]!r}")
     start, load0 = time.perf_counter(), os.getloadavg()[0]
     paths: list[Path] = []
     sections = []
     for name in names:
-        own = {k: v for k, v in (settings or {}).items()
-               if paper != "all" or _paper_has_key(PAPERS[name], k)}
+        keys = _config_keys(*PAPERS[name].runs)
+        own = {k: v for k, v in (settings or {}).items() if paper != "all" or k in keys}
         p, text = reproduce_paper(name, out=out, full=full, settings=own, log=log)
         paths += p
         sections.append(text)
@@ -672,9 +667,3 @@ def reproduce(paper: str, *, out: Path, full: bool = False, settings: Mapping[st
         paths.append(write_text(Path(out) / "report.md", head + "\n".join(sections)))
     return paths
 
-
-def _paper_has_key(paper: Paper, key: str) -> bool:
-    from optsched.experiments import get_experiment
-
-    return any(key in {f.name for f in dataclasses.fields(get_experiment(r.experiment).config_type)}
-               for r in paper.runs)
