@@ -237,9 +237,11 @@ def _timed_solve(model: Model, backend: str, time_limit: float | None) -> tuple[
 
 
 def _gap(best: float | None, r: Result) -> float | None:
+    from optsched.solve import relative_gap
+
     if best is None or r.objective is None or r.status in (Status.ERROR, Status.INFEASIBLE):
         return None
-    return abs(best - r.objective) / max(abs(best), 1e-10)
+    return relative_gap(best, r.objective)
 
 
 def _versions() -> str:

@@ -145,6 +145,12 @@ def best_bound(model: Model, results: Iterable[Result]) -> float | None:
     return min([max(bounds), *found])
 
 
+def relative_gap(best: float, objective: float) -> float:
+    """|best - objective| / |best| (denominator at least 1e-10): the gap of an objective to the
+    best proven bound, as ``compare`` and ``optsched bench`` report it."""
+    return abs(best - objective) / max(abs(best), 1e-10)
+
+
 def compare(
     model: Model,
     backends: Iterable[str] | None = None,
@@ -160,9 +166,7 @@ def compare(
     best = best_bound(model, results)
     rows = []
     for r in results:
-        gap = None
-        if r.objective is not None and best is not None:
-            gap = abs(best - r.objective) / max(abs(best), 1e-10)
+        gap = None if r.objective is None or best is None else relative_gap(best, r.objective)
         rows.append(
             {
                 "backend": r.backend,
