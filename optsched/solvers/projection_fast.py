@@ -13,16 +13,11 @@ capacity binds (see ``docs/ogasched_projection.md``). Writing t = rho_g / 2, the
 
 is continuous, non-increasing and piecewise linear in t, with breakpoints z_i - u_i (member i
 leaves its upper bound) and z_i (member i reaches 0). The compiled kernel
-(:mod:`optsched.solvers.projection_kernel`, numba, imported at the first call)
-
-1. clips z to [0, u] and sums the group loads; groups within capacity are done (t_g = 0);
-2. counting-sorts the members of the binding groups by group (O(n));
-3. per binding group, sorts its breakpoints, scans them from t = 0 until f_g <= c_g and solves
-   the linear piece before that breakpoint for t;
-4. recomputes t from the exact piece (members between / at their bounds), so the answer does
-   not inherit the rounding of the scan.
-
-The loop over groups is compiled code: no Python loop runs over groups.
+(:mod:`optsched.solvers.projection_kernel`, numba, imported at the first call; its docstring
+lists the steps) clips z, sums the group loads, brackets t of each binding group by a piece
+of f_g with no breakpoint inside (all breakpoints for small groups, a sort-free selection for
+large ones), solves that linear piece for t and refines t on the exact piece. The loop over
+groups is compiled code: no Python loop runs over groups.
 
 This is the paper's "sort-based fast projection" made exact: Algorithm 1 as printed (see
 :mod:`optsched.solvers.projection_paper`) assumes the capacity binds and caps only the largest
