@@ -1,6 +1,7 @@
 """The ``optsched`` command line: solve, compare, backends, run.
 
-Any bad input prints one line ``optsched: error: ...`` on stderr and exits with status 2.
+Any bad input, and any file that cannot be read or written, prints one line
+``optsched: error: ...`` on stderr and exits with status 2 (``INPUT_FAILURES``).
 """
 
 from __future__ import annotations
@@ -235,18 +236,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
 
 
+# Input-shaped failures: one line on stderr, exit 2. ValueError (with UnicodeError and json's
+# errors) is every documented bad input; OverflowError and RecursionError are numbers or nesting
+# beyond what a reader takes; MemoryError an allocation the machine refused (sizes come from
+# the input); OSError a file that cannot be written or read (``--out`` is a file or read-only,
+# a full disk, ``ulimit -f``). Anything else is a bug and keeps its traceback.
+INPUT_FAILURES = (ValueError, OverflowError, RecursionError, MemoryError, OSError)
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        text = f"input nested too deeply ({exc})"
+    elif isinstance(exc, MemoryError):
+        text = f"out of memory: {exc}" if str(exc) else "out of memory"
+    elif isinstance(exc, OSError) and exc.strerror:
+        names = " -> ".join(str(n) for n in (exc.filename, exc.filename2) if n is not None)
+        text = f"{names}: {exc.strerror}" if names else exc.strerror
+    else:
+        text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
         return args.func(args)
-    except ValueError as exc:  # includes BadInput: every documented bad input
-        msg = " ".join(str(exc).split())
-        print(f"optsched: error: {msg}", file=sys.stderr)
-        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("optsched: interrupted", file=sys.stderr)
         return 130
+    except INPUT_FAILURES as exc:  # BadInput is a ValueError
+        print(f"optsched: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ A config class may define ``check(self)`` for cross-field and range rules.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import tomllib
 import types
 import typing
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, TypeVar
 
 C = TypeVar("C")
+MAX_FLOAT_INT = int(sys.float_info.max)  # the largest integer that converts to a finite float
 
 
 def _coerce(key: str, value: Any, hint: Any) -> Any:
@@ -47,10 +49,14 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"{key}: expected an integer, got {value!r}")
+        if not -(2**63) <= value < 2**63:
+            raise ValueError(f"{key}: a {value.bit_length()}-bit integer is out of range (integers must fit in 64 bits)")
         return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{key}: expected a number, got {value!r}")
+        if isinstance(value, int) and abs(value) > MAX_FLOAT_INT:
+            raise ValueError(f"{key}: must be finite (an integer beyond the float range)")
         if value != value or value in (float("inf"), float("-inf")):
             raise ValueError(f"{key}: must be finite")
         return float(value)
@@ -78,15 +84,16 @@ def config_from_mapping(cls: type[C], data: Mapping[str, Any], *, where: str = "
 
 
 def load_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML file a user names (a regular file within :mod:`optsched.files`' size cap)."""
+    from optsched.files import read_user_text
+
+    text = read_user_text(path, "config")
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise ValueError(f"config: {path} does not exist") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"config: {path} is not valid TOML: {exc}") from None
-    except (IsADirectoryError, UnicodeDecodeError):
-        raise ValueError(f"config: {path} is not a TOML text file") from None
+    except RecursionError:
+        raise ValueError(f"config: {path} nests arrays or tables too deeply") from None
 
 
 def require(ok: bool, key: str, message: str) -> None:

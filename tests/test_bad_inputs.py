@@ -142,7 +142,7 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "onsocmax_offline_missing_key.json": instance("onsocmax_offline_missing_key.json", "mesh instance: missing key"),
     # Delorme set packing (.dat)
     "column_out_of_range.dat": instance("column_out_of_range.dat", "row 1 names column 3 outside 1..2"),
-    "non_integer.dat": instance("non_integer.dat", "the profits holds a non-integer token"),
+    "non_integer.dat": instance("non_integer.dat", "the profits holds a bad token: 'x' is not an integer"),
     "trailing_tokens.dat": instance("trailing_tokens.dat", "2 unexpected tokens after row 2"),
     "truncated.dat": instance("truncated.dat", "file ends inside row 2"),
     "delorme_zero_rows.dat": instance("delorme_zero_rows.dat", "header needs m >= 1"),

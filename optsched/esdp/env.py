@@ -34,6 +34,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from optsched.models.validate import finite_float, float_array, positive_int
+from optsched.sampling import redraw_until
 
 
 def clipped_normal_mean(m: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -164,7 +165,7 @@ def generate_instance(
     unit_cost: tuple[float, float] = (0.5, 0.1),
 ) -> DispatchInstance:
     """A random instance with the defaults of Table 2 (module docstring); the graph is redrawn
-    until it has at least one channel."""
+    until it has at least one channel (at most :data:`optsched.sampling.MAX_REDRAWS` times)."""
     n_ports = positive_int("n_ports", n_ports)
     n_servers = positive_int("n_servers", n_servers)
     n_resources = positive_int("n_resources", n_resources)
@@ -175,10 +176,8 @@ def generate_instance(
         raise ValueError(f"edge_prob: must be in (0, 1], got {edge_prob}")
     if not 0.0 < alpha <= 1.0:
         raise ValueError(f"alpha: must be in (0, 1], got {alpha}")
-    while True:
-        adjacency = rng.random((n_ports, n_servers)) < edge_prob
-        if adjacency.any():
-            break
+    adjacency = redraw_until(lambda: rng.random((n_ports, n_servers)) < edge_prob, lambda adj: bool(adj.any()),
+                             setting="edge_prob", what=f"channel (a {n_ports} x {n_servers} graph at edge_prob = {edge_prob:g})")
     edges = np.argwhere(adjacency)
     n_edges = len(edges)
     req = rng.integers(1, a_max + 1, size=(n_resources, n_edges))

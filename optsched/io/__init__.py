@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from optsched.files import read_user_text
 from optsched.models.base import Model
 
 Reader = Callable[[str], list[Model]]
@@ -33,16 +34,7 @@ def load_instances(path: str | Path) -> list[Model]:
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
         raise ValueError(f"file: unknown instance format {path.suffix!r} (known: {', '.join(sorted(_READERS))})")
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise ValueError(f"file: {path} does not exist") from None
-    except IsADirectoryError:
-        raise ValueError(f"file: {path} is a directory") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"file: {path} is not a text file") from None
-    except OSError as exc:
-        raise ValueError(f"file: cannot read {path}: {exc.strerror}") from None
+    text = read_user_text(path, "file")
     models = reader(text)
     if not models:
         raise ValueError(f"file: {path} holds no instance")

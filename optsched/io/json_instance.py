@@ -1,24 +1,57 @@
-"""JSON instances: one object ``{"model": NAME, ...}`` or a list of them."""
+"""JSON instances: one object ``{"model": NAME, ...}`` or a list of them.
+
+The decoder is strict where Python's ``json`` is lenient: a key repeated in one object (the
+last would silently win), ``NaN``/``Infinity`` literals, and integers beyond the float range
+(every number of an instance is used as a float or a 64-bit integer) are refused, and so is
+nesting deeper than the decoder's recursion limit. Each raises a one-line ``ValueError``.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import sys
+from typing import Any
 
 from optsched.io import register_reader
 from optsched.models.base import Model, model_from_dict
+
+_MAX_FLOAT_DIGITS = len(str(int(sys.float_info.max)))  # 309
 
 
 def _reject_constant(name: str) -> float:
     raise ValueError(f"json: {name} is not a number JSON allows")
 
 
-@register_reader(".json")
-def read_json(text: str) -> list[Model]:
+def _int(text: str) -> int:
+    digits = text.lstrip("-")
+    if len(digits) > _MAX_FLOAT_DIGITS or abs(int(text)) > int(sys.float_info.max):
+        raise ValueError(f"json: the integer {text[:12]}... ({len(digits)} digits) is beyond the float range")
+    return int(text)
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"json: duplicate key {key!r} in one object")
+        out[key] = value
+    return out
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` with the refusals of the module doc."""
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_int=_int, object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise ValueError(f"json: malformed at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError("json: arrays or objects nested too deeply") from None
+
+
+@register_reader(".json")
+def read_json(text: str) -> list[Model]:
+    data = loads_strict(text)
     items = data if isinstance(data, list) else [data]
     return [model_from_dict(item) for item in items]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optsched.io import register_reader
+from optsched.io.numbers import parse_float
 from optsched.models.base import Model
 from optsched.models.budgeted_ip import BudgetedIP
 
@@ -43,9 +44,9 @@ class _Tokens:
         chunk = self.items[self.pos : self.pos + count]
         self.pos += count
         try:
-            return np.array([float(t) for t in chunk])
-        except ValueError:
-            raise ValueError(f"file: {self.where}: not a number among {' '.join(chunk[:5])!r}") from None
+            return np.array([parse_float(t) for t in chunk])
+        except ValueError as exc:
+            raise ValueError(f"file: {self.where}: not a number among {' '.join(chunk[:5])!r}: {exc}") from None
 
     def expect_end(self, after: str) -> None:
         """Wrong counts show up as numbers left over: reject them instead of ignoring them."""
@@ -101,7 +102,7 @@ def _parse_mknap2(text: str) -> list[OrlibInstance]:
 def read_orlib(text: str) -> list[OrlibInstance]:
     """Every instance of an OR-Library mknap file (either layout), with its stated optimum."""
     first = text.split(maxsplit=1)[0] if text.strip() else ""
-    if re.fullmatch(r"\d+", first):
+    if re.fullmatch(r"[0-9]+", first):
         return _parse_beasley(text)
     if _PROBLEM.search(text):
         return _parse_mknap2(text)

@@ -41,7 +41,7 @@ def model_from_dict(data: Any) -> "Model":
     if not isinstance(data, dict):
         raise ValueError(f"instance: expected a JSON object, got {type(data).__name__}")
     kind = data.get("model")
-    if kind not in _MODELS:
+    if not isinstance(kind, str) or kind not in _MODELS:
         raise ValueError(f"model: unknown model {kind!r} (known: {', '.join(sorted(_MODELS))})")
     body = {k: v for k, v in data.items() if k != "model"}
     return _MODELS[kind].from_dict(body)

@@ -44,6 +44,8 @@ class BudgetFamily(Model):
     def __post_init__(self) -> None:
         base = BudgetedIP(self.values, self.weights, self.capacity, self.budget_coeffs, 0.0, self.mask)
         S = positive_int("max_budget", self.max_budget, minimum=0)
+        if S > 10**8:  # a solution holds one selection per budget 0..S
+            raise ValueError(f"max_budget: must be <= 100000000, got {S}")
         s = positive_int("budget", self.budget, minimum=0)
         if s > S:
             raise ValueError(f"budget: must be <= max_budget = {S}, got {s}")

@@ -39,7 +39,7 @@ def knapsack_rows(weights: Any, capacity: Any, n: int | None = None) -> tuple[np
 
 def mask_vector(mask: Any, n: int) -> np.ndarray:
     """A read-only bool vector from 0/1 or true/false entries."""
-    arr = float_array("mask", mask, shape=(n,))
+    arr = float_array("mask", mask, shape=(n,), bools=True)
     if not np.isin(arr, (0.0, 1.0)).all():
         raise ValueError("mask: entries must be 0/1 or true/false")
     out = arr.astype(bool)

@@ -40,6 +40,8 @@ class SetPacking(Model):
 
     def __post_init__(self) -> None:
         m = positive_int("n_elements", self.n_elements)
+        if m > 10**6:  # backends allocate per element (HiGHS rows, bitsets): 10^7 takes HiGHS 3 GB
+            raise ValueError(f"n_elements: must be <= 1000000, got {m}")
         if isinstance(self.sets, (str, bytes)) or not isinstance(self.sets, (list, tuple, np.ndarray)):
             raise ValueError("sets: expected a list of lists of element indices")
         if len(self.sets) == 0:

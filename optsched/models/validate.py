@@ -8,9 +8,31 @@ from typing import Any, Sequence
 import numpy as np
 
 
-def _to_array(name: str, value: Any, dtype: type) -> np.ndarray:
+def _refuse_non_numbers(name: str, value: Any, bools: bool) -> None:
+    """numpy turns ``True`` into 1 and ``"2"`` into 2.0 silently: refuse both (booleans only
+    where ``bools``, e.g. a 0/1 mask)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biuf" and (bools or value.dtype.kind != "b"):
+            return
+        if value.dtype.kind != "O":
+            raise ValueError(f"{name}: expected numbers, got an array of {value.dtype}")
+        value = value.tolist()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, (bool, np.bool_)) and not bools:
+            raise ValueError(f"{name}: expected numbers, got a boolean ({str(item).lower()})")
+        elif isinstance(item, (str, bytes)):
+            text = repr(item if len(item) <= 20 else item[:20])
+            raise ValueError(f"{name}: expected numbers, got the string {text}")
+
+
+def _to_array(name: str, value: Any, dtype: type, bools: bool = False) -> np.ndarray:
     if isinstance(value, (str, bytes)) or value is None:
         raise ValueError(f"{name}: expected numbers, got {type(value).__name__}")
+    _refuse_non_numbers(name, value, bools)
     try:
         arr = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError) as exc:
@@ -28,9 +50,11 @@ def float_array(
     nonnegative: bool = False,
     allow_inf: bool = False,
     min_size: int = 0,
+    bools: bool = False,
 ) -> np.ndarray:
-    """A read-only float64 array of ``ndim`` dimensions, finite unless ``allow_inf``."""
-    arr = _to_array(name, value, np.float64)
+    """A read-only float64 array of ``ndim`` dimensions, finite unless ``allow_inf``;
+    booleans are refused unless ``bools``."""
+    arr = _to_array(name, value, np.float64, bools)
     if arr.ndim != ndim:
         raise ValueError(f"{name}: expected a {ndim}-dimensional array, got {arr.ndim} dimensions")
     if shape is not None:

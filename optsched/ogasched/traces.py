@@ -26,6 +26,7 @@ per-slot arrival counts from creation / arrival times.
 from __future__ import annotations
 
 import csv
+import io
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from optsched.files import open_user_file
+from optsched.io.numbers import parse_float
 from optsched.ogasched.scenario import Scenario
 from optsched.ogasched.utilities import UTILITY_KINDS
 
@@ -57,7 +60,7 @@ def _warn_skipped(path: Path, bad: list[int]) -> None:
     if bad:
         shown = ", ".join(map(str, bad[:_SHOWN_BAD_ROWS]))
         more = "" if len(bad) <= _SHOWN_BAD_ROWS else ", ..."
-        warnings.warn(f"{path}: skipped {len(bad)} unparseable row(s) (rows {shown}{more})", stacklevel=3)
+        warnings.warn(f"{path}: skipped {len(bad)} unparseable row(s) (rows {shown}{more})", stacklevel=4)
 
 
 def _read(
@@ -69,11 +72,18 @@ def _read(
 ) -> Table:
     """Parse ``fields`` (name -> converter) of a CSV; by name with a header, else by position."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"trace: {path} does not exist")
+    try:
+        return _parse(path, fields, header=header, optional=optional)
+    except UnicodeDecodeError:
+        raise ValueError(f"trace: {path} is not a text file (not UTF-8)") from None
+    except csv.Error as exc:
+        raise ValueError(f"trace: {path} is not a readable CSV file: {exc}") from None
+
+
+def _parse(path: Path, fields: dict[str, Callable[[str], Any]], *, header: bool, optional: Sequence[str]) -> Table:
     values: dict[str, list[Any]] = {}
     bad: list[int] = []
-    with open(path, newline="") as fh:
+    with io.TextIOWrapper(open_user_file(path, "trace"), encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh)
         if header:
             try:
@@ -104,17 +114,17 @@ def _read(
 
 
 def _nonneg_float(text: str) -> float:
-    v = float(text)
-    if not np.isfinite(v) or v < 0:
+    v = parse_float(text)
+    if v < 0:
         raise ValueError(text)
     return v
 
 
 def _nonneg_int(text: str) -> int:
-    v = int(float(text))
-    if v < 0 or v != float(text):
+    x = _nonneg_float(text)
+    if x != int(x):
         raise ValueError(text)
-    return v
+    return int(x)
 
 
 def read_v2023_nodes(path: str | Path) -> Table:

@@ -30,6 +30,7 @@ import numpy as np
 
 from optsched.models.validate import check_keys, finite_float, float_array, index_array, positive_int
 from optsched.onsocmax import prices, utilities
+from optsched.sampling import redraw_entries
 
 JSON_KEYS = ("capacity", "tau", "arrival", "deadline", "rho", "nodes", "kind", "xbar", "a", "beta")
 
@@ -258,15 +259,13 @@ class MeshInstance:
 
 
 # --- the Section IV generator -------------------------------------------------------------------
-def _positive_normal(rng: np.random.Generator, mean: float, std: float, size: Any, floor: float) -> np.ndarray:
+def _positive_normal(rng: np.random.Generator, mean: float, std: float, size: Any, floor: float, setting: str) -> np.ndarray:
     """N(mean, std) draws redrawn until above ``floor`` (a truncated normal; the paper's
-    Gaussians are far from 0, so this almost never redraws)."""
-    out = rng.normal(mean, std, size=size)
-    bad = out < floor
-    while bad.any():
-        out[bad] = rng.normal(mean, std, size=int(bad.sum()))
-        bad = out < floor
-    return out
+    Gaussians are far from 0, so this almost never redraws; a ``setting`` whose mean lies far
+    below the floor fails after :data:`optsched.sampling.MAX_REDRAWS` rounds)."""
+    return redraw_entries(rng.normal(mean, std, size=size), lambda x: x < floor,
+                          lambda k: rng.normal(mean, std, size=k), setting=setting,
+                          what=f"above floor = {floor:g} (N({mean:g}, {std:g}))")
 
 
 @dataclass(frozen=True)
@@ -325,7 +324,7 @@ class MeshGenerator:
         utilities.kind_codes(self.kind)
 
     def draw(self, rng: np.random.Generator) -> MeshInstance:
-        cap_node = _positive_normal(rng, self.capacity_mean, self.capacity_std, self.n_nodes, self.floor)
+        cap_node = _positive_normal(rng, self.capacity_mean, self.capacity_std, self.n_nodes, self.floor, "capacity_mean")
         capacity = np.repeat(cap_node[:, None], self.n_slots, axis=1)
         slots: list[int] = []
         for t in range(self.n_slots):
@@ -338,12 +337,12 @@ class MeshGenerator:
             slots, n = [0], 1
         arrival = np.asarray(slots, dtype=np.float64) * self.tau
         deadline = arrival + rng.exponential(self.mean_duration, size=n) * self.tau
-        rho = _positive_normal(rng, self.rho_mean, self.rho_std, n, self.floor)
+        rho = _positive_normal(rng, self.rho_mean, self.rho_std, n, self.floor, "rho_mean")
         nodes = []
         for _ in range(n):
             size = int(rng.integers(1, self.max_nodes + 1))
             nodes.append(np.sort(rng.choice(self.n_nodes, size=size, replace=False)))
-        xbar_node = _positive_normal(rng, self.xbar_mean, self.xbar_std, (n, self.n_nodes), self.floor)
+        xbar_node = _positive_normal(rng, self.xbar_mean, self.xbar_std, (n, self.n_nodes), self.floor, "xbar_mean")
         a_node = rng.uniform(self.a_low, self.a_high, size=(n, self.n_nodes))
         beta_node = rng.uniform(self.beta_low, self.beta_high, size=(n, self.n_nodes))
         units = resource_units(arrival, deadline, nodes, self.tau, self.n_slots)

@@ -1,0 +1,108 @@
+"""Reading user files: regular files only, at most ``max_input_bytes()`` bytes.
+
+Every reader of a file a user names (instance files, ``--config`` TOML, sweep files, trace
+CSVs) opens it here, so one rule holds everywhere: a FIFO, a device (``/dev/zero``,
+``/dev/urandom``), a socket or a directory is refused at once instead of blocking or reading
+until memory runs out, and a regular file that holds (or, like a ``/proc`` file, yields) more
+than the cap is refused with a one-line ``ValueError`` naming the file and the limit.
+
+The cap is :data:`MAX_INPUT_BYTES` (256 MiB); the environment variable
+``OPTSCHED_MAX_INPUT_BYTES`` (a whole number of bytes) overrides it, e.g. for the full
+Alibaba trace tables.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+from pathlib import Path
+from typing import IO
+
+MAX_INPUT_BYTES = 256 * 2**20
+ENV_MAX_INPUT_BYTES = "OPTSCHED_MAX_INPUT_BYTES"
+
+
+def max_input_bytes() -> int:
+    """The cap: ``$OPTSCHED_MAX_INPUT_BYTES`` when set, else :data:`MAX_INPUT_BYTES`."""
+    raw = os.environ.get(ENV_MAX_INPUT_BYTES, "").strip()
+    if not raw:
+        return MAX_INPUT_BYTES
+    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{ENV_MAX_INPUT_BYTES}: expected a whole number of bytes >= 1, got {raw!r}")
+    return int(raw)
+
+
+def _too_big(what: str, path: Path, limit: int) -> ValueError:
+    return ValueError(f"{what}: {path} is larger than the {limit} byte input limit (set {ENV_MAX_INPUT_BYTES} to raise it)")
+
+
+class _Capped(io.RawIOBase):
+    """A raw reader over a file descriptor that fails once more than ``limit`` bytes came out."""
+
+    def __init__(self, fd: int, what: str, path: Path, limit: int) -> None:
+        self._file = io.FileIO(fd, "rb", closefd=True)
+        self._what, self._path, self._limit = what, path, limit
+        self._count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: "bytearray | memoryview") -> int:  # type: ignore[override]
+        n = self._file.readinto(buffer)
+        self._count += n or 0
+        if self._count > self._limit:
+            raise _too_big(self._what, self._path, self._limit)
+        return n  # type: ignore[return-value]
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def open_user_file(path: str | Path, what: str) -> IO[bytes]:
+    """``path`` opened for binary reading; ``ValueError`` prefixed ``what`` unless it is a
+    readable regular file, and on a read that passes the cap.
+
+    The file is opened non-blocking (a FIFO would otherwise block the open until a writer
+    comes) and checked with ``fstat`` on the open descriptor, so nothing can swap it in
+    between."""
+    path = Path(path)
+    limit = max_input_bytes()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ValueError(f"{what}: {path} does not exist") from None
+    except OSError as exc:
+        raise ValueError(f"{what}: cannot read {path}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"{what}: {path} is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{what}: {path} is not a regular file (a FIFO, device or socket is refused)")
+        if info.st_size > limit:
+            raise _too_big(what, path, limit)
+        os.set_blocking(fd, True)
+        return io.BufferedReader(_Capped(fd, what, path, limit))
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_user_bytes(path: str | Path, what: str) -> bytes:
+    """The whole content of a user file (see :func:`open_user_file`)."""
+    try:
+        with open_user_file(path, what) as fh:
+            return fh.read()
+    except OSError as exc:  # e.g. EIO, or EISDIR from a file system that opens directories
+        raise ValueError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
+
+
+def read_user_text(path: str | Path, what: str) -> str:
+    """The content of a user file decoded as UTF-8; ``ValueError`` when it is not text."""
+    data = read_user_bytes(path, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{what}: {path} is not a text file (not UTF-8)") from None

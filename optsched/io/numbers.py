@@ -1,0 +1,44 @@
+"""Strict numbers in text formats (Delorme ``.dat``, OR-Library mknap, trace CSVs).
+
+Python's ``int()`` and ``float()`` accept far more than a number in a data file: ``1_0``,
+``+10``, non-ASCII digits (``١``), surrounding whitespace, ``inf``/``nan``, and integers of
+any size. These parsers accept exactly
+
+* an integer: ``-?[0-9]+`` (ASCII digits), within 64 bits;
+* a decimal number: ``-?`` then ``[0-9]+(.[0-9]*)?`` or ``.[0-9]+``, then an optional exponent
+  ``[eE][+-]?[0-9]+`` (a finite value; one that overflows float is refused, not made ``inf``),
+
+and raise ``ValueError`` for anything else.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+_INT = re.compile(r"-?[0-9]+", re.ASCII)
+_DECIMAL = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
+INT_LIMIT = 2**63  # integers must lie in [-INT_LIMIT, INT_LIMIT)
+
+
+def _shown(token: str) -> str:
+    return repr(token if len(token) <= 24 else token[:20] + "...")
+
+
+def parse_int(token: str) -> int:
+    """An ASCII integer token within 64 bits."""
+    if not _INT.fullmatch(token):
+        raise ValueError(f"{_shown(token)} is not an integer")
+    if len(token) > 20 or not -INT_LIMIT <= int(token) < INT_LIMIT:
+        raise ValueError(f"{_shown(token)} is out of range (integers must fit in 64 bits)")
+    return int(token)
+
+
+def parse_float(token: str) -> float:
+    """An ASCII decimal token with a finite float value."""
+    if not _DECIMAL.fullmatch(token):
+        raise ValueError(f"{_shown(token)} is not a number")
+    value = float(token)
+    if not math.isfinite(value):
+        raise ValueError(f"{_shown(token)} is out of the float range")
+    return value
