@@ -102,5 +102,19 @@ def require(ok: bool, key: str, message: str) -> None:
         raise ValueError(f"config.{key}: {message}")
 
 
+# The largest array (in entries; 800 MB of float64) a config may make an experiment allocate.
+# Each config's ``check`` estimates its experiment's biggest arrays from its sizes and refuses
+# one beyond this up front, instead of a MemoryError (or swapping) minutes into the run.
+MAX_CELLS = 10**8
+
+
+def within_memory(key: str, cells: int, what: str) -> None:
+    """Range rule for a config ``check``: ``what`` (an array the settings size) holds at most
+    :data:`MAX_CELLS` entries."""
+    shown = f"{float(cells):.3g}" if cells < 1e300 else "more than 1e300"
+    require(cells <= MAX_CELLS, key, f"{what} would hold {shown} entries, more than the limit of "
+                                     f"{MAX_CELLS:.0e} (optsched.config.MAX_CELLS)")
+
+
 def probability(value: float, key: str) -> None:
     require(0.0 <= value <= 1.0, key, f"must be a probability in [0, 1], got {value}")

@@ -47,6 +47,7 @@ import numpy as np
 from optsched.models.base import Model
 
 GeneratorFn = Callable[[int, np.random.Generator], Model]
+MAX_SIZE = 10**6  # the largest ``size`` (set packing's element limit; every kind's arrays stay small)
 _GENERATORS: dict[str, GeneratorFn] = {}
 
 ESDP_SLOT = 2000  # the paper's horizon T: statistics are drawn as at slot t = T
@@ -73,8 +74,8 @@ def generate(kind: str, size: int, rng: np.random.Generator) -> Model:
     """One random instance of ``kind`` at ``size`` drawn from ``rng``."""
     if kind not in _GENERATORS:
         raise ValueError(f"model: no generator for {kind!r} (known: {', '.join(_GENERATORS)})")
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-        raise ValueError(f"size: expected a whole number >= 1, got {size!r}")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= MAX_SIZE:
+        raise ValueError(f"size: expected a whole number in 1..{MAX_SIZE}, got {size!r}")
     return _GENERATORS[kind](int(size), rng)
 
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from optsched.config import probability, require
+from optsched.config import probability, require, within_memory
 from optsched.experiments import experiment
 from optsched.ogasched.baselines import BASELINES, BaselinePolicy
 from optsched.ogasched.env import SchedulingEnv
@@ -92,6 +92,12 @@ class OgaConfig:
                 "sizes and horizons must be >= 1")
         require(all(v > 0 for v in self.fig3_contention), "fig3_contention", "must be > 0")
         require(all(v >= 1 for v in self.table3_densities), "table3_densities", "must be >= 1")
+        horizon = max(self.horizon, self.sweep_horizon, *self.table3_horizons)
+        ports = max(self.n_ports, *self.fig3_ports) * self.copies
+        nodes = max(self.n_nodes, *self.fig3_nodes)
+        within_memory("horizon", horizon * ports, "the arrivals (horizon x n_ports x copies)")
+        within_memory("n_nodes", nodes * (ports + self.n_resources), "the graph and node arrays (n_nodes x (n_ports x copies + n_resources))")
+        within_memory("regret_points", self.regret_points, "the regret horizons")
 
 
 # --- building scenarios and policies ---------------------------------------------------------

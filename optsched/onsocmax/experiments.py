@@ -30,7 +30,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from optsched.config import require
+from optsched.config import require, within_memory
 from optsched.experiments import experiment
 from optsched.onsocmax.baselines import EqualShare, MaxFirst
 from optsched.onsocmax.env import MeshGenerator, MeshInstance, resource_units
@@ -85,6 +85,8 @@ class OnsocmaxConfig:
         require(self.instances >= 1, "instances", "must be >= 1")
         require(self.max_congestion >= 1, "max_congestion", "must be >= 1")
         require(self.max_a_high >= 1, "max_a_high", "must be >= 1")
+        within_memory("n_slots", self.n_nodes * self.n_slots, "the capacity (n_nodes x n_slots)")
+        within_memory("n_jobs", self.n_jobs * self.n_nodes * self.n_slots, "the job draws (n_jobs x n_nodes x n_slots)")
         require(not self.integral or self.study == "ratio", "integral", "only the ratio study has an integral variant")
         require(not self.integral or self.family == "section_iv", "family", "the integral variant uses section_iv")
 

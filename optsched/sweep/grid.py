@@ -67,7 +67,9 @@ class SweepConfig:
         else:
             for key in ("models", "backends", "sizes"):
                 require(len(getattr(self, key)) >= 1, key, "name at least one")
-            require(all(n >= 1 for n in self.sizes), "sizes", "sizes must be >= 1")
+            from optsched.generators import MAX_SIZE
+
+            require(all(1 <= n <= MAX_SIZE for n in self.sizes), "sizes", f"sizes must be in 1..{MAX_SIZE}")
             require(self.time_limit is None or self.time_limit > 0, "time_limit", "must be > 0")
 
 
