@@ -154,8 +154,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         executor = "dask"
     else:
         executor = "serial" if args.workers == 1 else "pool"
-    rep = run_sweep(args.config, out, executor=executor, workers=args.workers, dask_address=args.dask or "local",
-                    batch_size=args.batch_size)
+    from optsched.sweep.executors import DaskTLS
+
+    tls = DaskTLS(args.dask_ca, args.dask_cert, args.dask_key)
+    if tls.given() and args.dask is None:
+        raise BadInput("--dask-ca/--dask-cert/--dask-key: need --dask tls://HOST:PORT")
+    rep = run_sweep(args.config, out, executor=executor, workers=args.workers,
+                    dask_address="local" if args.dask is None else args.dask, dask_tls=tls, batch_size=args.batch_size)
     print(f"sweep: {rep.total} runs, {rep.stored_before} already stored, {rep.ran} run now "
           f"({rep.executor}, {rep.workers} workers, batches of {rep.batch_size}) in {rep.wall_s:.1f} s")
     for p in rep.files:
@@ -216,7 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
     sw = sub.add_parser("sweep", help="a grid of runs from a TOML file, in parallel, resumable; results.csv")
     sw.add_argument("config", help="sweep TOML file (see examples/sweeps/)")
     sw.add_argument("--workers", type=int, default=None, help="processes (default: all cores; 1 = in-process)")
-    sw.add_argument("--dask", default=None, metavar="ADDRESS", help="run on a Dask cluster: scheduler address or 'local'")
+    sw.add_argument("--dask", default=None, metavar="ADDRESS",
+                    help="run on a Dask cluster: 'local', tls://HOST:PORT, or tcp://HOST:PORT (trusted only: no encryption or auth)")
+    sw.add_argument("--dask-ca", default=None, metavar="FILE", help="tls:// scheduler: CA certificate (PEM)")
+    sw.add_argument("--dask-cert", default=None, metavar="FILE", help="tls:// scheduler: this client's certificate (PEM)")
+    sw.add_argument("--dask-key", default=None, metavar="FILE", help="tls:// scheduler: this client's private key (PEM)")
     sw.add_argument("--out", default=None, help="output directory (default results/sweeps/CONFIG-NAME)")
     sw.add_argument("--batch-size", type=int, default=None, help="runs per task (default: about 8 tasks per worker)")
     sw.set_defaults(func=cmd_sweep)

@@ -1,4 +1,5 @@
-"""Writing results: atomic files (temporary file, then rename) and run metadata."""
+"""Writing results: atomic files (temporary file, then rename; mode 0666 minus the umask) and
+run metadata."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import importlib.metadata
 import json
 import os
 import platform
-import tempfile
+import secrets
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -27,9 +28,23 @@ def package_versions() -> dict[str, str]:
     return out
 
 
+def create_temporary(directory: Path, prefix: str, suffix: str) -> tuple[int, str]:
+    """A new file in ``directory`` opened for writing: ``(fd, path)``. Unlike ``mkstemp``
+    (mode 0600) it is created with mode 0666 minus the umask, so the file renamed into place
+    has the permissions of any other file the user creates."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        path = directory / f"{prefix}{secrets.token_hex(6)}{suffix}"
+        try:
+            return os.open(path, flags, 0o666), str(path)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {directory}")
+
+
 def _atomic(path: Path, write: Callable[[str], None]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = create_temporary(path.parent, f".{path.name}.", ".tmp")
     os.close(fd)
     try:
         write(tmp)

@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from optsched.sweep.grid import Run, canonical_json
@@ -155,9 +156,83 @@ def run_pool(batches: list[list[Run]], on_done: OnDone, *, workers: int) -> None
     pool.shutdown(wait=True)
 
 
-def run_dask(batches: list[list[Run]], on_done: OnDone, *, address: str, workers: int) -> None:
+@dataclass(frozen=True)
+class DaskTLS:
+    """Files for a ``tls://`` scheduler: the CA that signed the cluster's certificates, and this
+    client's certificate and key (PEM). All None: dask's own configuration
+    (``distributed.comm.tls.ca-file``, ``.client.cert``, ``.client.key``; e.g. the environment
+    variables ``DASK_DISTRIBUTED__COMM__TLS__CA_FILE``, ``..._TLS__CLIENT__CERT``,
+    ``..._TLS__CLIENT__KEY``)."""
+
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+
+    def given(self) -> bool:
+        return any(f is not None for f in (self.ca_file, self.cert_file, self.key_file))
+
+
+DASK_SCHEMES = ("tcp", "tls")
+
+
+def check_dask_address(address: str, tls: DaskTLS | None) -> None:
+    """``local``, ``tls://HOST:PORT`` or ``tcp://HOST:PORT``; TLS files only with ``tls://``.
+
+    A ``tcp://`` scheduler is reached without encryption or authentication, and the results
+    its workers send back are unpickled here: it must be trusted (one warning says so)."""
+    tls = tls or DaskTLS()
+    if not isinstance(address, str) or not address.strip():
+        raise ValueError("--dask: expected 'local' or a scheduler address such as tls://host:8786, got an empty address")
+    if address == "local":
+        if tls.given():
+            raise ValueError("--dask-ca/--dask-cert/--dask-key: only for a tls:// scheduler, not a local cluster")
+        return
+    scheme, sep, rest = address.partition("://")
+    if not sep or scheme not in DASK_SCHEMES or not rest:
+        raise ValueError(f"--dask: expected 'local' or SCHEME://HOST:PORT with SCHEME in {', '.join(DASK_SCHEMES)}, "
+                         f"got {address!r}")
+    if scheme == "tcp":
+        if tls.given():
+            raise ValueError("--dask-ca/--dask-cert/--dask-key: need a tls:// scheduler address")
+        import warnings
+
+        warnings.warn(f"--dask {address}: plain tcp has no encryption or authentication and results are unpickled; "
+                      "use it only with a scheduler you trust (or tls:// with --dask-ca/--dask-cert/--dask-key)",
+                      stacklevel=2)
+        return
+    files = (tls.ca_file, tls.cert_file, tls.key_file)
+    if tls.given():
+        if any(f is None for f in files):
+            raise ValueError("--dask-ca/--dask-cert/--dask-key: give all three for a tls:// scheduler")
+        for option, f in zip(("--dask-ca", "--dask-cert", "--dask-key"), files):
+            if not os.path.isfile(str(f)):
+                raise ValueError(f"{option}: {f} is not a file")
+    _security(tls)  # dask's own TLS configuration, when no files are given
+
+
+def _security(tls: DaskTLS | None) -> Any:
+    """A ``distributed.Security`` requiring encryption, from ``tls`` or dask's configuration."""
+    try:
+        from distributed import Security
+    except ImportError:
+        raise ValueError("--dask: dask.distributed is not installed: install optsched[dask]") from None
+
+    tls = tls or DaskTLS()
+    if tls.given():
+        return Security(tls_ca_file=tls.ca_file, tls_client_cert=tls.cert_file, tls_client_key=tls.key_file,
+                        require_encryption=True)
+    sec = Security(require_encryption=True)
+    if not (sec.tls_ca_file and sec.tls_client_cert):
+        raise ValueError("--dask: a tls:// scheduler needs --dask-ca, --dask-cert and --dask-key "
+                         "(or dask's distributed.comm.tls configuration)")
+    return sec
+
+
+def run_dask(batches: list[list[Run]], on_done: OnDone, *, address: str, workers: int, tls: DaskTLS | None = None) -> None:
     """``address = "local"`` starts a LocalCluster of ``workers`` single-threaded processes;
-    any other address is a running scheduler (``tcp://host:8786``) reached with ``Client``."""
+    any other address is a running scheduler reached with ``Client``: ``tls://host:8786``
+    with the certificates of ``tls`` (:class:`DaskTLS`), or a trusted ``tcp://host:8786``
+    (``run_sweep`` checks the address first with :func:`check_dask_address`)."""
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -169,8 +244,9 @@ def run_dask(batches: list[list[Run]], on_done: OnDone, *, address: str, workers
                                    silence_logs=logging.ERROR)
             client = Client(cluster)
         else:
+            security = _security(tls) if address.startswith("tls://") else None
             try:
-                client = Client(address, timeout=10)
+                client = Client(address, timeout=10, security=security)
             except (OSError, TimeoutError, ValueError) as exc:
                 raise ValueError(f"--dask: cannot connect to {address!r}: {exc}") from None
         try:

@@ -8,7 +8,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from optsched.sweep.executors import TIMING_COLUMNS, run_dask, run_pool, run_serial
+from optsched.sweep.executors import TIMING_COLUMNS, DaskTLS, check_dask_address, run_dask, run_pool, run_serial
 from optsched.sweep.grid import Run, SweepConfig, expand, load_sweep
 from optsched.sweep.store import Row, Store, column_order, write_table
 
@@ -46,13 +46,17 @@ def run_sweep(
     executor: str = "pool",
     workers: int | None = None,
     dask_address: str = "local",
+    dask_tls: DaskTLS | None = None,
     batch_size: int | None = None,
     progress: bool = True,
 ) -> SweepReport:
     """Run every run of ``sweep`` not yet in ``out_dir/store``; write ``results.csv`` (sorted
     by key, no timings: byte-identical for a config whatever the executor), ``timings.csv``
     and ``sweep.json``. ``executor``: ``serial``, ``pool`` (``workers`` processes, default
-    ``os.cpu_count()``) or ``dask`` (``dask_address``: ``local`` or a scheduler address).
+    ``os.cpu_count()``) or ``dask`` (``dask_address``: ``local`` or a scheduler address,
+    ``tls://`` with the certificate files of ``dask_tls``, or a trusted ``tcp://``; see
+    :func:`~optsched.sweep.executors.check_dask_address`). One sweep at a time per
+    ``out_dir``: a second is refused while the first holds the store's lock.
 
     The pool starts workers with the ``forkserver`` method, so a script calling this with
     ``executor="pool"`` needs the ``if __name__ == "__main__":`` guard."""
@@ -62,6 +66,8 @@ def run_sweep(
         raise ValueError(f"--workers: must be a whole number >= 1, got {workers!r}")
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
         raise ValueError(f"--batch-size: must be a whole number >= 1, got {batch_size!r}")
+    if executor == "dask":
+        check_dask_address(dask_address, dask_tls)
     spec = sweep if isinstance(sweep, SweepConfig) else load_sweep(sweep)
     n_workers = 1 if executor == "serial" else (workers or os.cpu_count() or 1)
     runs = expand(spec)
@@ -69,42 +75,42 @@ def run_sweep(
     if len(set(keys)) != len(keys):
         raise ValueError("sweep: two runs have the same settings (a value repeated in the grid, seeds or lists?)")
     out = Path(out_dir)
-    store = Store(out / STORE)
-    store.clean()
-    stored = store.keys()
-    pending = [r for r in runs if r.key not in stored]
-    size = batch_size or default_batch_size(len(pending), n_workers)
-    batches = batched(pending, size)
+    with Store(out / STORE).locked() as store:  # one writer per store, from clean-up to sweep.json
+        store.clean()
+        stored = store.keys()
+        pending = [r for r in runs if r.key not in stored]
+        size = batch_size or default_batch_size(len(pending), n_workers)
+        batches = batched(pending, size)
 
-    from tqdm import tqdm
+        from tqdm import tqdm
 
-    start = time.perf_counter()
-    bar = tqdm(total=len(runs), initial=len(runs) - len(pending), unit="run", desc="sweep", file=sys.stderr,
-               disable=None if progress else True, dynamic_ncols=True)
+        start = time.perf_counter()
+        bar = tqdm(total=len(runs), initial=len(runs) - len(pending), unit="run", desc="sweep", file=sys.stderr,
+                   disable=None if progress else True, dynamic_ncols=True)
 
-    def on_done(rows: list[Row]) -> None:
-        store.append(rows)
-        bar.update(len(rows))
+        def on_done(rows: list[Row]) -> None:
+            store.append(rows)
+            bar.update(len(rows))
 
-    try:
-        if pending:
-            if executor == "serial":
-                run_serial(batches, on_done)
-            elif executor == "pool":
-                run_pool(batches, on_done, workers=n_workers)
-            else:
-                run_dask(batches, on_done, address=dask_address, workers=n_workers)
-    finally:
-        bar.close()
-    wall = time.perf_counter() - start
-    files = consolidate(store, keys, out)
-    meta = {"sweep": asdict(spec), "runs": len(runs), "stored_before": len(runs) - len(pending), "ran": len(pending),
-            "executor": executor, "workers": n_workers, "batch_size": size, "wall_s": wall}
-    from optsched.results import package_versions, write_metadata
+        try:
+            if pending:
+                if executor == "serial":
+                    run_serial(batches, on_done)
+                elif executor == "pool":
+                    run_pool(batches, on_done, workers=n_workers)
+                else:
+                    run_dask(batches, on_done, address=dask_address, workers=n_workers, tls=dask_tls)
+        finally:
+            bar.close()
+        wall = time.perf_counter() - start
+        files = consolidate(store, keys, out)
+        meta = {"sweep": asdict(spec), "runs": len(runs), "stored_before": len(runs) - len(pending), "ran": len(pending),
+                "executor": executor, "workers": n_workers, "batch_size": size, "wall_s": wall}
+        from optsched.results import package_versions, write_metadata
 
-    meta["versions"] = package_versions()
-    files.append(write_metadata(out / METADATA, meta))
-    return SweepReport(len(runs), len(runs) - len(pending), len(pending), executor, n_workers, size, wall, tuple(files))
+        meta["versions"] = package_versions()
+        files.append(write_metadata(out / METADATA, meta))
+        return SweepReport(len(runs), len(runs) - len(pending), len(pending), executor, n_workers, size, wall, tuple(files))
 
 
 def consolidate(store: Store, keys: list[str], out: Path) -> list[Path]:

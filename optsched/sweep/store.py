@@ -4,7 +4,9 @@ A part is written to a hidden temporary file in the store directory, flushed and
 then ``os.replace``-d to ``part-<time_ns>-<digest>.csv`` (and the directory fsynced), so a
 kill leaves either the whole part or none of it, never half a row. Readers merge every part
 in name (= creation) order and keep the first row of a key; leftover temporaries of a killed
-writer are ignored and removed by :meth:`Store.clean`.
+writer are ignored and removed by :meth:`Store.clean`. One writer at a time: a sweep holds
+:meth:`Store.locked` (an ``flock`` on ``.lock`` in the store) from its clean-up to its last
+file, and a second sweep on the same store is refused.
 
 Cells are text from the start (:func:`cell`: ``repr`` for floats, ``true``/``false``,
 canonical JSON for lists), so reading a part back gives exactly the strings that were
@@ -13,19 +15,20 @@ written, whatever the batching: the consolidated files are byte-identical for an
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
-from optsched.results import write_text
+from optsched.results import create_temporary, write_text
 
 Row = dict[str, str]
+LOCK = ".lock"
 
 
 def cell(value: Any) -> str:
@@ -72,6 +75,31 @@ class Store:
     def parts(self) -> list[Path]:
         return sorted(self.root.glob("part-*.csv")) if self.root.is_dir() else []
 
+    @contextlib.contextmanager
+    def locked(self) -> Iterator["Store"]:
+        """Hold the store's one-writer lock (``fcntl.flock`` on ``ROOT/.lock``) for the block.
+
+        A second sweep on the same store would run every pending run again and its start-up
+        :meth:`clean` would delete this one's in-flight part files: it is refused with a
+        ``ValueError``. The kernel drops the lock when the holder exits, however it exits, so
+        a killed sweep never leaves a stale lock."""
+        import fcntl
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                raise ValueError(f"sweep: {self.root.parent} is in use by another sweep (pid {holder}); wait for it "
+                                 "to finish or choose another --out") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            yield self
+        finally:
+            os.close(fd)  # releases the lock
+
     def clean(self) -> int:
         """Remove temporaries left by a killed writer; returns how many."""
         stale = list(self.root.glob(".part-*.tmp")) if self.root.is_dir() else []
@@ -99,7 +127,7 @@ class Store:
         text = csv_text(rows, column_order(rows))
         digest = hashlib.sha256("".join(sorted(r["key"] for r in rows)).encode()).hexdigest()[:12]
         final = self.root / f"part-{time.time_ns():020d}-{digest}.csv"
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".part-", suffix=".tmp")
+        fd, tmp = create_temporary(self.root, ".part-", ".tmp")
         try:
             with os.fdopen(fd, "w", newline="") as fh:
                 fh.write(text)
