@@ -326,6 +326,8 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
 
     from optsched.results import package_versions, write_csv, write_metadata, write_text
 
+    if cfg.data_dir is not None and not Path(cfg.data_dir).is_dir():  # only the default may be absent
+        raise ValueError(f"--data: {cfg.data_dir} is not a directory")
     out = Path(out)
     start, load0 = time.perf_counter(), os.getloadavg()
     data_dir = cfg.data_dir if cfg.data_dir is not None else default_data_dir()

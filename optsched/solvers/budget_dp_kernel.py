@@ -25,7 +25,8 @@ better", which is all the backtracking needs.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from optsched.jit import njit
 
 
 @njit(cache=True)

@@ -7,7 +7,8 @@ compiled code between runs).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from optsched.jit import njit
 
 
 @njit(cache=True)

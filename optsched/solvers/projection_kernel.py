@@ -24,7 +24,9 @@ The loop over groups is compiled; no Python loop runs over groups.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import types
+
+from optsched.jit import njit
 
 SMALL = 16  # all-breakpoint evaluation up to this many members per group, selection above
 REFINE_STEPS = 4

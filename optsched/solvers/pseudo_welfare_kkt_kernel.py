@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from optsched.jit import njit
 
 NEWTON_MAX = 100  # per-unit Newton sweeps (safeguarded; ~3-6 are used)
 OUTER_MAX = 200  # Newton steps on mu inside the final smooth interval

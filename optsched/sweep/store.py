@@ -134,8 +134,10 @@ class Store:
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, final)
-        except BaseException:
+        except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError) and exc.filename is None:  # e.g. a full disk: name the file
+                raise OSError(exc.errno, exc.strerror or str(exc), str(final)) from exc
             raise
         _fsync_dir(self.root)
         return final
