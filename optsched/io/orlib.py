@@ -46,7 +46,7 @@ class _Tokens:
         try:
             return np.array([parse_float(t) for t in chunk])
         except ValueError as exc:
-            raise ValueError(f"file: {self.where}: not a number among {' '.join(chunk[:5])!r}: {exc}") from None
+            raise ValueError(f"file: {self.where}: {exc}") from None
 
     def expect_end(self, after: str) -> None:
         """Wrong counts show up as numbers left over: reject them instead of ignoring them."""

@@ -81,9 +81,9 @@ def index_array(name: str, value: Any, *, upper: int, ndim: int = 1) -> np.ndarr
         raise ValueError(f"{name}: expected a {ndim}-dimensional array, got {arr.ndim} dimensions")
     if arr.size and (not np.isfinite(arr).all() or (arr != np.round(arr)).any()):
         raise ValueError(f"{name}: indices must be whole numbers")
-    out = arr.astype(np.int64)
-    if out.size and (out.min() < 0 or out.max() >= upper):
+    if arr.size and (arr.min() < 0 or arr.max() >= upper):  # before the cast: 1e300 has no int64
         raise ValueError(f"{name}: index out of range [0, {upper})")
+    out = arr.astype(np.int64)
     out.setflags(write=False)
     return out
 

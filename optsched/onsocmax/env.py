@@ -40,8 +40,9 @@ def resource_units(
 ) -> tuple[np.ndarray, ...]:
     """R_n of (1) for every job: units r = k * n_slots + t for k in K_n (sorted) and
     ceil(a_n / tau) <= t <= floor(d_n / tau), slots clipped to [0, n_slots); nodes outer."""
-    first = np.maximum(np.ceil(np.asarray(arrival) / tau - 1e-12).astype(np.int64), 0)
-    last = np.minimum(np.floor(np.asarray(deadline) / tau + 1e-12).astype(np.int64), n_slots - 1)
+    with np.errstate(over="ignore"):  # a time beyond the float range in slots is beyond the mesh: clipped
+        first = np.clip(np.ceil(np.asarray(arrival) / tau - 1e-12), 0, n_slots).astype(np.int64)
+        last = np.clip(np.floor(np.asarray(deadline) / tau + 1e-12), -1, n_slots - 1).astype(np.int64)
     out = []
     for lo, hi, ks in zip(first, last, nodes):
         slots = np.arange(lo, hi + 1, dtype=np.int64)
