@@ -71,6 +71,8 @@ def _int_vector(name: str, value: Any, length: int | None) -> np.ndarray:
         raise ValueError(f"{name}: expected a vector of length {length}")
     if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 0)):
         raise ValueError(f"{name}: entries must be whole numbers >= 0")
+    if arr.size and np.any(arr >= 2.0**63):  # the int64 cast would wrap (a false "optimal" from garbage)
+        raise ValueError(f"{name}: entries must be below 2^63")
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
@@ -86,6 +88,8 @@ def _check(values: Any, weights: Any, capacity: Any, budget_coeffs: Any, max_bud
         raise ValueError(f"weights: expected a (K, {n}) matrix")
     if w.size and (not np.all(np.isfinite(w)) or np.any(w != np.round(w)) or np.any(w < 0)):
         raise ValueError("weights: entries must be whole numbers >= 0")
+    if w.size and np.any(w >= 2.0**63):  # the int64 cast would wrap
+        raise ValueError("weights: entries must be below 2^63")
     w = np.ascontiguousarray(w, dtype=np.int64)
     cap = _int_vector("capacity", capacity, w.shape[0])
     b = _int_vector("budget_coeffs", budget_coeffs, n)

@@ -1,0 +1,370 @@
+"""Reliability II: no hangs, no unbounded reads, no escape from the one-line error, one writer
+per sweep store, ordinary file modes, numba without a writable cache, Dask over TLS.
+
+Bad *inputs* live in the corpus (tests/bad_inputs/ and tests/test_bad_inputs.py); this file
+holds what needs a process, an environment or the file system set up around the run.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from optsched.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLVE_SWEEP = """
+kind = "solve"
+models = ["set_packing"]
+backends = ["highs"]
+sizes = [4, 5]
+seeds = {seeds}
+"""
+
+
+def cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    code = main(argv)
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+def one_error_line(lines: list[str], words: str) -> None:
+    assert len(lines) == 1 and lines[0].startswith("optsched: error: "), lines
+    assert words in lines[0], (words, lines[0])
+
+
+def run_cli(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", **kwargs.pop("env", {})}  # type: ignore[dict-item]
+    return subprocess.run([sys.executable, "-m", "optsched", *argv], capture_output=True, text=True, env=env,
+                          timeout=300, **kwargs)  # type: ignore[call-overload]
+
+
+# --- the byte cap on user files -------------------------------------------------------------------
+def test_input_larger_than_the_cap_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from optsched.files import ENV_MAX_INPUT_BYTES
+    from optsched.io import load_instances
+
+    path = tmp_path / "big.json"
+    path.write_text('{"model": "set_packing", "n_elements": 2, "sets": [[0], [1]], "weights": [1, 2]}' + " " * 200)
+    assert len(load_instances(path)) == 1  # under the default cap
+    monkeypatch.setenv(ENV_MAX_INPUT_BYTES, "100")
+    with pytest.raises(ValueError, match="larger than the 100 byte input limit"):
+        load_instances(path)
+    code, lines = cli(["solve", str(path)], capsys)
+    assert code == 2
+    one_error_line(lines, f"set {ENV_MAX_INPUT_BYTES} to raise it")
+    monkeypatch.setenv(ENV_MAX_INPUT_BYTES, "lots")
+    with pytest.raises(ValueError, match=f"{ENV_MAX_INPUT_BYTES}: expected a whole number of bytes"):
+        load_instances(path)
+
+
+def test_cap_holds_for_a_file_that_reports_size_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """/proc files are regular files of st_size 0 that yield bytes: the cap counts what is read."""
+    from optsched.files import ENV_MAX_INPUT_BYTES, read_user_bytes
+
+    maps = Path("/proc/self/maps")
+    if not maps.is_file():
+        pytest.skip("no /proc")
+    assert maps.stat().st_size == 0 and len(read_user_bytes(maps, "file")) > 100
+    monkeypatch.setenv(ENV_MAX_INPUT_BYTES, "100")
+    with pytest.raises(ValueError, match="larger than the 100 byte input limit"):
+        read_user_bytes(maps, "file")
+
+
+def test_fifo_does_not_block_a_real_process(tmp_path: Path) -> None:
+    fifo = tmp_path / "instance.json"
+    os.mkfifo(fifo)
+    start = time.perf_counter()
+    proc = run_cli(["solve", str(fifo)])
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "is not a regular file" in proc.stderr
+    assert time.perf_counter() - start < 60
+
+
+# --- bounded rejection sampling ----------------------------------------------------------------
+def test_rejection_samplers_are_bounded() -> None:
+    from optsched.esdp.env import generate_instance
+    from optsched.onsocmax.env import MeshGenerator
+
+    with pytest.raises(ValueError, match="edge_prob: 1000 draws in a row had no channel"):
+        generate_instance(np.random.default_rng(0), edge_prob=1e-300)
+    with pytest.raises(ValueError, match="capacity_mean: .* still not above floor = 50"):
+        MeshGenerator(capacity_mean=1.0, capacity_std=0.1, floor=50.0).draw(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="rho_mean"):
+        MeshGenerator(rho_mean=0.1, rho_std=0.0, floor=0.5, capacity_mean=20.0).draw(np.random.default_rng(0))
+    # a rare but possible acceptance still succeeds, with the same draws as before the bound
+    inst = generate_instance(np.random.default_rng(0), n_ports=2, n_servers=2, edge_prob=0.05)
+    assert inst.n_edges >= 1
+
+
+# --- output files: --out a file or unwritable, a full disk ----------------------------------------
+def test_out_is_a_file_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("horizon = 3\nn_servers = 6\nn_ports = 3\n")
+    target = tmp_path / "a_file"
+    target.write_text("keep")
+    code, lines = cli(["run", "esdp", "--config", str(cfg), "--out", str(target)], capsys)
+    assert code == 2
+    one_error_line(lines, f"{target}: File exists")
+    assert target.read_text() == "keep"
+
+
+def test_out_not_writable_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("horizon = 3\nn_servers = 6\nn_ports = 3\n")
+    if os.geteuid() == 0:  # root writes through permission bits: use a directory nobody can create in
+        out = Path("/sys/optsched-test-out")
+        try:
+            out.mkdir()
+        except OSError:
+            pass
+        else:
+            out.rmdir()
+            pytest.skip("/sys is writable here")
+    else:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        out = ro / "out"
+    code, lines = cli(["run", "esdp", "--config", str(cfg), "--out", str(out)], capsys)
+    assert code == 2
+    one_error_line(lines, str(out))
+
+
+def test_unreadable_config_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads through permission bits (the directory and FIFO cases are in the corpus)")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("horizon = 3\n")
+    cfg.chmod(0)
+    code, lines = cli(["run", "esdp", "--config", str(cfg), "--out", str(tmp_path / "o")], capsys)
+    assert code == 2
+    one_error_line(lines, "Permission denied")
+
+
+def _limit_file_size(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_full_disk_run_one_line_and_no_temporaries(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("horizon = 3\nn_servers = 6\nn_ports = 3\n")
+    out = tmp_path / "out"
+    proc = run_cli(["run", "esdp", "--config", str(cfg), "--out", str(out)], preexec_fn=lambda: _limit_file_size(64))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == "" and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("optsched: error: ") and "File too large" in proc.stderr
+    assert os.listdir(out) == []  # no half-written file, no temporary left
+
+
+def test_full_disk_sweep_leaves_the_store_intact(tmp_path: Path) -> None:
+    from optsched.sweep import run_sweep
+
+    out = tmp_path / "out"
+    small = tmp_path / "small.toml"
+    small.write_text(SOLVE_SWEEP.format(seeds="[0, 1]"))
+    run_sweep(small, out, executor="serial", progress=False)
+    store = out / "store"
+    before = {p.name: p.read_bytes() for p in store.iterdir() if p.name != ".lock"}  # .lock: the last writer's pid
+    results = (out / "results.csv").read_bytes()
+
+    more = tmp_path / "more.toml"
+    more.write_text(SOLVE_SWEEP.format(seeds="[0, 1, 2]"))
+    proc = run_cli(["sweep", str(more), "--out", str(out), "--workers", "1"], preexec_fn=lambda: _limit_file_size(200))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "File too large" in proc.stderr
+    after = {p.name: p.read_bytes() for p in store.iterdir() if p.name != ".lock"}
+    assert after == before  # no part lost, none half-written, no temporary left
+    assert (out / "results.csv").read_bytes() == results
+
+    rep = run_sweep(more, out, executor="serial", progress=False)  # resumes: only the new seed runs
+    assert rep.stored_before == 4 and rep.ran == 2
+
+
+# --- one writer per sweep store ------------------------------------------------------------------------
+HOLD_LOCK = """
+import sys
+from optsched.sweep.store import Store
+with Store(sys.argv[1]).locked():
+    print("locked", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_second_sweep_on_a_store_is_refused_while_the_first_holds_it(tmp_path: Path) -> None:
+    """Process A holds the store's lock (as a running sweep does from its clean-up to its last
+    file); process B, a real ``optsched sweep`` on the same --out, is refused with one line and
+    touches nothing; once A is gone (killed, even) B runs."""
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(SOLVE_SWEEP.format(seeds="[0]"))
+    out = tmp_path / "out"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out / "store")], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        (out / "store" / ".part-inflight.tmp").write_text("a part being written by A")
+        proc = run_cli(["sweep", str(sweep), "--out", str(out), "--workers", "1"])
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.count("\n") == 1
+        assert f"is in use by another sweep (pid {holder.pid})" in proc.stderr
+        assert (out / "store" / ".part-inflight.tmp").exists()  # B's clean-up did not run
+        assert not (out / "results.csv").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    proc = run_cli(["sweep", str(sweep), "--out", str(out), "--workers", "1"])
+    assert proc.returncode == 0, proc.stderr
+    assert not (out / "store" / ".part-inflight.tmp").exists()  # the dead writer's temporary is cleaned
+
+
+@pytest.mark.slow
+def test_two_real_sweeps_on_one_store(tmp_path: Path) -> None:
+    """Two ``optsched sweep`` processes on one --out: the second is refused while the first
+    runs, and the first stores every run exactly once."""
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('kind = "experiment"\nexperiment = "esdp"\nseeds = [0, 1, 2, 3, 4, 5]\npolicies = ["ESDP", "LCF"]\n'
+                     '[base]\nhorizon = 1500\nn_servers = 8\nn_ports = 3\n')
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    first = subprocess.Popen([sys.executable, "-m", "optsched", "sweep", str(sweep), "--out", str(out), "--workers", "1",
+                              "--batch-size", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    lock = out / "store" / ".lock"
+    deadline = time.time() + 120
+    while not (lock.exists() and lock.read_text().strip() == str(first.pid)):
+        assert time.time() < deadline and first.poll() is None
+        time.sleep(0.05)
+    second = run_cli(["sweep", str(sweep), "--out", str(out), "--workers", "1"])
+    assert first.poll() is None, "the first sweep ended before the second started: make it longer"
+    assert second.returncode == 2 and "is in use by another sweep" in second.stderr
+    first.communicate(timeout=600)
+    assert first.returncode == 0
+    from optsched.sweep.store import Store
+
+    parts = Store(out / "store").parts()
+    keys = [line.split(",")[0] for p in parts for line in p.read_text().splitlines()[1:]]
+    assert len(keys) == len(set(keys)) == 12
+
+
+# --- file modes ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("umask,mode", [(0o022, 0o644), (0o027, 0o640)])
+def test_result_files_follow_the_umask(tmp_path: Path, umask: int, mode: int) -> None:
+    from optsched.results import write_text
+    from optsched.sweep import run_sweep
+
+    old = os.umask(umask)
+    try:
+        assert (write_text(tmp_path / "r.txt", "x").stat().st_mode & 0o777) == mode
+        sweep = tmp_path / "s.toml"
+        sweep.write_text(SOLVE_SWEEP.format(seeds="[0]"))
+        rep = run_sweep(sweep, tmp_path / "out", executor="serial", progress=False)
+    finally:
+        os.umask(old)
+    written = [*rep.files, *(tmp_path / "out" / "store").glob("part-*.csv")]
+    assert len(written) >= 4
+    assert {p.stat().st_mode & 0o777 for p in written} == {mode}
+
+
+# --- numba without a writable cache ------------------------------------------------------------------------
+KERNELS = ("optsched.solvers.budget_dp_kernel", "optsched.solvers.greedy_set_packing_kernel",
+           "optsched.solvers.projection_kernel", "optsched.solvers.pseudo_welfare_kkt_kernel",
+           "optsched.ogasched.placement_kernel")
+NUMBA_PROBE = f"""
+import importlib, numpy as np, optsched
+from numba.core import config
+for name in {KERNELS!r}:
+    importlib.import_module(name)
+from optsched.models.set_packing import SetPacking
+res = optsched.solve(SetPacking.random(np.random.default_rng(0), 8, 6), "greedy")
+print(res.status.value, config.CACHE_DIR or "no-cache-dir")
+"""
+
+
+def _read_only_package(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of the package where numba finds no cache directory: ``__pycache__`` beside the
+    kernels is a file (as unwritable as a read-only install, even for root), no HOME, and the
+    user cache directory lies under a file."""
+    pkg = tmp_path / "site"
+    shutil.copytree(ROOT / "optsched", pkg / "optsched", ignore=shutil.ignore_patterns("__pycache__"))
+    for d in ("solvers", "ogasched"):
+        (pkg / "optsched" / d / "__pycache__").write_text("not a directory")
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env.update(PYTHONPATH=str(pkg), PYTHONDONTWRITEBYTECODE="1", XDG_CACHE_HOME=str(blocker / "cache"),
+               TMPDIR=str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    return pkg, env
+
+
+def test_numba_kernels_without_a_writable_cache_use_a_private_directory(tmp_path: Path) -> None:
+    _, env = _read_only_package(tmp_path)
+    proc = subprocess.run([sys.executable, "-c", NUMBA_PROBE], capture_output=True, text=True, env=env, timeout=600,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    status, cache_dir = proc.stdout.split()
+    assert status in ("optimal", "feasible")
+    private = tmp_path / "tmp" / f"optsched-numba-{os.getuid()}"
+    assert cache_dir == str(private) and any(private.iterdir())  # the greedy kernel was cached there
+    assert private.stat().st_mode & 0o777 == 0o700
+
+
+def test_numba_kernels_compile_without_any_cache(tmp_path: Path) -> None:
+    _, env = _read_only_package(tmp_path)
+    (tmp_path / "tmp" / f"optsched-numba-{os.getuid()}").write_text("not a directory either")
+    proc = subprocess.run([sys.executable, "-c", NUMBA_PROBE], capture_output=True, text=True, env=env, timeout=600,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split()[1] == "no-cache-dir"
+
+
+def test_private_cache_dir_owned_by_someone_else_or_open_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from optsched.jit import private_cache_dir
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    path = private_cache_dir()
+    assert path is not None and path.parent == tmp_path
+    path.chmod(0o777)  # writable by others: numba would load planted pickles from it
+    assert private_cache_dir() is None
+
+
+# --- Dask --------------------------------------------------------------------------------------------------
+def test_plain_tcp_scheduler_warns_that_it_must_be_trusted() -> None:
+    from optsched.sweep.executors import check_dask_address
+
+    with pytest.warns(UserWarning, match="plain tcp has no encryption or authentication and results are unpickled"):
+        check_dask_address("tcp://127.0.0.1:8786", None)
+
+
+def test_dask_tls_scheduler_with_certificate_files(tmp_path: Path) -> None:
+    """A TLS-only cluster (self-signed, as ``Security.temporary``): the sweep connects with
+    --dask-ca/--dask-cert/--dask-key files and gives the serial executor's bytes; without the
+    files it is refused before any run."""
+    distributed = pytest.importorskip("distributed")
+    from optsched.sweep import run_sweep
+    from optsched.sweep.executors import DaskTLS
+
+    sec = distributed.Security.temporary()
+    files = {}
+    for name, pem in (("ca", sec.tls_ca_file), ("cert", sec.tls_client_cert), ("key", sec.tls_client_key)):
+        files[name] = tmp_path / f"{name}.pem"
+        files[name].write_text(pem)
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(SOLVE_SWEEP.format(seeds="[0, 1]"))
+    serial = run_sweep(sweep, tmp_path / "serial", executor="serial", progress=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tls", security=sec,
+                                  dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tls://")
+        with pytest.raises(ValueError, match="a tls:// scheduler needs --dask-ca, --dask-cert and --dask-key"):
+            run_sweep(sweep, tmp_path / "none", executor="dask", dask_address=address, progress=False)
+        rep = run_sweep(sweep, tmp_path / "tls", executor="dask", dask_address=address,
+                        dask_tls=DaskTLS(str(files["ca"]), str(files["cert"]), str(files["key"])), progress=False)
+    assert rep.ran == serial.ran == 4
+    assert (tmp_path / "tls" / "results.csv").read_bytes() == (tmp_path / "serial" / "results.csv").read_bytes()
