@@ -136,10 +136,12 @@ def test_bench_reads_real_files_and_notes_absent_ones(tmp_path: Path) -> None:
     assert "absent" in (tmp_path / "out" / "summary.md").read_text()
 
 
-def test_bench_without_data_dir_prints_a_note(tmp_path: Path) -> None:
+def test_bench_without_data_dir_prints_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default data directory may be absent (a note); an explicit --data must exist (the
+    bad-input corpus checks that error)."""
     messages: list[str] = []
-    cfg = BenchConfig(quick=True, models=("budgeted_ip",), repeats=1, sizes={"budgeted_ip": (4,)},
-                      data_dir=tmp_path / "nowhere")
+    monkeypatch.setenv("OPTSCHED_SHARED_DATA", str(tmp_path / "nowhere"))
+    cfg = BenchConfig(quick=True, models=("budgeted_ip",), repeats=1, sizes={"budgeted_ip": (4,)})
     run_bench(cfg, tmp_path / "out", log=messages.append)
     assert any("absent" in m and "skipped" in m for m in messages)
     assert set(pd.read_csv(tmp_path / "out" / "bench.csv")["source"]) == {"generated"}
