@@ -34,8 +34,11 @@ atomically.
 Executors (:mod:`optsched.sweep.executors`): ``--workers 1`` runs in-process; otherwise a
 ``ProcessPoolExecutor`` with ``--workers`` processes (default ``os.cpu_count()``); ``--dask
 local`` a Dask ``LocalCluster`` of ``--workers`` single-threaded processes; ``--dask
-tcp://host:8786`` an existing cluster (its workers need optsched installed; ``pip install
-"optsched[dask]"``). Runs are batched into tasks of ``--batch-size`` runs (default: about 8
+tls://host:8786`` (with ``--dask-ca``, ``--dask-cert``, ``--dask-key`` or dask's TLS config) or,
+for a trusted scheduler only (no encryption or authentication, and results are unpickled),
+``--dask tcp://host:8786`` an existing cluster (its workers need optsched installed; ``pip
+install "optsched[dask]"``). One sweep per output directory at a time: the store's lock
+(:meth:`optsched.sweep.store.Store.locked`) refuses a second. Runs are batched into tasks of ``--batch-size`` runs (default: about 8
 tasks per worker, 1..64 runs each). Only the calling process writes files. A tqdm bar
 (stderr, only on a terminal) shows done / total and the ETA.
 """
