@@ -160,7 +160,7 @@ def one_decision(repeats: int) -> None:
                 c0 = time.process_time()
                 exact = optsched.solve(model, "escb_oa")
                 times["oa"].append(time.process_time() - c0)
-                assert exact.status is optsched.Status.OPTIMAL
+                assert exact.termination is optsched.Termination.OPTIMAL
                 gaps.append(exact.objective - value)
                 thm.append((x.sum() + math.sqrt(x.sum())) / xi)
             med = {k: float(np.median(v)) for k, v in times.items()}

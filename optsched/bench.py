@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.result import Result, Status
+from optsched.result import Result, Termination, relative_gap
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,6 +89,7 @@ SIZES: dict[str, SizeSpec] = {
     "pseudo_welfare_integral": SizeSpec((4, 16, 64), (4, 8, 16, 32, 64, 128, 256)),
     "onsocmax_offline": SizeSpec((5, 10, 20), (5, 10, 20, 40, 80)),
     "onsocmax_offline_integral": SizeSpec((2, 4, 8), (2, 4, 8, 16, 32, 64)),
+    "set_packing_batch": SizeSpec((4, 8, 16), (4, 8, 12, 16, 20)),
 }
 
 
@@ -236,12 +237,6 @@ def _timed_solve(model: Model, backend: str, time_limit: float | None) -> tuple[
     return res, time.process_time() - cpu
 
 
-def _gap(best: float | None, r: Result) -> float | None:
-    from optsched.solve import relative_gap
-
-    if best is None or r.objective is None or r.status in (Status.ERROR, Status.INFEASIBLE):
-        return None
-    return relative_gap(best, r.objective)
 
 
 def _versions() -> str:
@@ -282,7 +277,7 @@ def run_instance(inst: Instance, cfg: BenchConfig, cuts: _Cuts, versions: str) -
             limit = cfg.limit if b.SUPPORTS_TIME_LIMIT else None
             res, cpu = _timed_solve(inst.model, b.NAME, limit)
             results[b.NAME].append((r, res, cpu))
-            if res.status is Status.TIME_LIMIT:
+            if res.termination is Termination.TIME_LIMIT:
                 stopped.add(b.NAME)
                 if inst.source == "generated":  # files come last and have no "larger sizes"
                     cuts.add(inst.kind, b.NAME, size, f"hit the {cfg.limit:g} s time limit on {inst.name}")
@@ -299,10 +294,11 @@ def run_instance(inst: Instance, cfg: BenchConfig, cuts: _Cuts, versions: str) -
             rows.append({
                 "model": inst.kind, "source": inst.source, "instance": inst.name, "size": size,
                 "param": inst.param, "backend": b.NAME, "exact": b.EXACT, "repeat": r,
-                "status": res.status.value, "objective": res.objective, "bound": res.bound,
-                "best_bound": best, "gap": _gap(best, res), "runtime_s": res.runtime_s, "cpu_s": cpu,
+                "termination": res.termination.value, "objective": res.objective, "bound": res.bound,
+                "best_bound": best, "gap_to_own_bound": res.gap_to_own_bound,
+                "gap_to_best_bound": relative_gap(res.objective, best), "runtime_s": res.runtime_s, "cpu_s": cpu,
                 "time_limit": cfg.limit if b.SUPPORTS_TIME_LIMIT else None, "seed": inst.seed,
-                "versions": versions, "message": res.extra.get("message", "") if res.status is Status.ERROR else "",
+                "versions": versions, "message": res.message if res.termination is Termination.ERROR else "",
             })
     return rows
 
@@ -316,8 +312,9 @@ def warm_up(kind: str, cfg: BenchConfig) -> None:
         _timed_solve(model, b.NAME, cfg.limit if b.SUPPORTS_TIME_LIMIT else None)
 
 
-COLUMNS = ("model", "source", "instance", "size", "param", "backend", "exact", "repeat", "status", "objective",
-           "bound", "best_bound", "gap", "runtime_s", "cpu_s", "time_limit", "seed", "versions", "message")
+COLUMNS = ("model", "source", "instance", "size", "param", "backend", "exact", "repeat", "termination", "objective",
+           "bound", "best_bound", "gap_to_own_bound", "gap_to_best_bound", "runtime_s", "cpu_s", "time_limit", "seed",
+           "versions", "message")
 
 
 def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print) -> list[Path]:
@@ -359,7 +356,7 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
     df = pd.DataFrame(rows, columns=list(COLUMNS))
     for key, (size, why) in sorted(cuts.above.items()):
         notes.append(f"{key[1]} on {key[0]}: not run above size {size} ({why})")
-    errors = df[df["status"] == "error"]
+    errors = df[df["termination"] == "error"]
     for (kind, backend), e in errors.groupby(["model", "backend"], sort=False):
         notes.append(f"{backend} on {kind}: {len(e)} error row(s); first: {e['message'].iloc[0]}")
     wall = time.perf_counter() - start
@@ -445,8 +442,8 @@ def plot_gaps(df: "pd.DataFrame", path: Path) -> list[Path]:
     for j, (kind, backend) in enumerate(pairs):
         part = heur[(heur["model"] == kind) & (heur["backend"] == backend)]
         # one gap per instance (the repeats of a deterministic backend agree)
-        gaps = part.groupby("instance")["gap"].median().dropna().to_numpy(dtype=float)
-        errors = int(part.groupby("instance")["status"].agg(lambda s: (s == "error").all()).sum())
+        gaps = part.groupby("instance")["gap_to_best_bound"].median().dropna().to_numpy(dtype=float)
+        errors = int(part.groupby("instance")["termination"].agg(lambda s: (s == "error").all()).sum())
         if gaps.size:
             ax.scatter(gaps, j + rng.uniform(-0.2, 0.2, gaps.size), s=14, alpha=0.7, color=f"C{j % 10}")
             ax.plot([np.median(gaps)] * 2, [j - 0.3, j + 0.3], color="k", lw=2)
@@ -454,9 +451,9 @@ def plot_gaps(df: "pd.DataFrame", path: Path) -> list[Path]:
             ax.annotate(f"{errors} error", (0, j), xytext=(4, 6), textcoords="offset points", fontsize=7)
     ax.set_yticks(range(len(pairs)), [f"{b} ({k})" for k, b in pairs])
     ax.set_xscale("symlog", linthresh=1e-6)
-    top = float(heur["gap"].max()) if heur["gap"].notna().any() else 1.0
+    top = float(heur["gap_to_best_bound"].max()) if heur["gap_to_best_bound"].notna().any() else 1.0
     ax.set_xlim(left=0, right=max(1.0, 2 * top))
-    ax.set_xlabel("gap to the best proven bound, |best - objective| / |best| (bar: median)")
+    ax.set_xlabel("gap to the best bound, |best - objective| / max(|best|, |objective|) (bar: median)")
     ax.set_title("Non-exact backends: gap per instance")
     ax.grid(alpha=0.3, axis="x")
     fig.tight_layout()
@@ -484,7 +481,7 @@ def overview_table(df: "pd.DataFrame") -> list[str]:
     fastest exact backend there (measured side by side), gaps over every instance, statuses."""
     gen = per_size_medians(df[df["source"] == "generated"])
     head = ["model", "backend", "exact", "largest n", "runtime there", "/ fastest exact", "median gap", "max gap",
-            "status (all rows)"]
+            "termination (all rows)"]
     lines = ["## Overview", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     exact_names = set(df.loc[df["exact"].astype(bool), "backend"])
     for kind in dict.fromkeys(df["model"]):
@@ -499,8 +496,8 @@ def overview_table(df: "pd.DataFrame") -> list[str]:
                 size_cell, time_cell = str(n), _fmt_time(t)
             else:
                 size_cell, time_cell, ratio = "-", "-", "-"
-            gaps = b["gap"].dropna().astype(float)
-            counts = ", ".join(f"{k} {v}" for k, v in b["status"].value_counts().items())
+            gaps = b["gap_to_best_bound"].dropna().astype(float)
+            counts = ", ".join(f"{k} {v}" for k, v in b["termination"].value_counts().items())
             lines.append("| " + " | ".join([
                 kind, backend, "yes" if bool(b["exact"].iloc[0]) else "no", size_cell, time_cell, ratio,
                 _fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-",
@@ -533,7 +530,7 @@ def summary_markdown(
         files = part[part["source"] == "file"]
         file_med = per_size_medians(files).groupby("backend")["runtime_s"].median() if len(files) else None
         head = ["backend", "exact"] + [f"n={s}" for s in sizes] + (["files"] if file_med is not None else [])
-        head += ["status", "median gap", "max gap"]
+        head += ["termination", "median gap", "max gap"]
         lines += [f"## {kind}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for backend, b in part.groupby("backend", sort=False):
             cells = [backend, "yes" if bool(b["exact"].iloc[0]) else "no"]
@@ -542,9 +539,9 @@ def summary_markdown(
                 cells.append(_fmt_time(float(v.iloc[0])) if len(v) else "-")
             if file_med is not None:
                 cells.append(_fmt_time(float(file_med.get(backend, float("nan")))))
-            counts = b["status"].value_counts()
+            counts = b["termination"].value_counts()
             cells.append(", ".join(f"{k} {v}" for k, v in counts.items()))
-            gaps = b["gap"].dropna().astype(float)
+            gaps = b["gap_to_best_bound"].dropna().astype(float)
             cells += [_fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-"]
             lines.append("| " + " | ".join(cells) + " |")
         if len(files):

@@ -53,23 +53,26 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(json.dumps({
             "model": res.model,
             "backend": res.backend,
-            "status": res.status.value,
+            "termination": res.termination.value,
             "objective": _finite_or_none(res.objective),
             "bound": _finite_or_none(res.bound),
+            "gap_to_own_bound": res.gap_to_own_bound,
             "solution": solution,
             "runtime_s": res.runtime_s,
+            "setup_s": res.extra.get("setup_s"),
+            "message": res.message,
         }))
     else:
-        print(f"model     {res.model} (size {model.size})")
-        print(f"backend   {res.backend}")
-        print(f"status    {res.status.value}")
-        print(f"objective {res.objective}")
-        print(f"bound     {res.bound}")
-        print(f"gap       {res.gap}")
-        print(f"runtime   {res.runtime_s:.4f} s")
-        if "message" in res.extra:
-            print(f"message   {res.extra['message']}")
-        print(f"solution  {solution}")
+        print(f"model       {res.model} (size {model.size})")
+        print(f"backend     {res.backend}")
+        print(f"termination {res.termination.value}")
+        print(f"objective   {res.objective}")
+        print(f"bound       {res.bound}")
+        print(f"gap         {res.gap_to_own_bound} (to its own bound)")
+        print(f"runtime     {res.runtime_s:.4f} s (set-up {res.extra.get('setup_s', 0.0):.4f} s, not counted)")
+        if res.message:
+            print(f"message     {res.message}")
+        print(f"solution    {solution}")
     return 0
 
 
@@ -79,12 +82,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     model = load_instance(args.file, args.instance)
     names = [b for b in args.backends.split(",") if b] if args.backends else None
-    if names is not None:
-        from optsched.solve import _pick
-
-        for name in names:
-            _pick(model, name)  # reject unknown / unfit backends before solving anything
-    table = optsched.compare(model, names, time_limit=args.time_limit)
+    table = optsched.compare(model, names, time_limit=args.time_limit)  # prepares (checks) all first
     print(table.to_string(index=False))
     return 0
 

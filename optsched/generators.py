@@ -10,6 +10,8 @@ kind                           ``size``                     distribution
 =============================  ===========================  ==============================================
 ``set_packing``                N = M (sets = elements)      :meth:`SetPacking.random`, set sizes 1..4,
                                                             weights U[0, 1) (benchmarks/bench_set_packing)
+``set_packing_batch``          N = M                        the same family, 8 weight vectors U[0, 1)
+                                                            (a max-weight frame of 8 requirement vectors)
 ``budgeted_ip``                |E| (items)                  one member P4(s) of the ESDP budget family at
                                                             slot t = 2000, s ~ U{0..0.3 S} (below)
 ``budget_family``              |E| (items)                  ESDP's P4(s, t) family at t = 2000: K = 3,
@@ -84,6 +86,19 @@ def set_packing(size: int, rng: np.random.Generator) -> Model:
     from optsched.models.set_packing import SetPacking
 
     return SetPacking.random(rng, size, size, max_size=4)
+
+
+BATCH_COPIES = 8  # weight vectors of a generated set_packing_batch
+
+
+@register_generator("set_packing_batch")
+def set_packing_batch(size: int, rng: np.random.Generator) -> Model:
+    """A max-weight frame: ``size`` jobs over ``size`` workers (sets of 1..4 elements) and
+    ``BATCH_COPIES`` weight vectors U[0, 1)."""
+    from optsched.models.set_packing import SetPacking, SetPackingBatch
+
+    one = SetPacking.random(rng, size, size, max_size=4)
+    return SetPackingBatch(one.n_elements, one.family, rng.random((BATCH_COPIES, size)))  # type: ignore[arg-type]
 
 
 # --- paper 000 (ESDP) -------------------------------------------------------------------------

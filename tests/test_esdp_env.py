@@ -125,7 +125,7 @@ def test_oracle_is_exact(seed: int, arrivals: list[bool]) -> None:
     model = BudgetedIP(values=inst.true_means, weights=inst.requirements, capacity=inst.capacity, mask=mask)
     for backend in ("highs", "cpsat"):
         res = optsched.solve(model, backend)
-        assert res.status is optsched.Status.OPTIMAL
+        assert res.termination is optsched.Termination.OPTIMAL
         assert res.objective == pytest.approx(value, abs=1e-6)
 
 

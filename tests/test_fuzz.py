@@ -43,9 +43,9 @@ from optsched.models.budgeted_ip import BudgetedIP
 from optsched.models.capacity_projection import CapacityProjection
 from optsched.models.escb_index import EscbIndex
 from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
-from optsched.models.set_packing import SetPacking
+from optsched.models.set_packing import SetPacking, SetPackingBatch
 from optsched.onsocmax import utilities
-from optsched.result import Result, Status
+from optsched.result import Result, Termination
 from optsched.solvers.registry import fitting_backends
 
 # Relative agreement between exact backends, per model kind: |a - b| <= rtol * max(1, |a|, |b|).
@@ -55,6 +55,7 @@ RTOL: dict[str, float] = {
     # set packing's "extreme_weights" mixes weights 1 and 1e-9: exact only with HiGHS's
     # ORACLE_TOLERANCES (its defaults treat 1e-9 costs as zero).
     "set_packing": 1e-9,
+    "set_packing_batch": 1e-9,
     "budgeted_ip": 1e-9,
     "budget_family": 1e-9,
     "escb_index": 1e-6,  # escb_oa stops at tol = 1e-7 relative
@@ -97,21 +98,23 @@ def check_every_backend(model: Model, *, skip: frozenset[str] = frozenset()) -> 
     results = {b.NAME: optsched.solve(model, b.NAME) for b in backends}
     exact = {b.NAME: results[b.NAME] for b in backends if b.EXACT}
     heuristic = {b.NAME: results[b.NAME] for b in backends if not b.EXACT}
-    where = lambda name: (name, results[name].status, dict(results[name].extra), model.to_dict())  # noqa: E731
+    where = lambda name: (name, results[name].termination, dict(results[name].extra), model.to_dict())  # noqa: E731
 
     # exact backends: all infeasible, or all solved and agreeing
-    if any(r.status is Status.INFEASIBLE for r in exact.values()):
+    if any(r.termination is Termination.INFEASIBLE for r in exact.values()):
         for name, r in exact.items():
-            assert r.status is Status.INFEASIBLE, where(name)
+            assert r.termination is Termination.INFEASIBLE, where(name)
             assert r.solution is None, where(name)
         for name, r in heuristic.items():  # a heuristic cannot find what does not exist
-            assert r.status in (Status.INFEASIBLE, Status.ERROR) and r.solution is None, where(name)
+            assert r.termination in (Termination.INFEASIBLE, Termination.ERROR) and r.solution is None, where(name)
+        if model.name == "budget_family":  # the designated member is infeasible; the others still agree
+            _same_members(model, exact, rtol)
         return results
     stopped = {name for name, r in exact.items()
-               if r.status is Status.TIME_LIMIT and name in MAY_STOP_EARLY.get(model.name, ())}
+               if r.termination.stopped_early and name in MAY_STOP_EARLY.get(model.name, ())}
     for name, r in exact.items():
-        ok = (Status.OPTIMAL, Status.FEASIBLE) if name in EXACT_FEASIBLE_OK else (Status.OPTIMAL,)
-        assert name in stopped or r.status in ok, where(name)
+        ok = (Termination.OPTIMAL, Termination.FEASIBLE) if name in EXACT_FEASIBLE_OK else (Termination.OPTIMAL,)
+        assert name in stopped or r.termination in ok, where(name)
         assert r.solution is not None and model.violations(r.solution, tol=1e-6) == [], where(name)
     objectives = {name: r.objective for name, r in exact.items() if name not in stopped}
     assert objectives, where(next(iter(exact)))
@@ -122,28 +125,33 @@ def check_every_backend(model: Model, *, skip: frozenset[str] = frozenset()) -> 
         assert _not_better(model, results[name].objective, opt, rtol), (name, results[name].objective, opt)
         STOPPED_EARLY[model.name] = STOPPED_EARLY.get(model.name, 0) + 1
     if model.name == "budget_family":  # every member, not only the designated budget
-        members = {name: r.extra["values"] for name, r in exact.items()}
-        ref = members[ref_name]
-        for name, values in members.items():
-            assert [v is None for v in values] == [v is None for v in ref], (members, model.to_dict())
-            assert all(_close(v, w, rtol) for v, w in zip(values, ref) if v is not None), (members, model.to_dict())
+        _same_members(model, exact, rtol)
     for name, r in exact.items():
         if r.bound is not None:
             assert _not_better(model, opt, r.bound, rtol), (name, r.bound, opt)  # bound on the right side
 
     # heuristics: a status and a feasible solution, no better than the optimum
     for name, r in heuristic.items():
-        if name in MAY_BE_INFEASIBLE and r.status is Status.ERROR:
+        if name in MAY_BE_INFEASIBLE and r.termination is Termination.ERROR:
             assert "infeasible" in r.extra.get("message", ""), where(name)
             continue
-        assert r.status in (Status.OPTIMAL, Status.FEASIBLE), where(name)
+        # finished (optimal / feasible), or stopped at an iteration limit (alm's max_outer) with a point
+        assert r.termination in (Termination.OPTIMAL, Termination.FEASIBLE) or r.termination.stopped_early, where(name)
         assert r.solution is not None and model.violations(r.solution, tol=1e-6) == [], where(name)
         assert _not_better(model, r.objective, opt, rtol), (name, r.objective, opt, model.to_dict())
-        if r.status is Status.OPTIMAL:
+        if r.termination is Termination.OPTIMAL:
             assert _close(r.objective, opt, rtol), (name, r.objective, opt, model.to_dict())
         if r.bound is not None:
             assert _not_better(model, opt, r.bound, rtol), (name, r.bound, opt, model.to_dict())
     return results
+
+
+def _same_members(model: Model, exact: dict[str, Result], rtol: float) -> None:
+    members = {name: r.extra["values"] for name, r in exact.items()}
+    ref = next(iter(members.values()))
+    for name, values in members.items():
+        assert [v is None for v in values] == [v is None for v in ref], (members, model.to_dict())
+        assert all(_close(v, w, rtol) for v, w in zip(values, ref) if v is not None), (members, model.to_dict())
 
 
 # --- instance builders: build(rng, variant) -> model -------------------------------------------------
@@ -168,6 +176,14 @@ def build_set_packing(rng: np.random.Generator, variant: str) -> SetPacking:
     else:
         weights = rng.random(len(sets)) if rng.random() < 0.5 else rng.integers(0, 20, len(sets)).astype(float)
     return SetPacking(m, sets, weights)
+
+
+def build_set_packing_batch(rng: np.random.Generator, variant: str) -> SetPackingBatch:
+    """A max-weight frame: the family of ``build_set_packing``, 1..3 weight vectors."""
+    one = build_set_packing(rng, variant)
+    copies = int(rng.integers(1, 4))
+    weights = np.vstack([one.weights] + [rng.permutation(one.weights) for _ in range(copies - 1)])
+    return SetPackingBatch(one.n_elements, one.sets, weights)
 
 
 def _knapsack_data(rng: np.random.Generator, variant: str) -> dict[str, Any]:
@@ -305,6 +321,8 @@ KNAPSACK_VARIANTS = ["random", "zero_capacity", "too_heavy", "all_masked", "ties
                      "unreachable_budget", "no_budget"]
 BUILDERS: dict[str, tuple[Callable[[np.random.Generator, str], Model], list[str]]] = {
     "set_packing": (build_set_packing, ["random", "empty_sets", "zero_weights", "ties", "one_element", "extreme_weights"]),
+    "set_packing_batch": (build_set_packing_batch, ["random", "empty_sets", "zero_weights", "ties", "one_element",
+                                                    "extreme_weights"]),
     "budgeted_ip": (build_budgeted_ip, KNAPSACK_VARIANTS),
     "budget_family": (build_budget_family, [v for v in KNAPSACK_VARIANTS if v != "fractional"]),
     "escb_index": (build_escb, ["random", "zero_capacity", "too_heavy", "ties", "fractional", "zero_variance", "zero_mean"]),
@@ -330,7 +348,7 @@ def test_every_model_kind_with_a_backend_is_fuzzed() -> None:
 
 # --- CI-sized: hypothesis draws the seed and the variant --------------------------------------------
 def _examples(kind: str) -> int:
-    return {"set_packing": 80, "budgeted_ip": 150, "budget_family": 100, "escb_index": 100, "capacity_projection": 100,
+    return {"set_packing": 80, "set_packing_batch": 60, "budgeted_ip": 150, "budget_family": 100, "escb_index": 100, "capacity_projection": 100,
             "pseudo_welfare": 80, "pseudo_welfare_integral": 60, "onsocmax_offline_integral": 40}[kind]
 
 
@@ -347,6 +365,7 @@ def _fuzz(kind: str) -> Callable[..., None]:
 
 
 test_fuzz_set_packing = _fuzz("set_packing")
+test_fuzz_set_packing_batch = _fuzz("set_packing_batch")
 test_fuzz_budgeted_ip = _fuzz("budgeted_ip")
 test_fuzz_budget_family = _fuzz("budget_family")
 test_fuzz_escb_index = _fuzz("escb_index")
@@ -386,7 +405,7 @@ def test_fuzz_long_run(kind: str) -> None:
         model = build(rng, variants[i % len(variants)])
         skip = frozenset() if i % PYOMO_EVERY == 0 else frozenset({"pyomo"})
         results = check_every_backend(model, skip=skip)
-        first = next(iter(results.values())).status.value
+        first = next(iter(results.values())).termination.value
         statuses[first] = statuses.get(first, 0) + 1
     print(f"\nfuzz long run {kind}: {LONG_RUN} instances in {time.perf_counter() - start:.1f} s, "
           f"first exact backend's statuses {statuses}, stopped early (safeguard limit) {STOPPED_EARLY.get(kind, 0)}")

@@ -221,7 +221,7 @@ def test_ogasched_projection_matches_exact_qp_through_solve():
                                    capacity=scn.capacity.reshape(-1))
         fast = optsched.solve(model, "fast")
         ref = optsched.solve(model, "cvxpy")
-        assert fast.status.name == "OPTIMAL" and ref.status.name in ("OPTIMAL", "FEASIBLE")
+        assert fast.termination.name == "OPTIMAL" and ref.termination.name in ("OPTIMAL", "FEASIBLE")
         assert fast.objective == pytest.approx(ref.objective, rel=1e-6, abs=1e-6)
         pol = OGASched(eta0=25.0, decay=1.0)
         env = SchedulingEnv(scn, horizon=1)

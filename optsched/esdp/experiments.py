@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
@@ -55,6 +55,9 @@ class EsdpConfig:
     delta: str = "loglog"
     g: str = "default"
     mask: Literal["before", "after"] = "before"
+    # ESDP's index P3(t): backend ("" = aescb, the paper's route) and its options
+    backend: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
     # sweeps (figure = "overhead" or "sweep")
     sweep: Literal["alpha", "delta", "g", "arrival_prob", "edge_prob", "n_servers", "mask"] = "n_servers"
     sweep_values: tuple[float | str, ...] = (10.0, 20.0, 40.0)
@@ -72,6 +75,11 @@ class EsdpConfig:
         require(0.0 < self.alpha <= 1.0, "alpha", "must be in (0, 1]")
         require(self.delta in DELTA_SEQUENCES, "delta", f"must be one of {list(DELTA_SEQUENCES)}")
         require(self.g in G_SEQUENCES, "g", f"must be one of {list(G_SEQUENCES)}")
+        from optsched.esdp.policy import DEFAULT_BACKEND
+        from optsched.models.escb_index import EscbIndex
+        from optsched.solve import check_backend
+
+        check_backend(EscbIndex, self.backend or DEFAULT_BACKEND, self.options)
         if self.figure != "asw":
             require(len(self.sweep_values) >= 1, "sweep_values", "name at least one value")
             for v in self.sweep_values:
@@ -82,8 +90,9 @@ class EsdpConfig:
 
 
 POLICIES: dict[str, Callable[[EsdpConfig], Any]] = {
-    "ESDP": lambda cfg: EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask),
-    "ESDP-exact": lambda cfg: EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask, index="exact",
+    "ESDP": lambda cfg: EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask,
+                                   backend=cfg.backend or None, options=cfg.options),
+    "ESDP-exact": lambda cfg: EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask, backend="escb_oa",
                                          name="ESDP-exact"),
     **{name: (lambda cfg, name=name: GreedyBaseline(name)) for name in RANKINGS},
     "Oracle": lambda cfg: OraclePolicy(),

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, register_model
+from optsched.models.base import Model, cached_form, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import float_array, index_array
 
@@ -68,6 +68,17 @@ class CapacityProjection(Model):
         object.__setattr__(self, "upper", u)
         object.__setattr__(self, "group", g)
         object.__setattr__(self, "capacity", c)
+
+    def with_z(self, z: Any) -> "CapacityProjection":
+        """The same polytope with another point ``z`` (a policy's next slot): only ``z`` is
+        checked, the rest is already valid and is shared (with the cached incidence)."""
+        new = object.__new__(CapacityProjection)
+        object.__setattr__(new, "z", float_array("z", z, shape=(self.n_vars,)))
+        for key in ("upper", "group", "capacity"):
+            object.__setattr__(new, key, getattr(self, key))
+        if "incidence" in self.__dict__:
+            new.__dict__["incidence"] = self.__dict__["incidence"]
+        return new
 
     @property
     def n_vars(self) -> int:
@@ -145,6 +156,7 @@ class CapacityProjection(Model):
         return self.objective(y) + float(rho @ (self.group_load(y) - self.capacity))
 
     # --- forms ---------------------------------------------------------------------------------
+    @cached_form
     def standard_form(self) -> StandardForm:
         """||y - z||^2 = 0.5 y'(2I)y - 2 z'y + z'z."""
         import scipy.sparse as sp

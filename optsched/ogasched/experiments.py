@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
@@ -58,6 +58,9 @@ class OgaConfig:
     eta0: float = 25.0
     decay: float = 0.9999
     step: Literal["decay", "theory"] = "decay"
+    # OGASched's projection (32): backend ("" = fast, the exact kernel) and its options
+    backend: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
     offline: bool = True
     regret_points: int = 5
     fig3_nodes: tuple[int, ...] = (16, 32, 64)
@@ -92,6 +95,11 @@ class OgaConfig:
                 "sizes and horizons must be >= 1")
         require(all(v > 0 for v in self.fig3_contention), "fig3_contention", "must be > 0")
         require(all(v >= 1 for v in self.table3_densities), "table3_densities", "must be >= 1")
+        from optsched.models.capacity_projection import CapacityProjection
+        from optsched.ogasched.policy import DEFAULT_BACKEND
+        from optsched.solve import check_backend
+
+        check_backend(CapacityProjection, self.backend or DEFAULT_BACKEND, self.options)
 
 
 # --- building scenarios and policies ---------------------------------------------------------
@@ -129,7 +137,8 @@ def build_env(cfg: OgaConfig, seed: int) -> SchedulingEnv:
 
 
 def policies(cfg: OgaConfig) -> list[Any]:
-    oga = OGASched(eta0=cfg.eta0, decay=cfg.decay, step=cfg.step, horizon=cfg.horizon)
+    oga = OGASched(eta0=cfg.eta0, decay=cfg.decay, step=cfg.step, horizon=cfg.horizon, backend=cfg.backend or None,
+                   options=cfg.options)
     return [oga, *(BaselinePolicy(name) for name in BASELINES)]
 
 

@@ -24,9 +24,9 @@ are 0-1 programs solved by HiGHS (baselines are fractional, so they are left out
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from optsched.experiments import experiment
 from optsched.onsocmax.baselines import EqualShare, MaxFirst
 from optsched.onsocmax.env import MeshGenerator, MeshInstance, resource_units
 from optsched.onsocmax.offline import OfflineWelfareIntegral, certified_optimum
-from optsched.onsocmax.policy import Onsocmax, backend_solver, run_online
+from optsched.onsocmax.policy import DEFAULT_BACKENDS, Onsocmax, run_online
 from optsched.onsocmax.prices import alpha_hat
 from optsched.onsocmax.utilities import KINDS
 from optsched.results import run_metadata, write_csv, write_metadata, write_png
@@ -51,7 +51,16 @@ SWEEP_LABELS = {
     "workload": "mean workload size rho",
     "congestion": "congestion level c (capacity / c)",
 }
-POLICIES: dict[str, Callable[[], Any]] = {"ONSOCMAX": Onsocmax, "MAX-FIRST": MaxFirst, "EQUAL-SHARE": EqualShare}
+
+def onsocmax_policy(cfg: "OnsocmaxConfig") -> Onsocmax:
+    """ONSOCMAX with the config's P3 backend, its options, the variant and the tie rule."""
+    return Onsocmax(backend=cfg.backend or None, options=cfg.options, integral=cfg.integral,
+                    serve_ties=cfg.serve_ties and not cfg.integral)
+
+
+POLICIES: dict[str, Callable[["OnsocmaxConfig"], Any]] = {
+    "ONSOCMAX": onsocmax_policy, "MAX-FIRST": lambda cfg: MaxFirst(), "EQUAL-SHARE": lambda cfg: EqualShare(),
+}
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,9 @@ class OnsocmaxConfig:
     integral: bool = False
     family: Literal["section_iv", "small"] = "section_iv"
     serve_ties: bool = True
+    # ONSOCMAX's P3: backend ("" = kkt, or highs for the integral variant) and its options
+    backend: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
         require(len(self.kinds) > 0 and all(k in KINDS for k in self.kinds), "kinds", f"each must be one of {list(KINDS)}")
@@ -87,6 +99,11 @@ class OnsocmaxConfig:
         require(self.max_a_high >= 1, "max_a_high", "must be >= 1")
         require(not self.integral or self.study == "ratio", "integral", "only the ratio study has an integral variant")
         require(not self.integral or self.family == "section_iv", "family", "the integral variant uses section_iv")
+        from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
+        from optsched.solve import check_backend
+
+        kind = PseudoWelfareIntegral if self.integral else PseudoWelfare
+        check_backend(kind, self.backend or DEFAULT_BACKENDS[self.integral], self.options)
 
 
 PRESETS = {
@@ -123,7 +140,7 @@ def sweep_rows(cfg: OnsocmaxConfig) -> Any:
         cert = certified_optimum(inst)
         iota, upsilon = inst.marginal_bounds()
         for name, make in POLICIES.items():
-            welfare, _ = run_online(inst, make())
+            welfare, _ = run_online(inst, make(cfg))
             rows.append({
                 "sweep": cfg.sweep, "value": value, "kind": kind, "repeat": j, "policy": name,
                 "welfare": welfare, "opt": cert.primal, "opt_bound": cert.bound, "ratio": cert.primal / welfare,
@@ -198,19 +215,20 @@ def _ratio(opt: float, online: float) -> float:
     return opt / online if online > 0 else float("inf")
 
 
-def ratio_record(inst: MeshInstance, *, integral: bool = False, serve_ties: bool = True) -> dict[str, Any]:
-    """OPT / online of ONSOCMAX on one instance, with alpha-hat and both sides' evidence."""
+def ratio_record(inst: MeshInstance, cfg: "OnsocmaxConfig | None" = None) -> dict[str, Any]:
+    """OPT / online of ONSOCMAX (as ``cfg`` sets it up; default config: the partitionable
+    variant, kkt, the tie rule) on one instance, with alpha-hat and both sides' evidence."""
     import optsched
 
+    cfg = cfg if cfg is not None else OnsocmaxConfig()
     iota, upsilon = inst.marginal_bounds()
-    if integral:
-        online, _ = run_online(inst, Onsocmax(solver=backend_solver("highs", integral=True), serve_ties=False))
+    online, _ = run_online(inst, onsocmax_policy(cfg))
+    if cfg.integral:
         res = optsched.solve(OfflineWelfareIntegral(inst), "highs")
-        if res.status is not optsched.Status.OPTIMAL:
-            raise RuntimeError(f"integral P1: {res.status.value} {res.extra}")
+        if res.termination is not optsched.Termination.OPTIMAL:
+            raise RuntimeError(f"integral P1: {res.termination.value} {res.message}")
         opt, bound = float(res.objective), float(res.bound if res.bound is not None else res.objective)
     else:
-        online, _ = run_online(inst, Onsocmax(serve_ties=serve_ties))
         cert = certified_optimum(inst)
         opt, bound = cert.primal, cert.bound
     return {
@@ -227,7 +245,7 @@ def ratio_rows(cfg: OnsocmaxConfig) -> Any:
     rows = []
     for i in tqdm(range(cfg.instances), desc="onsocmax ratio", leave=False, disable=None):  # no bar off a terminal
         inst = FAMILIES[cfg.family](cfg, i)
-        rows.append({"instance": i, **ratio_record(inst, integral=cfg.integral, serve_ties=cfg.serve_ties)})
+        rows.append({"instance": i, **ratio_record(inst, cfg)})
     df = pd.DataFrame(rows)
     df["violates_theorem2"] = df["ratio"] > df["alpha_hat"]
     return df

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
 
-from optsched.models.base import Model, register_model
+from optsched.models.base import Model, cached_form, register_model
 from optsched.models.forms import StandardForm
 from optsched.onsocmax import utilities
 from optsched.onsocmax.env import MeshInstance
@@ -174,6 +174,7 @@ class OfflineWelfareIntegral(OfflineWelfare):
         """Welfare of serving a pair in full: f_nr(xbar_nr) + beta_nr xbar_nr / C_r."""
         return self.instance.pair_welfare(self.instance.xbar)
 
+    @cached_form
     def standard_form(self) -> StandardForm:
         import scipy.sparse as sp
         inst = self.instance

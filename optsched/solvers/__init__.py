@@ -7,6 +7,7 @@ from optsched.solvers import (  # noqa: F401
     budget_exact,
     cpsat,
     cvxpy_backend,
+    enumerate_packings,
     escb_aescb,
     escb_oa,
     greedy_set_packing,

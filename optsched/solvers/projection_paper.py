@@ -29,8 +29,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.result import Result, Status
-from optsched.solvers.registry import Backend, register_backend
+from optsched.result import Result, Termination
+from optsched.solvers.registry import Backend, Option, register_backend
 
 
 def _inner_loop(zs: np.ndarray, a: np.ndarray, c: float, b1: int, y: np.ndarray) -> int:
@@ -91,18 +91,11 @@ class PaperProjectionBackend(Backend):
     EXACT = False
     MODELS = frozenset({"capacity_projection"})
     PRIORITY = 0
-    OPTIONS: Mapping[str, Any] = {}
+    OPTIONS: Mapping[str, Option] = {}
 
-    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         from optsched.models.capacity_projection import CapacityProjection
 
         assert isinstance(model, CapacityProjection)
         y, passes = paper_projection(model.z, model.upper, model.group, model.capacity)
-        return Result(
-            status=Status.FEASIBLE,
-            model=model.name,
-            backend=self.NAME,
-            objective=model.objective(y),
-            solution=y,
-            iterations=passes,
-        )
+        return Result(Termination.FEASIBLE, solution=y, iterations=passes)
