@@ -131,18 +131,30 @@ class BenchConfig:
     quick: bool = False
     models: tuple[str, ...] = ()  # empty: every kind in SIZES
     repeats: int | None = None  # None: 3 (quick) or 5 (full)
-    instances: int | None = None  # per size; None: 1 (quick) or 3 (full)
+    per_size: int | None = None  # generated instances per size; None: 1 (quick) or 3 (full)
     seed: int = 0
     time_limit: float | None = None  # None: 5 s (quick) or 60 s (full)
     data_dir: Path | None = None  # None: $OPTSCHED_SHARED_DATA or ../shared/data
     use_files: bool = True
     sizes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # per-kind override
+    # captured subproblems: a .jsonl file or a directory of them (``optsched run --capture``);
+    # given, only these instances run
+    instances_from: Path | None = None
+    # capture a short seeded run of every paper on the fly (None: in quick mode)
+    capture_papers: bool | None = None
+    backends: tuple[str, ...] = ()  # empty: every backend that fits
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.models if m not in SIZES]
         if unknown:
             raise ValueError(f"models: unknown model {unknown[0]!r} (known: {', '.join(SIZES)})")
-        for key in ("repeats", "instances"):
+        if self.instances_from is not None and not Path(self.instances_from).exists():
+            raise ValueError(f"--instances: {self.instances_from} does not exist")
+        from optsched.solvers.registry import get_backend
+
+        for name in self.backends:
+            get_backend(name)  # ValueError naming an unknown backend
+        for key in ("repeats", "per_size"):
             value = getattr(self, key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ValueError(f"{key}: must be a whole number >= 1, got {value!r}")
@@ -164,7 +176,11 @@ class BenchConfig:
 
     @property
     def n_instances(self) -> int:
-        return self.instances or (1 if self.quick else 3)
+        return self.per_size or (1 if self.quick else 3)
+
+    @property
+    def papers_captured(self) -> bool:
+        return self.quick if self.capture_papers is None else self.capture_papers
 
     @property
     def limit(self) -> float:
@@ -186,7 +202,7 @@ def default_data_dir() -> Path:
 @dataclass(frozen=True)
 class Instance:
     kind: str
-    source: str  # "generated" or "file"
+    source: str  # "generated", "file" or "captured"
     name: str
     param: str
     seed: str
@@ -221,6 +237,37 @@ def file_instances(cfg: BenchConfig, data_dir: Path, note: Callable[[str], None]
             for j in numbers or range(1, len(models) + 1):
                 name = Path(rel).name + (f"#{j}" if len(models) > 1 else "")
                 yield Instance(spec.kind, "file", name, rel, "", models[j - 1])
+
+
+def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
+    """The instances of a ``.jsonl`` capture file, or of every one in a directory (sorted)."""
+    from optsched.io import load_instances
+
+    path = Path(path)
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        raise ValueError(f"--instances: {path} holds no .jsonl capture file")
+    for f in files:
+        for j, model in enumerate(load_instances(f), start=1):
+            yield Instance(model.name, "captured", f"{label or f.stem}#{j}", label or f.name, "", model)
+
+
+def paper_captures(cfg: BenchConfig, tmp: Path, log: Callable[[str], None]) -> Iterator[Instance]:
+    """A short seeded run of every paper that declares a bench capture (its experiment's
+    ``bench_capture``: config settings and ``every``), its policies' subproblems captured."""
+    from optsched.experiments import all_experiments
+    from optsched.observe import Observer
+
+    for name, exp in sorted(all_experiments().items()):
+        spec = exp.bench_capture
+        if not spec or not set(exp.subproblems) & set(cfg.kinds):
+            continue
+        t0 = time.perf_counter()
+        with Observer(capture_dir=tmp / name, capture_every=int(spec["every"])):
+            exp.run(exp.make_config(dict(spec["settings"])), tmp / name / "run")
+        found = [i for i in captured_instances(tmp / name, label=name) if i.kind in cfg.kinds]
+        log(f"bench: captured {len(found)} subproblems from a short {name} run in {time.perf_counter() - t0:.1f} s")
+        yield from found
 
 
 def _smallest_instance(cfg: BenchConfig, kind: str) -> Model:
@@ -266,7 +313,9 @@ def run_instance(inst: Instance, cfg: BenchConfig, cuts: _Cuts, versions: str) -
     from optsched.solvers.registry import fitting_backends
 
     size = inst.model.size
-    backends = [b for b in fitting_backends(inst.model) if not (inst.source == "generated" and cuts.blocked(inst.kind, b.NAME, size))]
+    backends = [b for b in fitting_backends(inst.model)
+                if not (inst.source == "generated" and cuts.blocked(inst.kind, b.NAME, size))
+                and (not cfg.backends or b.NAME in cfg.backends)]
     results: dict[str, list[tuple[int, Result, float]]] = {b.NAME: [] for b in backends}
     stopped: set[str] = set()
     for r in range(cfg.n_repeats):
@@ -332,27 +381,36 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
         notes.append(msg)
         log(msg)
 
-    instances: list[Instance] = list(generated_instances(cfg))
-    if cfg.use_files:
-        if data_dir.is_dir():
-            instances += list(file_instances(cfg, data_dir, note))
-        elif any(spec.kind in cfg.kinds for spec in REAL_FILES):
-            note(f"note: shared data directory {data_dir} is absent; real-file instances skipped")
+    import tempfile
+
+    tmp = tempfile.TemporaryDirectory(prefix="optsched-bench-")
+    if cfg.instances_from is not None:
+        instances = [i for i in captured_instances(Path(cfg.instances_from)) if not cfg.models or i.kind in cfg.models]
+    else:
+        instances = list(generated_instances(cfg))
+        if cfg.use_files:
+            if data_dir.is_dir():
+                instances += list(file_instances(cfg, data_dir, note))
+            elif any(spec.kind in cfg.kinds for spec in REAL_FILES):
+                note(f"note: shared data directory {data_dir} is absent; real-file instances skipped")
+        if cfg.papers_captured:
+            instances += list(paper_captures(cfg, Path(tmp.name), log))
     versions = _versions()
     cuts = _Cuts()
     rows: list[dict[str, Any]] = []
-    for kind in cfg.kinds:
+    for kind in dict.fromkeys([*cfg.kinds, *(i.kind for i in instances)]):
         mine = [i for i in instances if i.kind == kind]
         if not mine:
             continue
         t0 = time.perf_counter()
         warm_up(kind, cfg)
-        for inst in sorted(mine, key=lambda i: (i.source != "generated", i.model.size)):
+        for inst in sorted(mine, key=lambda i: (i.source != "generated", i.source, i.model.size)):
             t1 = time.perf_counter()
             rows += run_instance(inst, cfg, cuts, versions)
             log(f"bench: {kind} {inst.name}: {time.perf_counter() - t1:.1f} s")
         log(f"bench: {kind}: {len(mine)} instances in {time.perf_counter() - t0:.1f} s")
         write_csv(pd.DataFrame(rows, columns=list(COLUMNS)), out / "bench.csv")  # kinds done so far
+    tmp.cleanup()
     df = pd.DataFrame(rows, columns=list(COLUMNS))
     for key, (size, why) in sorted(cuts.above.items()):
         notes.append(f"{key[1]} on {key[0]}: not run above size {size} ({why})")
@@ -505,6 +563,37 @@ def overview_table(df: "pd.DataFrame") -> list[str]:
     return lines
 
 
+def captured_table(df: "pd.DataFrame") -> list[str]:
+    """The subproblems the papers' policies really produced (``source = captured``): per model,
+    capture set and backend, the median runtime over its instances, its ratio to the fastest
+    exact backend on the same instances, the gaps to the best bound and the terminations."""
+    cap = df[df["source"] == "captured"]
+    if cap.empty:
+        return []
+    cap = cap.assign(capture=cap["instance"].str.rsplit("#", n=1).str[0])
+    per_inst = cap.groupby(["model", "capture", "instance", "backend"], as_index=False)["runtime_s"].median()
+    head = ["model", "captured from", "instances", "sizes", "backend", "exact", "median runtime", "/ fastest exact",
+            "median gap", "max gap", "termination (all rows)"]
+    lines = ["## Captured subproblems (what the papers' policies solve)", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    exact_names = set(df.loc[df["exact"].astype(bool), "backend"])
+    for (kind, capture), part in cap.groupby(["model", "capture"], sort=False):
+        times = per_inst[(per_inst["model"] == kind) & (per_inst["capture"] == capture)]
+        medians = times.groupby("backend")["runtime_s"].median()
+        exact_medians = medians[[b for b in medians.index if b in exact_names]]
+        for backend, b in part.groupby("backend", sort=False):
+            t = float(medians[backend])
+            ratio = f"{t / float(exact_medians.min()):.2g}x" if len(exact_medians) and exact_medians.min() > 0 else "-"
+            gaps = b["gap_to_best_bound"].dropna().astype(float)
+            counts = ", ".join(f"{k} {v}" for k, v in b["termination"].value_counts().items())
+            lines.append("| " + " | ".join([
+                kind, capture, str(b["instance"].nunique()), f"{int(b['size'].min())}-{int(b['size'].max())}", backend,
+                "yes" if bool(b["exact"].iloc[0]) else "no", _fmt_time(t), ratio,
+                _fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-",
+                counts]) + " |")
+    return lines + [""]
+
+
 def summary_markdown(
     df: "pd.DataFrame", cfg: BenchConfig, *, notes: list[str], wall_s: float,
     load: tuple[tuple[float, ...], tuple[float, ...]], versions: dict[str, str],
@@ -523,6 +612,7 @@ def summary_markdown(
         "",
     ]
     lines += overview_table(df) + [""]
+    lines += captured_table(df)
     for kind in dict.fromkeys(df["model"]):
         part = df[df["model"] == kind]
         gen = per_size_medians(part[part["source"] == "generated"])

@@ -105,17 +105,40 @@ def cmd_backends(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names(text: str | None) -> list[str]:
+    return [n for n in (text or "").split(",") if n]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
     from optsched.config import load_toml
     from optsched.experiments import get_experiment
+    from optsched.observe import Observer
+    from optsched.solve import model_kind
+    from optsched.solvers.registry import get_backend
 
     exp = get_experiment(args.experiment)
     settings = load_toml(args.config) if args.config else {}
     if args.seed is not None:
         settings["seed"] = args.seed
+    if args.backend is not None:
+        settings["backend"] = args.backend
+    if args.option:
+        settings["options"] = {**settings.get("options", {}), **_parse_options(args.option)}
     cfg = exp.make_config(settings, args.preset)
+    shadow = _names(args.shadow)
+    for name in shadow:  # a shadow backend must fit one of the paper's subproblems
+        if all(get_backend(name).fits_kind(model_kind(kind)) is not None for kind in exp.subproblems):
+            raise BadInput(f"--shadow: backend {name!r} solves none of {exp.name}'s subproblems "
+                           f"({', '.join(exp.subproblems)})")
     out = Path(args.out) if args.out else Path("results") / exp.name
-    paths = exp.run(cfg, out)
+    observer = Observer(shadow=shadow, shadow_every=args.shadow_every, shadow_time_limit=args.shadow_time_limit,
+                        capture_dir=args.capture, capture_every=args.capture_every,
+                        run_info={"experiment": exp.name, "preset": args.preset, "config": asdict(cfg)})
+    with observer:
+        paths = exp.run(cfg, out)
+    paths += observer.write(out)
     for p in paths:
         print(f"wrote {p}")
     return 0
@@ -124,9 +147,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from optsched.bench import BenchConfig, run_bench
 
-    models = tuple(m for m in args.models.split(",") if m) if args.models else ()
-    cfg = BenchConfig(quick=args.quick, models=models, repeats=args.repeats, instances=args.instances, seed=args.seed,
-                      time_limit=args.time_limit, data_dir=Path(args.data) if args.data else None)
+    cfg = BenchConfig(quick=args.quick, models=tuple(_names(args.models)), repeats=args.repeats, per_size=args.per_size,
+                      seed=args.seed, time_limit=args.time_limit, data_dir=Path(args.data) if args.data else None,
+                      instances_from=Path(args.instances) if args.instances else None,
+                      backends=tuple(_names(args.backends)))
     out = Path(args.out) if args.out else Path("results") / "bench"
     for p in run_bench(cfg, out):
         print(f"wrote {p}")
@@ -189,6 +213,16 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--preset", default=None)
     r.add_argument("--seed", type=int, default=None)
     r.add_argument("--out", default=None, help="output directory (default results/NAME)")
+    r.add_argument("--backend", default=None, help="backend of the policy's per-slot subproblem (config key 'backend')")
+    r.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="option of that backend (repeatable; config table 'options')")
+    r.add_argument("--shadow", default=None, metavar="B1,B2",
+                   help="also solve the policies' subproblems with these backends; writes shadow.csv and shadow.png")
+    r.add_argument("--shadow-every", type=int, default=1, metavar="K", help="shadow every K-th subproblem (default 1)")
+    r.add_argument("--shadow-time-limit", type=float, default=None, help="seconds per shadow solve")
+    r.add_argument("--capture", default=None, metavar="DIR",
+                   help="write the policies' subproblems to DIR/<model>.jsonl (readable by solve and bench)")
+    r.add_argument("--capture-every", type=int, default=1, metavar="K", help="capture every K-th subproblem (default 1)")
     r.set_defaults(func=cmd_run)
 
     bn = sub.add_parser("bench", help="runtime vs size and gap of every backend on every model; CSV, PNG, summary.md")
@@ -196,7 +230,10 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--models", default=None, help="comma-separated model kinds (default: all)")
     bn.add_argument("--out", default=None, help="output directory (default results/bench)")
     bn.add_argument("--repeats", type=int, default=None, help="interleaved repeats per instance (3 quick, 5 full)")
-    bn.add_argument("--instances", type=int, default=None, help="generated instances per size (1 quick, 3 full)")
+    bn.add_argument("--per-size", type=int, default=None, help="generated instances per size (1 quick, 3 full)")
+    bn.add_argument("--instances", default=None, metavar="DIR_OR_FILE",
+                    help="benchmark captured subproblems (.jsonl from 'run --capture') instead of generated ones")
+    bn.add_argument("--backends", default=None, help="comma-separated backends (default: every one that fits)")
     bn.add_argument("--seed", type=int, default=0)
     bn.add_argument("--time-limit", type=float, default=None, help="seconds per exact solve (5 quick, 60 full)")
     bn.add_argument("--data", default=None, help="shared data directory (default $OPTSCHED_SHARED_DATA or ../shared/data)")

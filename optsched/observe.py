@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from optsched.io.json_instance import CAPTURE_KEY
 from optsched.models.base import Model
 from optsched.result import Result
 from optsched.solve import Prepared, model_kind, prepare, with_best_bound
@@ -150,7 +151,7 @@ class Observer:
         self._solvers: dict[int, SubproblemSolver] = {}
         self._calls: Counter[int] = Counter()
         self._shadows: dict[tuple[str, str], Prepared | str] = {}
-        self._skipped: Counter[str] = Counter()
+        self._skipped: dict[str, dict[str, Any]] = {}
         self._captured: Counter[str] = Counter()
         self._token: contextvars.Token | None = None
         if self.capture_dir is not None:
@@ -194,12 +195,9 @@ class Observer:
         results, roles = [result], ["policy"]
         for name in self.shadow:
             prepared = self._shadow_for(name, model)
-            if isinstance(prepared, str):
-                self._skipped[f"{name} on {model.name}: {prepared}"] += 1
-                continue
-            reason = prepared.fits(model)
+            reason = prepared if isinstance(prepared, str) else prepared.fits(model)
             if reason is not None:
-                self._skipped[f"{name} on {model.name}: {reason}"] += 1
+                self._skip(name, model.name, reason)
                 continue
             results.append(prepared.solve(model, time_limit=self.shadow_time_limit,
                                           **solver._options_for(prepared, params)))
@@ -210,6 +208,10 @@ class Observer:
                               "best_bound": r.best_bound, "gap_to_own_bound": r.gap_to_own_bound,
                               "gap_to_best_bound": r.gap_to_best_bound, "runtime_s": r.runtime_s,
                               "message": r.message if r.termination.value == "error" else ""})
+
+    def _skip(self, backend: str, kind: str, reason: str) -> None:
+        entry = self._skipped.setdefault(f"{backend} on {kind}", {"subproblems": 0, "first_reason": reason})
+        entry["subproblems"] += 1
 
     def _shadow_for(self, name: str, model: Model) -> Prepared | str:
         """The prepared shadow backend for this kind, or why it does not fit the kind."""
@@ -222,7 +224,7 @@ class Observer:
         return self._shadows[key]
 
     def _write_capture(self, model: Model, where: dict[str, Any]) -> None:
-        line = {**model.to_dict(), "capture": where}
+        line = {**model.to_dict(), CAPTURE_KEY: where}
         with open(self._capture / f"{model.name}.jsonl", "a") as fh:
             fh.write(json.dumps(line, allow_nan=False, default=_jsonable) + "\n")
         self._captured[model.name] += 1
@@ -230,7 +232,7 @@ class Observer:
     # --- what was seen ---------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
         """Per solver: its statistics; per (solver, shadow backend): counts, gaps, runtimes."""
-        out: dict[str, Any] = {"solvers": [s.stats() for s in self._solvers.values()]}
+        out: dict[str, Any] = {"solvers": merge_stats(s.stats() for s in self._solvers.values())}
         if self.shadow:
             out["shadow"] = shadow_summary(self.rows)
             out["shadow_every"] = self.shadow_every
@@ -265,6 +267,22 @@ def _jsonable(value: Any) -> Any:
     if hasattr(value, "tolist"):
         return value.tolist()
     raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+
+
+def merge_stats(stats: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Solver statistics summed over the policy objects of one (solver, model, backend)."""
+    merged: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for st in stats:
+        key = (st["solver"], st["model"], st["backend"])
+        if key not in merged:
+            merged[key] = {**st, "terminations": Counter(st["terminations"]), "policies": 1}
+            continue
+        m = merged[key]
+        m["policies"] += 1
+        for field_ in ("solves", "fallbacks", "runtime_s", "setup_s"):
+            m[field_] += st[field_]
+        m["terminations"].update(st["terminations"])
+    return [{**m, "terminations": dict(m["terminations"])} for m in merged.values()]
 
 
 def shadow_summary(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -314,7 +332,9 @@ def plot_shadow(df: Any, path: Path) -> Path:
             style = "o-" if (b["role"] == "policy").all() else "x--"
             ax_gap.plot(x[b.index], b["gap_to_best_bound"].astype(float), style, ms=3, lw=0.8, color=color[backend],
                         label=f"{backend} ({b['role'].iloc[0]})")
-        ax_gap.set_yscale("symlog", linthresh=1e-9)
+        top = float(part["gap_to_best_bound"].max()) if part["gap_to_best_bound"].notna().any() else 0.0
+        ax_gap.set_yscale("symlog", linthresh=1e-12)
+        ax_gap.set_ylim(bottom=0.0, top=max(1e-9, 10 * top))
         ax_gap.set_xlabel("slot" if not (part["slot"] < 0).all() else "subproblem")
         ax_gap.set_ylabel("gap to the best bound")
         ax_gap.set_title(f"{solver}: {part['model'].iloc[0]}")

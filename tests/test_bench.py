@@ -64,7 +64,7 @@ def test_sizes_change_the_instance_size() -> None:
 @pytest.fixture(scope="module")
 def tiny_bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[BenchConfig, Path, pd.DataFrame]:
     out = tmp_path_factory.mktemp("bench")
-    cfg = BenchConfig(quick=True, repeats=2, instances=1, sizes={k: (n,) for k, n in TINY.items()}, use_files=False,
+    cfg = BenchConfig(quick=True, repeats=2, per_size=1, capture_papers=False, sizes={k: (n,) for k, n in TINY.items()}, use_files=False,
                       time_limit=20.0)
     run_bench(cfg, out, log=lambda _msg: None)
     return cfg, out, pd.read_csv(out / "bench.csv")
@@ -175,6 +175,7 @@ def test_bench_bad_input_is_one_line_exit_2(argv: list[str], capsys: pytest.Capt
 def test_time_limit_hits_are_recorded_once_and_cut_larger_sizes(tmp_path: Path) -> None:
     # HiGHS needs ~0.1 s for a 1000-variable projection QP: a 5 ms limit stops it
     cfg = BenchConfig(quick=True, models=("capacity_projection",), repeats=2, time_limit=0.005, use_files=False,
+                      capture_papers=False,
                       sizes={"capacity_projection": (1000, 1500)})
     run_bench(cfg, tmp_path, log=lambda _m: None)
     df = pd.read_csv(tmp_path / "bench.csv")

@@ -360,6 +360,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     config=EsdpConfig,
     description="Paper 000 (ESDP): ASW, ratios, regret vs baselines and oracle; overhead; sensitivity",
     presets=PRESETS,
+    subproblems=("escb_index", "budgeted_ip"),
+    bench_capture={"settings": {"horizon": 60, "policies": ["ESDP"]}, "every": 6},
 )
 def run(cfg: EsdpConfig, out_dir: Path) -> list[Path]:
     return FIGURES[cfg.figure](cfg, Path(out_dir))

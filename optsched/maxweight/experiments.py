@@ -267,6 +267,8 @@ PRESETS = {
     config=MaxWeightConfig,
     description="paper 004: max-weight scheduling regions (Fig. 3, 4), symmetric requirement vs N (Fig. 5)",
     presets=PRESETS,
+    subproblems=("set_packing_batch",),
+    bench_capture={"settings": {"experiment": "fig3", "frames": 300, "grid_step": 0.05}, "every": 100},
 )
 def run(cfg: MaxWeightConfig, out: Path) -> list[Path]:
     return RUNNERS[cfg.experiment](cfg, Path(out))

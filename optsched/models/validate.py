@@ -39,12 +39,15 @@ def float_array(
                 raise ValueError(f"{name}: axis {axis} has length {got}, expected {want}")
     if arr.size < min_size:
         raise ValueError(f"{name}: needs at least {min_size} entries")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name}: contains NaN")
-    if not allow_inf and np.isinf(arr).any():
-        raise ValueError(f"{name}: contains an infinite value")
-    if nonnegative and (arr < 0).any():
-        raise ValueError(f"{name}: contains a negative value")
+    if arr.size:
+        low = arr.min()  # one pass: NaN propagates, -inf is the minimum
+        high = arr.max()
+        if low != low or high != high:
+            raise ValueError(f"{name}: contains NaN")
+        if not allow_inf and (low == -np.inf or high == np.inf):
+            raise ValueError(f"{name}: contains an infinite value")
+        if nonnegative and low < 0:
+            raise ValueError(f"{name}: contains a negative value")
     arr = np.array(arr, dtype=np.float64, copy=True)
     arr.setflags(write=False)
     return arr

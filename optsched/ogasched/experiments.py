@@ -318,6 +318,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     config=OgaConfig,
     description="OGASched (paper 003) vs DRF/FAIRNESS/BINPACKING/SPREADING: rewards, regret, scale, utilities",
     presets=PRESETS,
+    subproblems=("capacity_projection",),
+    bench_capture={"settings": {"horizon": 100, "offline": False}, "every": 20},
 )
 def run(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     from optsched.results import run_metadata, write_metadata

@@ -295,6 +295,8 @@ STUDIES: dict[str, tuple[Callable[[OnsocmaxConfig], Any], Callable[[Any, Onsocma
     config=OnsocmaxConfig,
     description="paper 002: welfare of ONSOCMAX / MAX-FIRST / EQUAL-SHARE vs offline OPT (Figs. 4-6); OPT/online vs alpha-hat",
     presets=PRESETS,
+    subproblems=("pseudo_welfare", "pseudo_welfare_integral"),
+    bench_capture={"settings": {"values": [4.0], "repeats": 1}, "every": 6},
 )
 def run(cfg: OnsocmaxConfig, out_dir: Path) -> list[Path]:
     import time
