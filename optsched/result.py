@@ -55,13 +55,15 @@ _STOPPED_EARLY = frozenset({Termination.TIME_LIMIT, Termination.ITERATION_LIMIT,
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:
-    """|bound - objective| / max(|bound|, |objective|, 1e-10); None if either is missing.
+    """|bound - objective| / max(|bound|, |objective|, 1); None if either is missing.
 
     The one gap formula of optsched: the gap to the backend's own bound and the gap to the best
-    bound over all backends of an instance are both this function (with that bound)."""
+    bound over all backends of an instance are both this function (with that bound). Relative
+    for values above 1, absolute below (a projection whose optimum is 0 has no relative scale;
+    the same convention as ``OBJECTIVE_RTOL``)."""
     if objective is None or bound is None:
         return None
-    return abs(bound - objective) / max(abs(bound), abs(objective), 1e-10)
+    return abs(bound - objective) / max(abs(bound), abs(objective), 1.0)
 
 
 def agree(objective: float, bound: float) -> bool:
