@@ -37,6 +37,7 @@ import optsched
 from optsched.experiments import get_experiment
 from optsched.io import load_instances
 from optsched.observe import Observer
+from optsched.solvers.registry import get_backend
 
 # paper -> (settings of a short seeded run, capture every K-th subproblem)
 CAPTURE_RUNS: dict[str, tuple[dict[str, Any], int]] = {
@@ -162,8 +163,7 @@ def warm_start(repeats: int, tmp: Path) -> None:
         for kind, models in capture(paper, settings, 1, tmp / "traj").items():
             models = models[:300]
             for backend in ("highs", "cpsat"):
-                if optsched.solve(models[0], backend).termination.value == "error" or any(
-                        optsched.prepare(kind, backend).fits(m) is not None for m in models):
+                if any(get_backend(backend).fits(m) is not None for m in models):
                     continue
                 totals: dict[bool, list[float]] = {True: [], False: []}
                 objectives: dict[bool, list[float]] = {}

@@ -349,8 +349,7 @@ class SetPackingBatch(Model):
         return np.asarray(solution)
 
     def objective(self, solution: Any) -> float:
-        x = self._as_matrix(solution)
-        return float(np.sum(self.weights[x.astype(bool)]))
+        return float(np.vdot(self.weights, self._as_matrix(solution).astype(np.float64)))
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         x = self._as_matrix(solution)

@@ -1,10 +1,12 @@
 """HiGHS through highspy: MILPs, LPs and convex QPs in :class:`StandardForm`.
 
 One ``highspy.Highs`` object lives per :class:`~optsched.solve.Prepared`. With ``warm_start``
-(see ``docs/solvers.md`` for what it buys on the policies' captured trajectories), a model
-whose structure (sense, sizes, matrix, Hessian, integrality) equals the previous one only has
-its costs, bounds and offset changed in that object, so HiGHS starts from its last basis
-(LP/QP), and a MIP gets the previous solution as a start; any other model is passed afresh.
+a model whose structure (sense, sizes, matrix, Hessian, integrality) equals the previous one only
+has its costs, bounds and offset changed in that object, so HiGHS starts from its last basis
+(LP/QP), and a MIP gets the previous solution as a start; any other model is passed afresh. It
+is off by default: on the policies' captured trajectories it bought nothing for the MIPs
+(0.98-1.05x) and made OGASched's projection QPs 1.24-1.29x slower (docs/solvers.md,
+benchmarks/bench_seam.py).
 """
 
 from __future__ import annotations
@@ -216,8 +218,8 @@ class HighsBackend(Backend):
         "mip_rel_gap": Option(0.0, float, "relative MIP gap at which HiGHS stops", minimum=0.0),
         "mip_abs_gap": Option(0.0, float, "absolute MIP gap at which HiGHS stops", minimum=0.0),
         "threads": Option(1, int, "HiGHS threads", minimum=1, maximum=256),
-        "warm_start": Option(True, bool, "keep the HiGHS object between solves of one Prepared; update data "
-                                         "in place when the structure repeats, MIP start from the last solution"),
+        "warm_start": Option(False, bool, "update the data of the last model in place when the structure "
+                                          "repeats, MIP start from the last solution (measured: no gain)"),
         "highs_options": Option(None, dict, "other HiGHS options (allow-listed; nothing that writes files)",
                                 nullable=True, allowed=ALLOWED_HIGHS_OPTIONS),
     }
