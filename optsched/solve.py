@@ -67,7 +67,7 @@ def choose_backend(kind_or_model: Any, backend: str | None) -> Backend:
     chosen = get_backend(backend)
     reason = chosen.fits_kind(kind)
     if reason is None and isinstance(kind_or_model, Model):
-        reason = chosen.fits_instance(kind_or_model)
+        reason = chosen.admits(kind_or_model)
     if reason is not None:
         raise ValueError(f"backend: {reason}")
     avail = chosen.available()
@@ -112,7 +112,7 @@ class Prepared:
         """None when this prepared backend can solve ``model``; otherwise why not."""
         if type(model) is not self.kind:
             return f"this prepared {self.name!r} solves {self.kind.name!r} models, got {type(model).__name__}"
-        return self.backend.fits_instance(model)
+        return self.backend.admits(model)
 
     def solve(self, model: Model, *, time_limit: float | None = None, **overrides: Any) -> Result:
         if not isinstance(model, Model):
@@ -123,6 +123,11 @@ class Prepared:
         if time_limit is not None:
             time_limit = finite_float("time_limit", time_limit, minimum=0.0)
         options = self.backend.check_options({**self._given, **overrides}) if overrides else self.options
+        if time_limit is not None:
+            setup = self.backend.setup_seconds(model)
+            if setup > time_limit:  # the set-up alone would overrun: stop before starting it
+                return Result(Termination.TIME_LIMIT, model=model.name, backend=self.name, extra={
+                    "message": f"set-up alone is estimated at {setup:.3g} s, above the time limit of {time_limit:g} s"})
         start = time.perf_counter()
         try:
             result = self.backend.run(model, time_limit=time_limit, options=options, state=self.state)
@@ -150,7 +155,7 @@ def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) ->
     if kind.name not in generator_kinds():
         return
     tiny = generate(kind.name, WARM_UP_SIZE, np.random.default_rng(0))
-    if backend.fits_instance(tiny) is not None:
+    if backend.admits(tiny) is not None:
         return
     try:
         backend.run(tiny, time_limit=None, options=options, state=backend.new_state(kind, options))

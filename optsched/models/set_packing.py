@@ -51,10 +51,16 @@ class SetFamily:
         return np.repeat(np.arange(self.n_sets), self.sizes)
 
     @cached_property
+    def used(self) -> np.ndarray:
+        """The elements some set contains, sorted (the others constrain nothing; M itself may
+        be far larger than the data, so nothing here allocates M entries)."""
+        return np.unique(self.indices)
+
+    @cached_property
     def dense(self) -> np.ndarray:
-        """(N, M) bool incidence."""
-        out = np.zeros((self.n_sets, self.n_elements), dtype=bool)
-        out[self.rows, self.indices] = True
+        """(N, U) bool incidence over the ``used`` elements."""
+        out = np.zeros((self.n_sets, self.used.shape[0]), dtype=bool)
+        out[self.rows, np.searchsorted(self.used, self.indices)] = True
         return out
 
     def sets(self) -> tuple[np.ndarray, ...]:
@@ -64,7 +70,7 @@ class SetFamily:
         return out
 
     def loads(self, chosen: np.ndarray) -> np.ndarray:
-        """Elements used by each 0-1 row of ``chosen`` (k, N): (k, M) counts."""
+        """How many chosen sets hold each used element, per 0-1 row of ``chosen`` (k, N): (k, U)."""
         return np.asarray(chosen, dtype=np.float64) @ self.dense
 
     @classmethod
@@ -176,18 +182,20 @@ class SetPacking(Model):
 
     @cached_property
     def incidence(self) -> "sp.csr_matrix":
-        """N x M 0-1 matrix: row i marks the elements of set i."""
+        """N x U 0-1 matrix over the used elements (``family.used``): row i marks set i's."""
         import scipy.sparse as sp
 
         f = self.family
-        return sp.csr_matrix((np.ones(f.indices.shape[0]), f.indices, f.indptr), shape=(f.n_sets, f.n_elements))
+        cols = np.searchsorted(f.used, f.indices)
+        return sp.csr_matrix((np.ones(f.indices.shape[0]), cols, f.indptr), shape=(f.n_sets, f.used.shape[0]))
 
     @cached_property
     def element_words(self) -> np.ndarray:
-        """N x ceil(M/64) uint64 matrix: bit j % 64 of word j // 64 of row i marks element j of set i."""
+        """N x ceil(U/64) uint64 matrix over the used elements: bit j % 64 of word j // 64 of row i
+        marks used element j of set i."""
         f = self.family
-        words = np.zeros((f.n_sets, (f.n_elements + 63) // 64), dtype=np.uint64)
-        cols = f.indices
+        words = np.zeros((f.n_sets, (f.used.shape[0] + 63) // 64), dtype=np.uint64)
+        cols = np.searchsorted(f.used, f.indices)
         np.bitwise_or.at(words, (f.rows, cols // 64), np.left_shift(np.uint64(1), (cols % 64).astype(np.uint64)))
         return words
 
@@ -207,9 +215,9 @@ class SetPacking(Model):
         if (chosen > 1).any():
             return ["a set is chosen twice"]
         f = self.family
-        counts = np.bincount(f.indices[chosen[f.rows] == 1], minlength=self.n_elements)
+        elements, counts = np.unique(f.indices[chosen[f.rows] == 1], return_counts=True)
         clash = np.flatnonzero(counts > 1)
-        return [f"element {j} is in {counts[j]} chosen sets" for j in clash[:3]]
+        return [f"element {elements[j]} is in {counts[j]} chosen sets" for j in clash[:3]]
 
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = rows.astype(np.float64)
@@ -227,7 +235,8 @@ class SetPacking(Model):
     # --- forms ---------------------------------------------------------------------------------
     @cached_form
     def standard_form(self) -> StandardForm:
-        n, m = self.n_sets, self.n_elements
+        """One packing row per used element (elements in no set constrain nothing)."""
+        n, m = self.n_sets, self.incidence.shape[1]
         return StandardForm(
             maximize=True,
             c=np.asarray(self.weights, dtype=np.float64),
@@ -246,12 +255,13 @@ class SetPacking(Model):
         import pyomo.environ as pyo
 
         m = pyo.ConcreteModel(name="set_packing")
+        used = self.family.used
         m.I = pyo.RangeSet(0, self.n_sets - 1)
-        m.J = pyo.RangeSet(0, self.n_elements - 1)
+        m.J = pyo.RangeSet(0, used.shape[0] - 1)  # the elements some set contains
         m.x = pyo.Var(m.I, domain=pyo.Binary)
-        members: list[list[int]] = [[] for _ in range(self.n_elements)]
+        members: list[list[int]] = [[] for _ in range(used.shape[0])]
         for i, s in enumerate(self.sets):
-            for j in s:
+            for j in np.searchsorted(used, s):
                 members[j].append(i)
 
         def pack(mm: Any, j: int) -> Any:
@@ -359,7 +369,8 @@ class SetPackingBatch(Model):
             return ["solution entries must be 0 or 1"]
         loads = self.family.loads(x)
         over = np.argwhere(loads > 1)
-        return [f"copy {b}: element {j} is in {int(loads[b, j])} chosen sets" for b, j in over[:3]]
+        used = self.family.used
+        return [f"copy {b}: element {used[j]} is in {int(loads[b, j])} chosen sets" for b, j in over[:3]]
 
     @property
     def n_binary(self) -> int:
@@ -374,8 +385,8 @@ class SetPackingBatch(Model):
     def standard_form(self) -> StandardForm:
         import scipy.sparse as sp
 
-        B, n, m = self.n_copies, self.n_sets, self.n_elements
-        block = sp.csr_matrix(self.family.dense.T.astype(np.float64))
+        B, n, m = self.n_copies, self.n_sets, self.family.used.shape[0]
+        block = sp.csr_matrix(self.family.dense.T.astype(np.float64))  # rows: the used elements
         return StandardForm(
             maximize=True,
             c=self.weights.ravel().astype(np.float64),

@@ -30,6 +30,11 @@ class BruteForceBackend(Backend):
     SUPPORTS_TIME_LIMIT = True  # checked between chunks of 2^15 vectors
     OPTIONS: Mapping[str, Option] = {}
 
+    def memory_bytes(self, model: Model) -> float:
+        n = model.n_binary  # type: ignore[attr-defined]
+        rows = model.standard_form().n_rows if "standard" in type(model).FORMS else 0  # type: ignore[attr-defined]
+        return float(min(CHUNK, 2**n) * (n + 8 * (rows + 2)))  # one chunk of vectors and their evaluation
+
     def fits_instance(self, model: Model) -> str | None:
         n = model.n_binary  # type: ignore[attr-defined]
         if n > MAX_BINARY:

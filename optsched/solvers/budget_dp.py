@@ -564,6 +564,12 @@ class BudgetDpBackend(Backend):
         return model.memo(("dp_plan", limit), lambda: plan_budget_family(
             m.values, m.weights, m.capacity, m.budget_coeffs, top(m), m.mask, limit))
 
+    def memory_bytes(self, model: Model) -> float:
+        m: Any = model
+        top, _ = _DP_VIEWS[model.name]
+        budgets = min(float(top(m)), float(np.sum(m.budget_coeffs))) + 1  # the table stops at what items reach
+        return budgets * (m.values.shape[0] + 8)  # every budget's value and choice (the table is capped apart)
+
     def fits_instance(self, model: Model) -> str | None:
         m: Any = model
         if not _whole(m.weights, m.capacity, m.budget_coeffs):

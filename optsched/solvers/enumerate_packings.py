@@ -29,6 +29,11 @@ class EnumeratePackingsBackend(Backend):
     PRIORITY = 80
     OPTIONS: Mapping[str, Option] = {}
 
+    def memory_bytes(self, model: Model) -> float:
+        m: Any = model
+        k = 2.0 ** m.n_sets  # candidate rows: the bools, their loads, the values per copy
+        return k * (m.n_sets + 8 * m.family.used.shape[0] + 8 * getattr(m, "n_copies", 1))
+
     def fits_instance(self, model: Model) -> str | None:
         n = model.n_sets  # type: ignore[attr-defined]
         return f"enumerate: {n} sets is more than {MAX_SETS}" if n > MAX_SETS else None

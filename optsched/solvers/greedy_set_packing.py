@@ -66,6 +66,13 @@ class GreedySetPackingBackend(Backend):
     PRIORITY = 0
     OPTIONS: Mapping[str, Option] = {}
 
+    def memory_bytes(self, model: Model) -> float:
+        m: Any = model
+        used = m.family.used.shape[0]  # elements some set contains (never M itself)
+        if isinstance(model, SetPackingBatch):  # dense incidence, keys, order, chosen, used
+            return float(m.n_sets * used + m.n_copies * (17 * m.n_sets + used))
+        return 8.0 * m.n_sets * ((used + 63) // 64 + 4)  # element words, keys, order
+
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         if isinstance(model, SetPackingBatch):
             chosen: Any = greedy_packing_batch(model.family.dense, model.weights)

@@ -19,7 +19,9 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.forms import StandardForm
 from optsched.result import Result, Termination
-from optsched.solvers.registry import Backend, Option, register_backend
+import time
+
+from optsched.solvers.registry import Backend, Option, register_backend, remaining
 
 # HiGHS model status name -> termination (names, so the table needs no import).
 STATUS_TABLE: dict[str, Termination] = {
@@ -212,6 +214,8 @@ class HighsBackend(Backend):
     SUPPORTS_TIME_LIMIT = True
     REQUIRES = ("highspy",)
     PRIORITY = 20
+    SETUP_S_PER_ELEMENT = 2e-6  # building and passing the model (4.7 s at 10^6 projection variables)
+    BYTES_PER_ELEMENT = 300.0
     # HiGHS also stops at an absolute gap (mip_abs_gap, default 1e-6): with weights 1 and 1e-9
     # it answered 1.000000003 "optimal" for 1.000000004 (fuzz long run); an oracle needs 0.
     OPTIONS: Mapping[str, Option] = {
@@ -232,6 +236,7 @@ class HighsBackend(Backend):
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         import highspy
 
+        start = time.perf_counter()
         form: StandardForm = model.standard_form()  # type: ignore[attr-defined]
         if form.hessian is not None and form.is_mip:
             return Result(Termination.ERROR, extra={"message": "HiGHS has no MIQP"})
@@ -247,8 +252,6 @@ class HighsBackend(Backend):
             set_option(h, "presolve_rule_off", MIP_PRESOLVE_RULE_OFF)
         if form.hessian is not None and "qp_iteration_limit" not in own:  # HiGHS 1.14's QP cycles (above)
             set_option(h, "qp_iteration_limit", max(QP_ITERATION_LIMIT, 10 * form.n_vars))
-        h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else highspy.kHighsInf)
-
         structure = _structure(form)
         warm = bool(options["warm_start"]) and session.structure == structure
         if warm:
@@ -258,6 +261,8 @@ class HighsBackend(Backend):
         else:
             h.passModel(_highs_model(form))
             session.structure = structure if options["warm_start"] else None
+        left = remaining(time_limit, start)  # what the set-up left of the limit
+        h.setOptionValue("time_limit", highspy.kHighsInf if left is None else max(left, 1e-3))
         h.run()
 
         status_name = h.getModelStatus().name

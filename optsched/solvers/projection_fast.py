@@ -76,6 +76,7 @@ class FastProjectionBackend(Backend):
     MODELS = frozenset({"capacity_projection"})
     PRIORITY = 0
     OPTIONS: Mapping[str, Option] = {}
+    BYTES_PER_ELEMENT = 120.0  # about fifteen float arrays of n
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         from optsched.models.capacity_projection import CapacityProjection

@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib.util
 import math
 import numbers
+import os
+import time
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
@@ -25,6 +27,36 @@ from optsched.models.base import Model
 from optsched.result import Result
 
 _BACKENDS: dict[str, "Backend"] = {}
+
+# Work a backend may take before it starts is refused above this (bytes): the memory it would
+# allocate, estimated from the instance (``Backend.memory_bytes``). Override with the environment
+# variable OPTSCHED_MEMORY_LIMIT_GB.
+DEFAULT_MEMORY_LIMIT_GB = 8.0
+
+
+def memory_limit_bytes() -> float:
+    raw = os.environ.get("OPTSCHED_MEMORY_LIMIT_GB", "")
+    try:
+        gb = float(raw) if raw else DEFAULT_MEMORY_LIMIT_GB
+    except ValueError:
+        raise ValueError(f"OPTSCHED_MEMORY_LIMIT_GB: expected a number of GB, got {raw!r}") from None
+    if not gb > 0:
+        raise ValueError(f"OPTSCHED_MEMORY_LIMIT_GB: must be > 0, got {raw!r}")
+    return gb * 2**30
+
+
+def form_elements(model: Model) -> float:
+    """Variables + constraint nonzeros of the model's standard form (a size proxy for the
+    set-up and memory of algebraic backends); twice ``model.size`` for kinds without one."""
+    if "standard" in type(model).FORMS:
+        form = model.standard_form()  # type: ignore[attr-defined]
+        return float(form.n_vars + form.A.nnz + (0 if form.hessian is None else form.hessian.nnz))
+    return 2.0 * model.size
+
+
+def remaining(time_limit: float | None, start: float) -> float | None:
+    """What is left of ``time_limit`` (seconds) since ``start`` (a ``time.perf_counter`` value)."""
+    return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +161,12 @@ class Backend:
     # cvxpy's MIP_CAPABLE): continuous variables, a quadratic objective.
     CONTINUOUS_CAPABLE: ClassVar[bool] = True
     QP_CAPABLE: ClassVar[bool] = True
+    # Set-up seconds per form element (variables + nonzeros) that the solver's own time limit
+    # does not cover (building a Pyomo or cvxpy model, passing it to HiGHS), measured here; with
+    # a time limit the seam refuses to start a solve whose set-up alone would exceed it.
+    SETUP_S_PER_ELEMENT: ClassVar[float] = 0.0
+    # Bytes per form element the backend holds while solving (its model and factorisations).
+    BYTES_PER_ELEMENT: ClassVar[float] = 0.0
 
     def available(self) -> Availability:
         return modules_available(*self.REQUIRES)
@@ -147,11 +185,31 @@ class Backend:
 
     def fits(self, model: Model) -> str | None:
         """None when this backend can solve ``model``; otherwise the reason it cannot."""
-        return self.fits_kind(type(model)) or self.fits_instance(model)
+        return self.fits_kind(type(model)) or self.admits(model)
 
     def fits_instance(self, model: Model) -> str | None:
         """Instance-level limits (size, integral data, ...); override when there are any."""
         return None
+
+    def memory_bytes(self, model: Model) -> float:
+        """The memory a solve of ``model`` would allocate, estimated before any of it is
+        (override for custom algorithms; algebraic backends scale with the form)."""
+        return self.BYTES_PER_ELEMENT * form_elements(model) if self.BYTES_PER_ELEMENT else 0.0
+
+    def admits(self, model: Model) -> str | None:
+        """Instance-level: :meth:`fits_instance`, then the memory estimate against the limit."""
+        reason = self.fits_instance(model)
+        if reason is not None:
+            return reason
+        need, limit = self.memory_bytes(model), memory_limit_bytes()
+        if need > limit:
+            return (f"{self.NAME}: this instance needs about {need / 2**30:.3g} GB of memory, above the limit of "
+                    f"{limit / 2**30:.3g} GB (OPTSCHED_MEMORY_LIMIT_GB)")
+        return None
+
+    def setup_seconds(self, model: Model) -> float:
+        """Estimated set-up time outside the solver's own time limit (0 when covered)."""
+        return self.SETUP_S_PER_ELEMENT * form_elements(model) if self.SETUP_S_PER_ELEMENT else 0.0
 
     def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """``options`` checked against ``OPTIONS`` and merged with the defaults.
