@@ -224,3 +224,71 @@ def onsocmax_offline_integral(size: int, rng: np.random.Generator) -> Model:
     gen = MeshGenerator(n_nodes=max(2, math.ceil(size / 4)), n_slots=max(4, math.ceil(size / 1.5)), n_jobs=size,
                         max_nodes=2, mean_duration=1.0, kind=_utility_kind(rng))
     return OfflineWelfareIntegral(gen.draw(rng))
+
+
+# --- hard instances: what a time limit must stop (tests/test_solver_limits, bench_time_limits) ----
+def chu_beasley(rng: np.random.Generator, n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Correlated 0-1 multidimensional knapsack (Chu & Beasley 1998): hard for exact MIP."""
+    w = rng.integers(1, 1001, (k, n)).astype(float)
+    capacity = np.floor(0.5 * w.sum(axis=1))
+    values = np.floor(w.sum(axis=0) / k + 500 * rng.random(n))
+    return values, w, capacity
+
+
+def hard_mknap() -> Model:
+    from optsched.models.budgeted_ip import BudgetedIP
+
+    return BudgetedIP(*chu_beasley(np.random.default_rng(7), 250, 10))
+
+
+def hard_family() -> Model:
+    from optsched.models.budget_family import BudgetFamily
+
+    v, w, c = chu_beasley(np.random.default_rng(7), 250, 10)
+    return BudgetFamily(v, w, c, budget_coeffs=np.ones(250), max_budget=3)
+
+
+def hard_escb() -> Model:
+    from optsched.models.escb_index import EscbIndex
+
+    rng = np.random.default_rng(8)
+    _, w, c = chu_beasley(rng, 100, 5)
+    return EscbIndex(mean=rng.random(100), variance=0.3 * rng.random(100), weights=w, capacity=c)
+
+
+def hard_enumeration() -> Model:
+    from optsched.models.budgeted_ip import BudgetedIP
+
+    rng = np.random.default_rng(9)
+    return BudgetedIP(rng.uniform(0, 10, 22), rng.integers(1, 10, (3, 22)), [40, 40, 40])
+
+
+def big_projection(n: int = 20_000) -> Model:
+    from optsched.models.capacity_projection import CapacityProjection
+
+    rng = np.random.default_rng(10)
+    groups = max(1, n // 100)
+    return CapacityProjection(rng.normal(1, 2, n), rng.uniform(0, 4, n), rng.integers(0, groups, n),
+                              rng.uniform(0, 50, groups))
+
+
+def big_job(n: int = 5000) -> Model:
+    from optsched.models.pseudo_welfare import PseudoWelfare
+
+    rng = np.random.default_rng(11)
+    cap = np.abs(rng.normal(20, 2, n)) + 1
+    return PseudoWelfare(utility="log", a=rng.uniform(1, 3, n), beta=rng.uniform(0.1, 0.5, n), capacity=cap,
+                         xbar=np.abs(rng.normal(7, 1, n)), usage=cap * rng.uniform(0, 0.9, n), rho=0.3 * n)
+
+
+# backend -> instances it cannot finish within a short time limit
+HARD_INSTANCES: dict[str, tuple[Callable[[], Model], ...]] = {
+    "highs": (hard_mknap,),
+    "cpsat": (hard_mknap,),
+    "pyomo": (hard_mknap,),
+    "budget_exact": (hard_family,),
+    "escb_oa": (hard_escb,),
+    "brute_force": (hard_enumeration,),
+    "cvxpy": (big_projection, big_job),
+    "alm": (big_job,),
+}

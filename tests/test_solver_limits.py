@@ -15,75 +15,21 @@ from __future__ import annotations
 import warnings
 from typing import Callable
 
-import numpy as np
 import pytest
 
 import optsched
+from optsched.generators import HARD_INSTANCES, hard_enumeration, hard_mknap
 from optsched.models.base import Model
 from optsched.models.budget_family import BudgetFamily
 from optsched.models.budgeted_ip import BudgetedIP
-from optsched.models.capacity_projection import CapacityProjection
 from optsched.models.escb_index import EscbIndex
-from optsched.models.pseudo_welfare import PseudoWelfare
 from optsched.result import Termination
 from optsched.solvers.registry import all_backends, fitting_backends
 
 LIMIT = 0.05
 
 
-def chu_beasley(rng: np.random.Generator, n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Correlated 0-1 multidimensional knapsack (Chu & Beasley 1998): hard for exact MIP."""
-    w = rng.integers(1, 1001, (k, n)).astype(float)
-    capacity = np.floor(0.5 * w.sum(axis=1))
-    values = np.floor(w.sum(axis=0) / k + 500 * rng.random(n))
-    return values, w, capacity
-
-
-def hard_mknap() -> BudgetedIP:
-    return BudgetedIP(*chu_beasley(np.random.default_rng(7), 250, 10))
-
-
-def hard_family() -> BudgetFamily:
-    v, w, c = chu_beasley(np.random.default_rng(7), 250, 10)
-    return BudgetFamily(v, w, c, budget_coeffs=np.ones(250), max_budget=3)
-
-
-def hard_escb() -> EscbIndex:
-    rng = np.random.default_rng(8)
-    _, w, c = chu_beasley(rng, 100, 5)
-    return EscbIndex(mean=rng.random(100), variance=0.3 * rng.random(100), weights=w, capacity=c)
-
-
-def hard_enumeration() -> BudgetedIP:
-    rng = np.random.default_rng(9)
-    return BudgetedIP(rng.uniform(0, 10, 22), rng.integers(1, 10, (3, 22)), [40, 40, 40])
-
-
-def big_projection() -> CapacityProjection:  # OSQP (cvxpy's solver for this model)
-    rng = np.random.default_rng(10)
-    n = 20_000
-    return CapacityProjection(rng.normal(1, 2, n), rng.uniform(0, 4, n), rng.integers(0, 200, n), rng.uniform(0, 50, 200))
-
-
-def big_job() -> PseudoWelfare:  # Clarabel (cvxpy's solver for this model)
-    rng = np.random.default_rng(11)
-    n = 5000
-    cap = np.abs(rng.normal(20, 2, n)) + 1
-    return PseudoWelfare(utility="log", a=rng.uniform(1, 3, n), beta=rng.uniform(0.1, 0.5, n), capacity=cap,
-                         xbar=np.abs(rng.normal(7, 1, n)), usage=cap * rng.uniform(0, 0.9, n), rho=1500.0)
-
-
-# backend -> instances it cannot finish within LIMIT
-HARD: dict[str, list[Callable[[], Model]]] = {
-    "highs": [hard_mknap],
-    "cpsat": [hard_mknap],
-    "pyomo": [hard_mknap],
-    "budget_exact": [hard_family],
-    "escb_oa": [hard_escb],
-    "brute_force": [hard_enumeration],
-    "cvxpy": [big_projection, big_job],
-    "alm": [big_job],
-}
+HARD = HARD_INSTANCES  # backend -> instances it cannot finish within LIMIT
 # Backends without a time limit: one pass of bounded work (sorts and scans; dp's table is capped
 # by max_table_cells, and aescb runs dp), so there is nothing to stop early.
 BOUNDED_WORK = {"greedy", "enumerate", "fast", "paper", "kkt", "dp", "aescb"}
