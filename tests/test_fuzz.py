@@ -409,3 +409,90 @@ def test_fuzz_long_run(kind: str) -> None:
         statuses[first] = statuses.get(first, 0) + 1
     print(f"\nfuzz long run {kind}: {LONG_RUN} instances in {time.perf_counter() - start:.1f} s, "
           f"first exact backend's statuses {statuses}, stopped early (safeguard limit) {STOPPED_EARLY.get(kind, 0)}")
+
+
+# --- options: random values from each backend's declared schema --------------------------------------
+def _valid_value(spec: Any, rng: np.random.Generator) -> Any:
+    """A value the schema accepts, near its edges as often as inside."""
+    if spec.kind is bool:
+        return bool(rng.random() < 0.5)
+    if spec.kind in (int, float):
+        low = spec.minimum if spec.minimum is not None else -10.0
+        high = spec.maximum if spec.maximum is not None else low + 100.0
+        high = min(high, low + 100.0)
+        value = float(rng.choice([low, high, rng.uniform(low, high)]))
+        if spec.open_minimum and value <= low:
+            value = low + (high - low) * 1e-3 + 1e-12
+        return int(np.ceil(value)) if spec.kind is int else value
+    if spec.kind is str:
+        return str(rng.choice(spec.choices)) if spec.choices else spec.default
+    return spec.default  # tables of solver options: their keys are checked apart
+
+
+def _invalid_value(spec: Any, rng: np.random.Generator) -> Any | None:
+    """A value the schema must refuse (None when every value of the type is accepted)."""
+    if spec.kind is bool:
+        return 1
+    if spec.kind in (int, float):
+        if spec.minimum is not None:
+            return (spec.minimum - 1) if spec.kind is int else (spec.minimum - 1.0 if not spec.open_minimum else spec.minimum)
+        return "five"
+    if spec.kind is str:
+        return "no such choice" if spec.choices else 5
+    if spec.kind is dict:
+        return {"write_solution_to_file": True, "solution_file": "/tmp/x", "log_file": "/tmp/y"}
+    return None
+
+
+# backend options whose valid values still depend on the instance (inner backends, families)
+_SKIP_OPTION = {("budget_exact", "inner"), ("aescb", "family_backend"), ("pyomo", "solver"), ("cvxpy", "solver")}
+
+
+@settings(max_examples=12)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_option_fuzz_from_schemas(seed: int) -> None:
+    check_random_options(seed)
+
+
+@pytest.mark.slow
+def test_option_fuzz_long_run() -> None:
+    """OPTSCHED_FUZZ_INSTANCES / 20 seeds (default 500) of :func:`check_random_options`."""
+    start = time.perf_counter()
+    for seed in range(LONG_RUN // 20):
+        check_random_options(20261123 + seed)
+    print(f"\noption fuzz long run: {LONG_RUN // 20} option sets per backend in {time.perf_counter() - start:.1f} s")
+
+
+def check_random_options(seed: int) -> None:
+    """Every backend, random option values from its declared schema: valid ones solve a small
+    fitting instance without raising (any termination; a solution is feasible, optimal only with
+    an agreeing bound), invalid ones are a ValueError before anything runs."""
+    from optsched.models.base import model_kinds
+    from optsched.solvers.registry import all_backends
+
+    rng = np.random.default_rng(seed)
+    for name, backend in sorted(all_backends().items()):
+        if not backend.available():
+            continue
+        keys = [k for k in backend.OPTIONS if (name, k) not in _SKIP_OPTION]
+        for key in keys:
+            bad = _invalid_value(backend.OPTIONS[key], rng)
+            if bad is not None:
+                with pytest.raises(ValueError, match=key):
+                    optsched.prepare(next(k for k, c in model_kinds().items() if backend.fits_kind(c) is None), name,
+                                     **{key: bad})
+        options = {k: _valid_value(backend.OPTIONS[k], rng) for k in keys if rng.random() < 0.6}
+        if name == "alm":  # the one cross-option rule: theta1 <= theta2
+            t1, t2 = (options.get(k, backend.OPTIONS[k].default) for k in ("theta1", "theta2"))
+            options["theta1"], options["theta2"] = min(t1, t2), max(t1, t2)
+        for kind in (k for k, c in model_kinds().items() if backend.fits_kind(c) is None):
+            if kind not in BUILDERS:
+                continue
+            model = BUILDERS[kind][0](rng, "random")
+            if backend.fits(model) is not None:
+                continue
+            r = optsched.solve(model, name, time_limit=1.0, **options)
+            if r.solution is not None:
+                assert model.violations(r.solution, tol=1e-6) == [], (name, options, r)
+            if r.termination is Termination.OPTIMAL and r.bound is not None:
+                assert abs(r.bound - r.objective) <= 1e-6 * max(1.0, abs(r.objective)), (name, options, r)
