@@ -286,6 +286,7 @@ HARD_INSTANCES: dict[str, tuple[Callable[[], Model], ...]] = {
     "highs": (hard_mknap,),
     "cpsat": (hard_mknap,),
     "pyomo": (hard_mknap,),
+    "scip": (hard_mknap,),
     "budget_exact": (hard_family,),
     "escb_oa": (hard_escb,),
     "brute_force": (hard_enumeration,),

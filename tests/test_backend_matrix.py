@@ -18,6 +18,7 @@ BACKEND_MATRIX: dict[str, tuple[str, ...]] = {
     "pyomo": ("test_set_packing.py", "test_budgeted_ip.py", "test_orlib.py", "test_projection.py"),
     "greedy": ("test_set_packing.py", "test_maxweight.py"),
     "enumerate": ("test_maxweight.py", "test_set_packing.py"),
+    "scip": ("test_escb.py", "test_set_packing.py"),
     "cvxpy": ("test_projection.py", "test_pseudo_welfare.py", "test_onsocmax_offline.py"),
     "dp": ("test_budgeted_ip.py", "test_orlib.py"),
     "budget_exact": ("test_budgeted_ip.py",),

@@ -41,7 +41,7 @@ def close(a: float, b: float) -> bool:
 def test_exact_backends_match_brute_force(model: SetPacking) -> None:
     reference = optsched.solve(model, "brute_force")
     assert reference.termination is Termination.OPTIMAL
-    for backend in ["cpsat", "highs", "enumerate"]:
+    for backend in ["cpsat", "highs", "enumerate", "scip"]:
         res = optsched.solve(model, backend)
         assert res.termination is Termination.OPTIMAL, (backend, res.extra)
         assert model.is_feasible(res.solution)

@@ -17,6 +17,7 @@ from optsched.solvers import (  # noqa: F401
     pseudo_welfare_alm,
     pseudo_welfare_kkt,
     pyomo_reference,
+    scip,
 )
 from optsched.solvers.registry import (
     Availability,
