@@ -90,6 +90,7 @@ SIZES: dict[str, SizeSpec] = {
     "onsocmax_offline": SizeSpec((5, 10, 20), (5, 10, 20, 40, 80)),
     "onsocmax_offline_integral": SizeSpec((2, 4, 8), (2, 4, 8, 16, 32, 64)),
     "set_packing_batch": SizeSpec((4, 8, 16), (4, 8, 12, 16, 20)),
+    "linear_program": SizeSpec((10, 40, 160), (10, 40, 160, 640)),
 }
 
 

@@ -87,6 +87,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from optsched.io import load_instance
+    from optsched.io.model_files import write_model_file
+    from optsched.results import write_text
+
+    model = load_instance(args.file, args.instance)
+    out = Path(args.out)
+    if args.format == "json":
+        path = write_text(out, json.dumps(model.to_dict()) + "\n")
+    else:
+        if out.suffix.lower() != f".{args.format}":
+            raise BadInput(f"--out: a {args.format} file must end in .{args.format}, got {out.name!r}")
+        path = write_model_file(model, out)
+    print(f"wrote {path}")
+    return 0
+
+
 def cmd_backends(args: argparse.Namespace) -> int:
     from optsched.models.base import model_kinds
     from optsched.solvers.registry import all_backends
@@ -185,7 +202,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from optsched import __version__
+
     p = _Parser(prog="optsched", description="Per-slot scheduling subproblems: paper algorithms vs exact solvers.")
+    p.add_argument("--version", action="version", version=f"optsched {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("solve", help="solve one instance file (JSON, Delorme .dat, OR-Library)")
@@ -203,6 +223,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--time-limit", type=float, default=None)
     c.add_argument("--instance", type=int, default=None)
     c.set_defaults(func=cmd_compare)
+
+    e = sub.add_parser("export", help="write one instance as MPS, LP (models with a linear/quadratic form) or JSON")
+    e.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, MPS, LP)")
+    e.add_argument("--format", choices=("mps", "lp", "json"), required=True, help="output format")
+    e.add_argument("--out", required=True, help="output file")
+    e.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
+    e.set_defaults(func=cmd_export)
 
     b = sub.add_parser("backends", help="list backends, what they solve, availability")
     b.set_defaults(func=cmd_backends)

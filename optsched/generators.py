@@ -226,6 +226,27 @@ def onsocmax_offline_integral(size: int, rng: np.random.Generator) -> Model:
     return OfflineWelfareIntegral(gen.draw(rng))
 
 
+# --- generic programs (MPS / LP files) -------------------------------------------------------------
+@register_generator("linear_program")
+def linear_program(size: int, rng: np.random.Generator) -> Model:
+    """A bounded program in ``size`` variables: a multidimensional knapsack (0-1, whole data) half
+    the time, else a mixed program (integer and continuous columns, fractional data, equality rows)."""
+    from optsched.models.linear_program import LinearProgram
+
+    k = max(1, size // 4)
+    if rng.random() < 0.5:
+        w = rng.integers(0, 10, (k, size)).astype(float)
+        return LinearProgram(rng.integers(1, 20, size).astype(float), w, np.full(k, -np.inf),
+                             np.floor(0.5 * w.sum(axis=1)), np.zeros(size), np.ones(size), np.ones(size), "max")
+    A = np.round(rng.uniform(-1, 3, (k, size)), 3)
+    upper = np.round(rng.uniform(1, 5, size), 2)
+    rhs = np.round(0.4 * np.abs(A).sum(axis=1) * upper.mean(), 3)
+    lower_rows = np.where(rng.random(k) < 0.2, rhs, -np.inf)  # some equalities (feasible: x = 0 not required)
+    lower_rows = np.where(np.isfinite(lower_rows), np.minimum(lower_rows, 0.0), lower_rows)
+    return LinearProgram(np.round(rng.uniform(-2, 5, size), 3), A, lower_rows, rhs, np.zeros(size), upper,
+                         rng.random(size) < 0.5, str(rng.choice(["min", "max"])))
+
+
 # --- hard instances: what a time limit must stop (tests/test_solver_limits, bench_time_limits) ----
 def chu_beasley(rng: np.random.Generator, n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Correlated 0-1 multidimensional knapsack (Chu & Beasley 1998): hard for exact MIP."""

@@ -21,7 +21,7 @@ from optsched.solvers.registry import fitting_backends
 TINY = {
     "set_packing": 6, "budgeted_ip": 6, "budget_family": 6, "escb_index": 6, "capacity_projection": 20,
     "pseudo_welfare": 4, "pseudo_welfare_integral": 4, "onsocmax_offline": 3, "onsocmax_offline_integral": 2,
-    "set_packing_batch": 4,
+    "set_packing_batch": 4, "linear_program": 8,
 }
 
 

@@ -63,6 +63,7 @@ RTOL: dict[str, float] = {
     "pseudo_welfare": 1e-6,
     "pseudo_welfare_integral": 1e-9,
     "onsocmax_offline_integral": 1e-9,
+    "linear_program": 1e-7,  # HiGHS's LP tolerances (1e-7) on fractional data
 }
 # Backends documented to return an infeasible point on some inputs (then verify -> "error").
 MAY_BE_INFEASIBLE = {"paper"}
@@ -320,6 +321,18 @@ def build_offline_integral(rng: np.random.Generator, variant: str) -> Model:
     return OfflineWelfareIntegral(gen.draw(rng))
 
 
+def build_linear_program(rng: np.random.Generator, variant: str) -> Model:
+    """Generic programs as MPS/LP files hold them: 0-1 knapsacks, mixed integer, pure LP."""
+    from optsched.generators import generate
+    from optsched.models.linear_program import LinearProgram
+
+    m = generate("linear_program", int(rng.integers(1, 10)), rng)
+    integ = {"lp": np.zeros(m.n_vars, dtype=bool), "integer": np.ones(m.n_vars, dtype=bool)}.get(variant, m.integrality)
+    row_upper = m.row_upper - 1e3 if variant == "infeasible" else m.row_upper  # no x >= 0 reaches it
+    row_lower = np.where(np.isfinite(m.row_lower), np.minimum(m.row_lower, row_upper), m.row_lower)
+    return LinearProgram(m.c, m.A, row_lower, row_upper, m.col_lower, m.col_upper, integ, m.sense)
+
+
 KNAPSACK_VARIANTS = ["random", "zero_capacity", "too_heavy", "all_masked", "ties", "zero_values", "fractional",
                      "unreachable_budget", "no_budget"]
 BUILDERS: dict[str, tuple[Callable[[np.random.Generator, str], Model], list[str]]] = {
@@ -333,6 +346,7 @@ BUILDERS: dict[str, tuple[Callable[[np.random.Generator, str], Model], list[str]
     "pseudo_welfare": (build_pseudo_welfare, ["random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"]),
     "pseudo_welfare_integral": (build_pseudo_welfare_integral, ["random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"]),
     "onsocmax_offline_integral": (build_offline_integral, ["random", "congested", "ties"]),
+    "linear_program": (build_linear_program, ["random", "lp", "integer", "infeasible"]),
 }
 # Pyomo builds a model object per solve (~50-100 ms): run it on every instance in CI-sized tests
 # but only on every PYOMO_EVERY-th instance of the long run.
@@ -352,7 +366,8 @@ def test_every_model_kind_with_a_backend_is_fuzzed() -> None:
 # --- CI-sized: hypothesis draws the seed and the variant --------------------------------------------
 def _examples(kind: str) -> int:
     return {"set_packing": 80, "set_packing_batch": 60, "budgeted_ip": 150, "budget_family": 100, "escb_index": 100, "capacity_projection": 100,
-            "pseudo_welfare": 80, "pseudo_welfare_integral": 60, "onsocmax_offline_integral": 40}[kind]
+            "pseudo_welfare": 80, "pseudo_welfare_integral": 60, "onsocmax_offline_integral": 40,
+            "linear_program": 60}[kind]
 
 
 def _fuzz(kind: str) -> Callable[..., None]:
@@ -376,6 +391,7 @@ test_fuzz_capacity_projection = _fuzz("capacity_projection")
 test_fuzz_pseudo_welfare = _fuzz("pseudo_welfare")
 test_fuzz_pseudo_welfare_integral = _fuzz("pseudo_welfare_integral")
 test_fuzz_onsocmax_offline_integral = _fuzz("onsocmax_offline_integral")
+test_fuzz_linear_program = _fuzz("linear_program")
 
 
 @pytest.mark.parametrize("kind", sorted(BUILDERS))

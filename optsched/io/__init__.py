@@ -28,11 +28,34 @@ def register_reader(*suffixes: str) -> Callable[[Reader], Reader]:
     return deco
 
 
+PathReader = Callable[[Path], list[Model]]
+_PATH_READERS: dict[str, PathReader] = {}
+
+
+def register_path_reader(*suffixes: str) -> Callable[[PathReader], PathReader]:
+    """Decorator: ``reader(path) -> list of models`` for formats a solver library reads itself."""
+
+    def deco(fn: PathReader) -> PathReader:
+        for s in suffixes:
+            if s in _READERS or s in _PATH_READERS:
+                raise RuntimeError(f"two readers for {s!r}")
+            _PATH_READERS[s] = fn
+        return fn
+
+    return deco
+
+
 def load_instances(path: str | Path) -> list[Model]:
     path = Path(path)
-    reader = _READERS.get(path.suffix.lower())
+    suffix = path.suffix.lower()
+    if suffix in _PATH_READERS:
+        if not path.is_file():
+            raise ValueError(f"file: {path} does not exist or is not a regular file")
+        return _PATH_READERS[suffix](path)
+    reader = _READERS.get(suffix)
     if reader is None:
-        raise ValueError(f"file: unknown instance format {path.suffix!r} (known: {', '.join(sorted(_READERS))})")
+        known = ", ".join(sorted([*_READERS, *_PATH_READERS]))
+        raise ValueError(f"file: unknown instance format {path.suffix!r} (known: {known})")
     try:
         text = path.read_text()
     except FileNotFoundError:
@@ -60,4 +83,4 @@ def load_instance(path: str | Path, instance: int | None = None) -> Model:
     return models[instance - 1]
 
 
-from optsched.io import delorme, json_instance, orlib  # noqa: E402,F401  (register the readers)
+from optsched.io import delorme, json_instance, model_files, orlib  # noqa: E402,F401  (register the readers)

@@ -117,7 +117,6 @@ class ScipBackend(Backend):
     FORM = "standard"
     MODELS = frozenset({"escb_index"})
     QP_CAPABLE = False
-    CONTINUOUS_CAPABLE = False
     SUPPORTS_TIME_LIMIT = True
     REQUIRES = ("pyscipopt",)
     PRIORITY = 40
@@ -130,6 +129,11 @@ class ScipBackend(Backend):
         "scip_params": Option(None, dict, "other SCIP parameters (allow-listed; nothing that writes files)",
                               nullable=True, allowed=ALLOWED_SCIP_PARAMS),
     }
+
+    def fits_instance(self, model: Model) -> str | None:
+        if model.name != "escb_index" and model.standard_form().hessian is not None:  # type: ignore[attr-defined]
+            return "scip: quadratic objectives are not passed to SCIP here"
+        return None
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         start = time.perf_counter()

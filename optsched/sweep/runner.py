@@ -135,9 +135,12 @@ def with_best_bounds(rows: list[Row]) -> list[Row]:
             instances.setdefault((row["model"], row.get("size", ""), row["seed"]), []).append(i)
     out = list(rows)
     for (model, _, _), members in instances.items():
+        kind = model_kinds()[model]
+        if not isinstance(kind.maximize, bool):  # the direction is per instance (linear_program)
+            continue
         results = [Result(Termination(rows[i]["termination"]), objective=number(rows[i]["objective"]),
                           bound=number(rows[i]["bound"])) for i in members]
-        best = best_bound(model_kinds()[model], results)
+        best = best_bound(kind, results)
         for i, r in zip(members, results):
             out[i] = {**rows[i], "best_bound": cell(best), "gap_to_best_bound": cell(relative_gap(r.objective, best))}
     return out
