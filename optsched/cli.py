@@ -47,7 +47,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from optsched.io import load_instance
 
     model = load_instance(args.file, args.instance)
-    res = optsched.solve(model, args.backend, time_limit=args.time_limit, **_parse_options(args.option))
+    options = _parse_options(args.option)
+    if args.log:
+        options["log"] = True  # backends without a solver log refuse it (unknown option)
+    res = optsched.solve(model, args.backend, time_limit=args.time_limit, **options)
+    if args.log:
+        from optsched.results import write_text
+
+        write_text(args.log, str(res.extra.get("log", "")))
     solution = None if res.solution is None else model.solution_to_json(res.solution)
     if args.json:
         print(json.dumps({
@@ -81,8 +88,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from optsched.io import load_instance
 
     model = load_instance(args.file, args.instance)
-    names = [b for b in args.backends.split(",") if b] if args.backends else None
-    table = optsched.compare(model, names, time_limit=args.time_limit)  # prepares (checks) all first
+    names = _names(args.backends) or [b.NAME for b in optsched.fitting_backends(model)]
+    options = {n: {"log": True} for n in names if args.log and "log" in optsched.all_backends()[n].OPTIONS}
+    table, results = optsched.compare(model, names, time_limit=args.time_limit, options=options,
+                                      repeats=args.repeats, jobs=args.jobs, results=True)
+    if args.log:
+        from optsched.results import write_text
+
+        for r in results:
+            if "log" in r.extra:
+                print(f"wrote {write_text(Path(args.log) / f'{r.backend}.log', r.extra['log'])}")
     print(table.to_string(index=False))
     return 0
 
@@ -214,14 +229,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--time-limit", type=float, default=None)
     s.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
     s.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="backend option (repeatable)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    s.add_argument("--log", default=None, metavar="FILE",
+                   help="write the solver's log to FILE (highs, cpsat, scip, pyomo)")
     s.set_defaults(func=cmd_solve)
 
     c = sub.add_parser("compare", help="solve one instance with several backends; print a table")
     c.add_argument("file")
     c.add_argument("--backends", default=None, help="comma-separated; default: every backend that fits")
     c.add_argument("--time-limit", type=float, default=None)
-    c.add_argument("--instance", type=int, default=None)
+    c.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
+    c.add_argument("--log", default=None, metavar="DIR", help="write each solver's log to DIR/<backend>.log")
+    c.add_argument("--repeats", type=int, default=1, help="solves per backend; the table shows the median runtime")
+    c.add_argument("--jobs", type=int, default=1, help="backends solved in parallel processes")
     c.set_defaults(func=cmd_compare)
 
     e = sub.add_parser("export", help="write one instance as MPS, LP (models with a linear/quadratic form) or JSON")

@@ -268,18 +268,35 @@ def with_best_bound(model: Model, results: list[Result]) -> list[Result]:
     return [r.replace(best_bound=best) for r in results]
 
 
+def _solve_repeated(model: Model, name: str, options: Mapping[str, Any], time_limit: float | None,
+                    repeats: int) -> tuple[Result, float]:
+    """Prepare ``name`` once, solve ``repeats`` times; the last result with the median runtime,
+    and the set-up seconds (a process-pool task of :func:`compare`)."""
+    import statistics
+
+    prepared = prepare(model, name, **options)
+    runs = [prepared.solve(model, time_limit=time_limit) for _ in range(repeats)]
+    return runs[-1].replace(runtime_s=statistics.median(r.runtime_s for r in runs)), prepared.setup_s
+
+
 def compare(
     model: Model,
     backends: Iterable[str] | None = None,
     *,
     time_limit: float | None = None,
     options: Mapping[str, Mapping[str, Any]] | None = None,
-) -> "pd.DataFrame":
+    repeats: int = 1,
+    jobs: int = 1,
+    results: bool = False,
+) -> Any:
     """Solve ``model`` with each backend (``options``: per-backend options by name); one row per
-    backend with termination, objective, bound, the two gaps and the runtime (set-up excluded).
+    backend with termination, objective, bound, the two gaps, the median runtime over
+    ``repeats`` solves (set-up excluded) and the set-up seconds. ``jobs > 1`` solves the
+    backends in that many processes at once (runtimes then share the machine). With ``results``
+    it returns ``(table, [Result, ...])``.
 
-    Every backend is prepared (checked, imported, compiled) before the first solve, so a bad
-    name or option fails before anything runs and no backend's set-up counts as solve time."""
+    Every backend's name and options are checked before the first solve, so a bad name or
+    option fails before anything runs; no backend's set-up counts as solve time."""
     import pandas as pd
 
     names = list(backends) if backends is not None else [b.NAME for b in fitting_backends(model)]
@@ -287,9 +304,22 @@ def compare(
     unknown = sorted(set(options) - set(names))
     if unknown:
         raise ValueError(f"options: {unknown[0]!r} is not one of the compared backends")
-    prepared = [prepare(model, name, **options.get(name, {})) for name in names]
-    results = with_best_bound(model, [p.solve(model, time_limit=time_limit) for p in prepared])
-    return pd.DataFrame([
+    for key, value in (("repeats", repeats), ("jobs", jobs)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{key}: must be a whole number >= 1, got {value!r}")
+    for name in names:
+        check_backend(model, name, options.get(name, {}))
+    tasks = [(model, name, dict(options.get(name, {})), time_limit, repeats) for name in names]
+    if jobs > 1 and len(names) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            outcomes = list(pool.map(_solve_repeated, *zip(*tasks)))
+    else:
+        outcomes = [_solve_repeated(*task) for task in tasks]
+    solved = with_best_bound(model, [r for r, _ in outcomes])
+    table = pd.DataFrame([
         {
             "backend": r.backend,
             "termination": r.termination.value,
@@ -298,7 +328,8 @@ def compare(
             "gap_to_own_bound": r.gap_to_own_bound,
             "gap_to_best_bound": r.gap_to_best_bound,
             "runtime_s": r.runtime_s,
-            "setup_s": p.setup_s,
+            "setup_s": setup,
         }
-        for p, r in zip(prepared, results)
+        for r, (_, setup) in zip(solved, outcomes)
     ])
+    return (table, solved) if results else table

@@ -64,6 +64,7 @@ class CpSatBackend(Backend):
         "mip_wanted_precision": Option(1e-12, float, "precision of the integer scaling of a fractional objective",
                                        minimum=0.0, maximum=1e-2, open_minimum=True),
         "warm_start": Option(False, bool, "hint the last solution of this Prepared (same size only)"),
+        "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }
 
     def fits_instance(self, model: Model) -> str | None:
@@ -111,6 +112,11 @@ class CpSatBackend(Backend):
         solver.parameters.random_seed = int(options["random_seed"])
         solver.parameters.absolute_gap_limit = float(options["absolute_gap_limit"])
         solver.parameters.mip_wanted_precision = float(options["mip_wanted_precision"])
+        lines: list[str] = []
+        if options["log"]:
+            solver.parameters.log_search_progress = True
+            solver.parameters.log_to_stdout = False
+            solver.log_callback = lines.append
         left = remaining(time_limit, start)
         if left is not None:
             solver.parameters.max_time_in_seconds = max(left, 1e-3)
@@ -133,4 +139,5 @@ class CpSatBackend(Backend):
                 termination = Termination.TIME_LIMIT
         return Result(termination, objective=objective_value, bound=bound, solution=solution,
                       iterations=int(solver.num_branches),
-                      extra={"solver_status": name, "solver_time_s": solver.wall_time})
+                      extra={"solver_status": name, "solver_time_s": solver.wall_time,
+                             **({"log": "\n".join(lines)} if options["log"] else {})})

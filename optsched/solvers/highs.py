@@ -197,6 +197,24 @@ def _apply_options(h: Any, options: Mapping[str, Any]) -> None:
         set_option(h, key, value, where="highs_options")
 
 
+def _run_logged(h: Any) -> str:
+    """``h.run()`` with HiGHS's log written to a private temporary file, returned as text."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="optsched-highs-") as tmp:
+        path = Path(tmp) / "highs.log"
+        h.setOptionValue("log_to_console", False)
+        h.setOptionValue("log_file", str(path))
+        h.setOptionValue("output_flag", True)
+        try:
+            h.run()
+        finally:
+            h.setOptionValue("output_flag", False)
+            h.setOptionValue("log_file", "")
+        return path.read_text() if path.exists() else ""
+
+
 def _mip_start(h: Any, x: np.ndarray) -> None:
     import highspy
 
@@ -227,6 +245,7 @@ class HighsBackend(Backend):
                                           "repeats, MIP start from the last solution (measured: no gain)"),
         "highs_options": Option(None, dict, "other HiGHS options (allow-listed; nothing that writes files)",
                                 nullable=True, allowed=ALLOWED_HIGHS_OPTIONS),
+        "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }
 
     def fits_instance(self, model: Model) -> str | None:
@@ -271,7 +290,7 @@ class HighsBackend(Backend):
             session.structure = structure if options["warm_start"] else None
         left = remaining(time_limit, start)  # what the set-up left of the limit
         h.setOptionValue("time_limit", highspy.kHighsInf if left is None else max(left, 1e-3))
-        h.run()
+        log = _run_logged(h) if options["log"] else h.run()
 
         status_name = h.getModelStatus().name
         termination = highs_termination(status_name)
@@ -293,5 +312,6 @@ class HighsBackend(Backend):
         iterations = int(info.mip_node_count) if form.is_mip else int(
             info.simplex_iteration_count + info.ipm_iteration_count + info.qp_iteration_count
         )
+        extra = {"solver_status": status_name, "warm": warm, **({"log": log} if options["log"] else {})}
         return Result(termination, objective=objective, bound=bound, solution=solution, iterations=iterations,
-                      duals=duals, extra={"solver_status": status_name, "warm": warm})
+                      duals=duals, extra=extra)

@@ -42,6 +42,7 @@ class PyomoBackend(Backend):
         "solver_options": Option(None, dict, "options of that solver (HiGHS: allow-listed; others: none)",
                                  nullable=True, allowed=ALLOWED_HIGHS_OPTIONS),
         "rel_gap": Option(0.0, float, "relative MIP gap at which the solver stops", minimum=0.0),
+        "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }
 
     def check_option_values(self, options: Mapping[str, Any]) -> None:
@@ -86,6 +87,12 @@ class PyomoBackend(Backend):
         left = remaining(time_limit, start)
         if left is not None:
             kwargs["time_limit"] = max(left, 1e-3)
+        buffer = None
+        if options["log"]:
+            import io
+
+            buffer = io.StringIO()
+            kwargs["tee"] = [buffer]
         res = solver.solve(m, **kwargs)
         term = res.termination_condition.name
         termination = STATUS_TABLE.get(term, Termination.ERROR)
@@ -97,4 +104,5 @@ class PyomoBackend(Backend):
             if res.objective_bound is not None and abs(res.objective_bound) != float("inf"):
                 bound = float(res.objective_bound)
         return Result(termination, objective=objective, bound=bound, solution=solution,
-                      extra={"solver_status": term, "solver": options["solver"]})
+                      extra={"solver_status": term, "solver": options["solver"],
+                             **({"log": buffer.getvalue()} if buffer is not None else {})})

@@ -68,11 +68,16 @@ class Availability:
         return self.ok
 
 
+# the optsched extra that installs each solver package (pyproject.toml)
+EXTRA_OF = {"highspy": "highs", "ortools": "cpsat", "cvxpy": "cvxpy", "pyomo": "pyomo", "pyscipopt": "scip"}
+
+
 def modules_available(*modules: str) -> Availability:
     """Available when every named module can be imported (checked without importing it)."""
     for mod in modules:
         if importlib.util.find_spec(mod) is None:
-            return Availability(False, f"python package {mod!r} is not installed")
+            hint = f"pip install 'optsched[{EXTRA_OF[mod]}]'" if mod in EXTRA_OF else f"pip install {mod}"
+            return Availability(False, f"python package {mod!r} is not installed ({hint})")
     return Availability(True)
 
 

@@ -128,6 +128,7 @@ class ScipBackend(Backend):
         "random_seed": Option(0, int, "SCIP random seed shift", minimum=0, maximum=2**31 - 1),
         "scip_params": Option(None, dict, "other SCIP parameters (allow-listed; nothing that writes files)",
                               nullable=True, allowed=ALLOWED_SCIP_PARAMS),
+        "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }
 
     def fits_instance(self, model: Model) -> str | None:
@@ -145,7 +146,19 @@ class ScipBackend(Backend):
         left = remaining(time_limit, start)
         if left is not None:
             m.setParam("limits/time", max(left, 1e-3))
-        m.optimize()
+        log = ""
+        if options["log"]:  # SCIP prints through Python's stdout, captured here
+            import contextlib
+            import io
+
+            m.hideOutput(False)
+            m.redirectOutput()
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):
+                m.optimize()
+            log = buffer.getvalue()
+        else:
+            m.optimize()
         name = m.getStatus()
         termination = STATUS_TABLE.get(name, Termination.ERROR)
         solution = bound = None
@@ -156,4 +169,4 @@ class ScipBackend(Backend):
             dual = m.getDualbound()
             bound = float(dual) if np.isfinite(dual) else None
         return Result(termination, bound=bound, solution=solution, iterations=int(m.getNNodes()),
-                      extra={"solver_status": name})
+                      extra={"solver_status": name, **({"log": log} if options["log"] else {})})
