@@ -20,6 +20,10 @@ kind                           ``size``                     distribution
 ``capacity_projection``        n (variables)                positive-leaning z, caps U[0, 3], groups of
                                                             about 10, 70 % of capacities binding
                                                             (benchmarks/bench_projection)
+``stationary_allocation``      |R| (nodes)                  y* of (10) on a Table II scenario of paper 003
+                                                            (|L| = 10, K = 6, mixed utilities) with
+                                                            N_l ~ Binomial(2000, 0.7); ``model.size`` is
+                                                            the number of variables (about 15 |R|)
 ``pseudo_welfare``             |R_n| (units)                a Section IV job of paper 002 at random usage
                                                             levels, utility kind at random
                                                             (benchmarks/bench_pseudo_welfare)
@@ -160,6 +164,15 @@ def projection_instance(rng: np.random.Generator, n: int, group_size: int = 10) 
 @register_generator("capacity_projection")
 def capacity_projection(size: int, rng: np.random.Generator) -> Model:
     return projection_instance(rng, size)
+
+
+@register_generator("stationary_allocation")
+def stationary_allocation(size: int, rng: np.random.Generator) -> Model:
+    from optsched.ogasched.offline import stationary_model
+    from optsched.ogasched.scenario import synthetic_scenario
+
+    scn = synthetic_scenario(rng, n_nodes=size)
+    return stationary_model(scn, rng.binomial(2000, 0.7, scn.n_ports).astype(np.float64))
 
 
 # --- paper 002 (ONSOCMAX) ---------------------------------------------------------------------

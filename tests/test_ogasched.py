@@ -101,6 +101,24 @@ def test_reward_is_concave_along_random_lines(seed, kind):
     assert q[-1] <= q[0] + float(np.sum(g * (y1 - y0))) + 1e-9 * max(1.0, abs(q[0]))
 
 
+def test_gradient_after_reward_reuses_kstar_only_for_the_same_point():
+    """The environment's reward and OGASched's gradient at the same y share k* of (27); a y
+    changed in place or another x is evaluated afresh."""
+    scn = small_scenario(5, n_resources=3)
+    rng = np.random.default_rng(0)
+    x = np.ones(scn.n_ports)
+    y = random_point(scn, rng)
+    fresh = gradient(scn, x, y)
+    reward(scn, x, y)
+    np.testing.assert_array_equal(gradient(scn, x, y), fresh)  # served with the stored k*
+    reward(scn, x, y)
+    y[:] = random_point(scn, rng)  # changed in place after the reward
+    np.testing.assert_array_equal(gradient(scn, x, y), gradient(scn, x, y.copy()))
+    reward(scn, x, y)
+    x2 = (rng.random(scn.n_ports) < 0.5).astype(float)
+    np.testing.assert_array_equal(gradient(scn, x2, y), gradient(scn, x2, y.copy()))
+
+
 # --- baselines -----------------------------------------------------------------------------------
 def dense(scn: Scenario, y: np.ndarray) -> np.ndarray:
     out = np.zeros((scn.n_ports, scn.n_nodes, scn.n_resources))
@@ -365,8 +383,10 @@ def test_presets_are_valid():
     from optsched.experiments import get_experiment
 
     exp = get_experiment("ogasched")
-    for preset in ("default", "fig2", "fig3", "fig7", "table3", "large", "paper"):
+    for preset in ("default", "fig2", "fig3", "fig7", "table3", "large", "huge", "paper"):
         cfg = exp.make_config(preset=preset)
         assert cfg.horizon >= 1
     large = exp.make_config(preset="large")
     assert (large.n_ports, large.n_nodes, large.n_resources, large.horizon) == (100, 1024, 6, 10000)
+    huge = exp.make_config(preset="huge")
+    assert (huge.n_ports, huge.n_nodes, huge.n_resources, huge.horizon) == (1000, 10000, 6, 10000)

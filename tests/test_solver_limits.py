@@ -73,6 +73,12 @@ def big_job() -> PseudoWelfare:  # Clarabel (cvxpy's solver for this model)
                          xbar=np.abs(rng.normal(7, 1, n)), usage=cap * rng.uniform(0, 0.9, n), rho=1500.0)
 
 
+def big_stationary() -> Model:  # y* of (10) at the large preset's size (15,000 variables)
+    from optsched.generators import generate
+
+    return generate("stationary_allocation", 1024, np.random.default_rng(12))
+
+
 # backend -> instances it cannot finish within LIMIT
 HARD: dict[str, list[Callable[[], Model]]] = {
     "highs": [hard_mknap],
@@ -83,6 +89,7 @@ HARD: dict[str, list[Callable[[], Model]]] = {
     "brute_force": [hard_enumeration],
     "cvxpy": [big_projection, big_job],
     "alm": [big_job],
+    "stationary_alm": [big_stationary],
 }
 # Backends without a time limit: one pass of bounded work (sorts and scans; dp's table is capped
 # by max_table_cells, and aescb runs dp), so there is nothing to stop early.

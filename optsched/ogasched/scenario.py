@@ -146,18 +146,26 @@ class Scenario:
         return out
 
     @cached_property
-    def kind_layout(self) -> tuple[np.ndarray | None, tuple[tuple[int, slice], ...], np.ndarray]:
-        """Flat (E*K) channels grouped by utility kind: a permutation (None when one kind
-        covers all), a slice of it per kind code, and alpha in that order."""
-        flat = self.kind[self.edge_node].reshape(-1)
-        alpha = self.edge_alpha.reshape(-1)
-        codes = np.unique(flat)
-        if codes.size == 1:
-            return None, ((int(codes[0]), slice(0, flat.size)),), alpha
-        perm = np.argsort(flat, kind="stable")
-        bounds = np.searchsorted(flat[perm], np.r_[codes, codes[-1] + 1])
-        slices = tuple((int(c), slice(int(bounds[i]), int(bounds[i + 1]))) for i, c in enumerate(codes))
-        return perm, slices, alpha[perm]
+    def edge_kind(self) -> np.ndarray:
+        """(E, K) utility kind code of every channel (the kind of f_r^k of its node)."""
+        out = np.ascontiguousarray(self.kind[self.edge_node])
+        out.setflags(write=False)
+        return out
+
+    @cached_property
+    def port_kind_layout(self) -> tuple[np.ndarray, np.ndarray]:
+        """Flat channels e K + k listed by (port, utility kind, e, k): ``channel[ptr[l, c]:
+        ptr[l, c + 1]]`` are port l's channels of kind code c (for the compiled reward pass)."""
+        K, n_kinds = self.n_resources, len(UTILITY_KINDS)
+        flat_port = np.repeat(self.edge_port, K)
+        flat_kind = self.edge_kind.reshape(-1)
+        channel = np.lexsort((np.arange(flat_kind.size), flat_kind, flat_port))
+        counts = np.bincount(flat_port * n_kinds + flat_kind, minlength=self.n_ports * n_kinds)
+        ptr = np.r_[0, np.cumsum(counts)]
+        kind_ptr = np.ascontiguousarray(np.c_[ptr[:-1].reshape(self.n_ports, n_kinds), ptr[n_kinds::n_kinds]])
+        for arr in (channel, kind_ptr):
+            arr.setflags(write=False)
+        return kind_ptr, channel
 
     # --- feasibility of a decision ----------------------------------------------------------
     def violations(self, y: np.ndarray, *, tol: float = 1e-9) -> list[str]:

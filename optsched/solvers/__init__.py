@@ -16,6 +16,7 @@ from optsched.solvers import (  # noqa: F401
     pseudo_welfare_alm,
     pseudo_welfare_kkt,
     pyomo_reference,
+    stationary_alm,
 )
 from optsched.solvers.registry import (
     Availability,
