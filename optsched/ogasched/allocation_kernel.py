@@ -1,5 +1,9 @@
 """numba kernels of the four Section IV baselines: one slot's allocation y(t) from x(t).
 
+All four give an arrived job the same allowance, up to a_l^k on every node of R_l (the
+channel bound (5)); they differ in the order in which the capacity of a contended node is
+handed out.
+
 Imported only when a baseline runs (numba is heavy to import; cache=True keeps the compiled
 code between runs). Decisions are flat (E, K) arrays, edges sorted by port; ``node_ptr`` /
 ``node_edges`` list each node's edges (CSR), in the order the rule serves them.
@@ -60,27 +64,21 @@ def fairness(x, edge_port, node_ptr, node_edges, requests, capacity):  # pragma:
 
 
 @njit(cache=True)
-def _stable_order(key, n, order):  # pragma: no cover - numba
-    """order[:n] = the stable ascending order of key[:n] (insertion sort: n is a port's degree)."""
-    for i in range(n):
-        j = i
-        while j > 0 and key[order[j - 1]] > key[i]:
-            order[j] = order[j - 1]
-            j -= 1
-        order[j] = i
+def place_tasks(x, port_ptr, edge_node, requests, capacity, favour_full):  # pragma: no cover - numba
+    """BINPACKING / SPREADING: the arrived jobs' tasks placed one at a time, round robin.
 
-
-@njit(cache=True)
-def place_jobs(x, port_ptr, edge_node, requests, capacity, servers, favour_full):  # pragma: no cover - numba
-    """Place the arrived jobs one after another (in port order) on their own nodes.
-
-    A type-l job asks for ``servers[l]`` servers among R_l, each providing up to a_l^k of every
-    resource (the channel bound (5)). Nodes are scored by utilisation (mean over k of
-    used / capacity): BINPACKING (``favour_full``) takes the fullest node that still fits the
-    whole request, SPREADING the emptiest. When fewer nodes fit than the job asks for, the
-    rest of its servers are taken, in the same score order, on nodes that still have some
-    free capacity, with what is left there (min(a_l^k, free)). Capacities (6) are never
-    exceeded.
+    Every arrived job l has one task per node of R_l, each asking for a_l^k of every resource
+    (the channel bound (5): the same allowance DRF and FAIRNESS give a job). Round after round,
+    each arrived job (in port order) places its next task on the best of its nodes not used
+    yet: nodes that fit the whole request first, else nodes with some spare capacity (the task
+    then takes min(a_l^k, free)); among them, by utilisation (the mean over k of used / c_r^k),
+    the fullest for BINPACKING (``favour_full``, Kubernetes MostAllocated), the emptiest for
+    SPREADING (LeastAllocated); ties to the first edge. A job stops when none of its remaining
+    nodes has spare capacity. Capacities (6) are never exceeded. Without contention every task
+    fits and all four baselines give every arrived job a_l^k on every node; under contention
+    the order of placement decides who gets the capacity.
+    Each job keeps its nodes not used yet in a list (a placed one is swapped out); whether a
+    node fits a job's request is cached per edge and recomputed only after that node changed.
     Returns the (E, K) decision.
     """
     L = port_ptr.size - 1
@@ -88,49 +86,73 @@ def place_jobs(x, port_ptr, edge_node, requests, capacity, servers, favour_full)
     E = edge_node.size
     y = np.zeros((E, K))
     used = np.zeros((R, K))
-    widest = 0
+    util = np.zeros(R)
+    version = np.zeros(R, np.int64)  # bumped whenever a node receives a task
+    # per job l, its edges not placed yet in slots port_ptr[l] .. port_ptr[l] + left[l] - 1, with
+    # their node, the node's version when their class was computed, and the class
+    # (0: fits the whole request, 1: some spare capacity, 2: none)
+    cand = np.empty(E, np.int64)
+    node = np.empty(E, np.int64)
+    seen = np.empty(E, np.int64)
+    klass = np.empty(E, np.int64)
+    left = np.zeros(L, np.int64)
     for l in range(L):
-        widest = max(widest, port_ptr[l + 1] - port_ptr[l])
-    key = np.empty(widest)
-    order = np.empty(widest, np.int64)
-    for l in range(L):
-        if x[l] <= 0:
-            continue
-        lo = port_ptr[l]
-        hi = port_ptr[l + 1]
-        n = hi - lo
-        if n == 0:
-            continue
-        for i in range(n):
-            r = edge_node[lo + i]
-            util = 0.0
-            ok = True
-            spare = False
-            for k in range(K):
-                c = capacity[r, k]
-                left = c - used[r, k]
-                if c > 0:
-                    util += used[r, k] / c
-                if left < requests[l, k] - 1e-12 * max(1.0, c):
-                    ok = False
-                if left > 0 and requests[l, k] > 0:
-                    spare = True
-            util /= K
-            # fitting nodes first, then nodes with some spare capacity, each by score
-            key[i] = (0.0 if ok else (2.0 if spare else 4.0)) + (1.0 - util if favour_full else util)
-        _stable_order(key, n, order)
-        taken = 0
-        for j in range(n):
-            if taken >= servers[l]:
-                break
-            i = order[j]
-            if key[i] >= 4.0:
-                break
-            e = lo + i
-            r = edge_node[e]
+        if x[l] > 0:
+            left[l] = port_ptr[l + 1] - port_ptr[l]
+            for e in range(port_ptr[l], port_ptr[l + 1]):
+                cand[e] = e
+                node[e] = edge_node[e]
+                seen[e] = -1
+    active = True
+    while active:
+        active = False
+        for l in range(L):
+            if left[l] == 0:
+                continue
+            lo = port_ptr[l]
+            best = -1
+            best_class = 3
+            best_util = 0.0
+            for j in range(lo, lo + left[l]):
+                r = node[j]
+                if seen[j] != version[r]:
+                    seen[j] = version[r]
+                    fits = True
+                    spare = False
+                    for k in range(K):
+                        room = capacity[r, k] - used[r, k]
+                        if room < requests[l, k] - 1e-12 * max(1.0, capacity[r, k]):
+                            fits = False
+                        if room > 0 and requests[l, k] > 0:
+                            spare = True
+                    klass[j] = 0 if fits else (1 if spare else 2)
+                c = klass[j]
+                if c > best_class or c == 2:
+                    continue
+                u = util[r]
+                if c < best_class:
+                    better = True
+                elif favour_full:
+                    better = u > best_util or (u == best_util and cand[j] < cand[best])
+                else:
+                    better = u < best_util or (u == best_util and cand[j] < cand[best])
+                if better:
+                    best, best_class, best_util = j, c, u
+            if best < 0:  # no node of this job has spare capacity left
+                left[l] = 0
+                continue
+            active = True
+            e, r = cand[best], node[best]
+            left[l] -= 1
+            last = lo + left[l]  # swap the placed edge out of the job's list
+            cand[best], node[best], seen[best], klass[best] = cand[last], node[last], seen[last], klass[last]
+            share = 0.0
             for k in range(K):
                 amount = min(requests[l, k], max(0.0, capacity[r, k] - used[r, k]))
                 y[e, k] = amount
                 used[r, k] += amount
-            taken += 1
+                if capacity[r, k] > 0:
+                    share += used[r, k] / capacity[r, k]
+            util[r] = share / K
+            version[r] += 1
     return y

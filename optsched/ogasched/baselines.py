@@ -2,18 +2,20 @@
 
 Each sees the arrivals x(t) of the slot and returns a decision y(t) in Y: it only uses the
 channels (l, r) in E (service locality) and never exceeds a request (5) or a capacity (6).
-A job of type l may take up to a_l^k of resource k from each of its nodes r in R_l (the
-channel bound (5), as OGASched may). The paper describes the baselines in one sentence
-each; the precise rules chosen here are:
+All four give an arrived job of type l the same allowance, up to a_l^k of resource k from
+each of its nodes r in R_l (the channel bound (5), as OGASched may): the paper describes
+them as differing in where (in which order) they place, not in how much a job may take.
+Without contention they therefore coincide. The rules chosen here:
 
 - DRF: every node serves the arrived ports of L_r in ascending order of their dominant share
   s_l = max_k a_l^k / sum_{r in R_l} c_r^k, each up to a_l^k, until its capacity runs out.
 - FAIRNESS: every node splits c_r^k among the arrived ports of L_r in proportion to
   a_l^k / sum_{arrived l' in L_r} a_l'^k, capped at a_l^k (the share of absent ports is not
   reserved, else capacity would be wasted on jobs that did not come).
-- BINPACKING / SPREADING: the arrived jobs are placed one after another on ``servers[l]``
-  of their nodes, scored by utilisation (Kubernetes MostAllocated / LeastAllocated); see
-  :func:`optsched.ogasched.allocation_kernel.place_jobs`.
+- BINPACKING / SPREADING: the arrived jobs' tasks (one per node of R_l) are placed round
+  robin, each on the job's best remaining node by utilisation (Kubernetes MostAllocated /
+  LeastAllocated), nodes that fit the whole request first; see
+  :func:`optsched.ogasched.allocation_kernel.place_tasks`.
 
 Each rule is a compiled kernel (:mod:`optsched.ogasched.allocation_kernel`).
 """
@@ -62,12 +64,10 @@ def _node_rule(name: str) -> Callable[[Scenario, np.ndarray, Mapping[str, np.nda
 
 def _placement(favour_full: bool) -> Callable[[Scenario, np.ndarray, Mapping[str, np.ndarray]], np.ndarray]:
     def allocate(scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
-        from optsched.ogasched.allocation_kernel import place_jobs
+        from optsched.ogasched.allocation_kernel import place_tasks
 
-        return place_jobs(
-            np.asarray(x, dtype=np.float64), layout["port_ptr"], scn.edge_node, scn.requests,
-            scn.capacity, scn.servers, favour_full,
-        )
+        return place_tasks(np.asarray(x, dtype=np.float64), layout["port_ptr"], scn.edge_node, scn.requests,
+                           scn.capacity, favour_full)
 
     return allocate
 

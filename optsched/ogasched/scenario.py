@@ -30,8 +30,7 @@ class Scenario:
     ``requests`` (L, K) is a_l^k (already multiplied by the contention level),
     ``capacity`` (R, K) is c_r^k, ``alpha`` (R, K) the utility coefficients of (54),
     ``kind`` (R, K) the index into ``UTILITY_KINDS`` of f_r^k, ``beta`` (K,) the overhead
-    weights, ``servers`` (L,) the number of servers a type-l job asks for (used by the
-    BINPACKING/SPREADING placement heuristics only).
+    weights.
     """
 
     n_ports: int
@@ -43,7 +42,6 @@ class Scenario:
     alpha: Any
     kind: Any
     beta: Any
-    servers: Any = None
     port_origin: Any = field(default=None)
 
     def __post_init__(self) -> None:
@@ -67,15 +65,12 @@ class Scenario:
         kind = index_array("kind", self.kind, upper=len(UTILITY_KINDS), ndim=2)
         if kind.shape != (R, K):
             raise ValueError(f"kind: expected shape {(R, K)}, got {kind.shape}")
-        servers = np.ones(L, np.int64) if self.servers is None else index_array("servers", self.servers, upper=R + 1)
-        if servers.shape != (L,) or (servers < 1).any():
-            raise ValueError("servers: expected one integer >= 1 per port")
         origin = np.arange(L) if self.port_origin is None else index_array("port_origin", self.port_origin, upper=L)
         if origin.shape != (L,):
             raise ValueError("port_origin: expected one entry per port")
         for name, value in (("n_ports", L), ("n_nodes", R), ("edge_port", ep), ("edge_node", en), ("beta", beta),
                             ("requests", a), ("capacity", c), ("alpha", alpha), ("kind", kind),
-                            ("servers", servers), ("port_origin", origin)):
+                            ("port_origin", origin)):
             if isinstance(value, np.ndarray):
                 value.setflags(write=False)
             object.__setattr__(self, name, value)
@@ -205,7 +200,6 @@ class Scenario:
             alpha=self.alpha,
             kind=self.kind,
             beta=self.beta,
-            servers=np.repeat(self.servers, J),
             port_origin=np.repeat(self.port_origin, J),
         )
 
@@ -248,7 +242,9 @@ def synthetic_scenario(
     """The built-in scenario generator with the Table II defaults.
 
     Capacities c_r^k are whole numbers drawn uniformly from {1, ..., 8} times a per-resource
-    scale in [1, 4]; base requests are U[0.02, 0.1] of the mean capacity of their resource,
+    scale in [8, 32] (the paper gives no number: its machines come from the Alibaba traces,
+    with tens to hundreds of units per resource; see docs/ogasched.md for why the scale
+    matters to Table II's eta_0 = 25); base requests are U[0.02, 0.1] of the mean capacity of their resource,
     and the contention level multiplies them (so at level 10 one job asks for 0.2 to 1.0 of an
     average node per channel). ``utility`` is a kind of (54) for every (r, k), or ``"mixed"``
     (a kind drawn uniformly per (r, k)).
@@ -265,7 +261,6 @@ def synthetic_scenario(
         kind = rng.integers(len(kinds), size=(n_nodes, K))
     else:
         kind = np.full((n_nodes, K), kinds.index(utility))
-    degree = np.bincount(ports, minlength=n_ports)
     return Scenario(
         n_ports=n_ports,
         n_nodes=n_nodes,
@@ -276,5 +271,4 @@ def synthetic_scenario(
         alpha=rng.uniform(*alpha_range, size=(n_nodes, K)),
         kind=kind,
         beta=rng.uniform(*beta_range, size=K),
-        servers=np.maximum(1, (degree + 1) // 2),
     )
