@@ -104,8 +104,9 @@ def test_bench_gaps(tiny_bench: tuple[BenchConfig, Path, pd.DataFrame]) -> None:
     has_gap = df["gap"].notna()
     recomputed = (df.loc[has_gap, "best_bound"] - df.loc[has_gap, "objective"]).abs() / df.loc[
         has_gap, "best_bound"].abs().clip(lower=1e-10)
-    # the CSV keeps 10 significant digits (5e-11 relative rounding of best_bound and of objective)
-    assert np.allclose(recomputed, df.loc[has_gap, "gap"], rtol=1e-6, atol=2e-10)
+    # the CSV keeps 10 significant digits: best_bound and objective are each rounded by up to 5e-10
+    # relative, so a gap recomputed from them is off by up to 1e-9 (stationary_alm's gaps are ~4e-7)
+    assert np.allclose(recomputed, df.loc[has_gap, "gap"], rtol=1e-6, atol=1e-9)
     # an infeasible answer (Algorithm 1 of paper 003 as printed) is an error row without a gap
     assert df.loc[df["status"] == "error", "gap"].isna().all()
 
