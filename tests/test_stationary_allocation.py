@@ -14,8 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import optsched
-from optsched.models.stationary_allocation import UTILITIES, StationaryAllocation, response
-from optsched.ogasched.offline import cumulative_reward, offline_optimum, stationary_model
+from optsched.models.stationary_allocation import (
+    UTILITIES,
+    StationaryAllocation,
+    response,
+)
+from optsched.ogasched.offline import (
+    cumulative_reward,
+    offline_optimum,
+    stationary_model,
+)
 from optsched.ogasched.scenario import synthetic_scenario
 from optsched.result import Status
 

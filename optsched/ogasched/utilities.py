@@ -20,15 +20,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from optsched.models.stationary_allocation import UTILITIES as UTILITY_KINDS
+# (54): name -> (f(y, alpha), f'(y, alpha)) in the order of the kind codes; re-exported from the
+# model of y* (10), which holds them, being the program they define.
+from optsched.models.stationary_allocation import UTILITIES as UTILITY_KINDS  # noqa: F401
 
 if TYPE_CHECKING:
     from optsched.ogasched.scenario import Scenario
-
-# (54): name -> (f(y, alpha), f'(y, alpha)), in the order of the kind codes; the model of
-# y* (10) holds them, being the program they define.
-_BY_CODE = tuple(UTILITY_KINDS.values())
-
 
 _kernels = None
 
@@ -64,16 +61,6 @@ def _flat(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> tuple:
     kind_ptr, channel = scn.port_kind_layout
     return (np.ascontiguousarray(x, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64).reshape(-1),
             scn.port_ptr, kind_ptr, channel, scn.beta, scn.edge_alpha.reshape(-1))
-
-
-def utility(scn: "Scenario", y: np.ndarray) -> np.ndarray:
-    """(E, K) array of f_r^k(y_(l,r)^k) (numpy; a reference for the compiled kernel)."""
-    y = np.asarray(y, dtype=np.float64)
-    out = np.empty_like(y)
-    for code, (f, _) in enumerate(_BY_CODE):
-        mask = scn.edge_kind == code
-        out[mask] = f(y[mask], scn.edge_alpha[mask])
-    return out
 
 
 def reward(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> float:
