@@ -85,6 +85,7 @@ SIZES: dict[str, SizeSpec] = {
     "budget_family": SizeSpec((8, 16, 24), (8, 16, 24, 32, 40)),
     "escb_index": SizeSpec((8, 16, 32), (8, 16, 24, 32, 48, 64)),
     "capacity_projection": SizeSpec((100, 1000, 3000), (100, 300, 1000, 3000, 10_000, 100_000)),
+    "stationary_allocation": SizeSpec((16, 64), (16, 64, 256, 1024)),
     "pseudo_welfare": SizeSpec((4, 16, 64), (4, 8, 16, 32, 64, 128, 256)),
     "pseudo_welfare_integral": SizeSpec((4, 16, 64), (4, 8, 16, 32, 64, 128, 256)),
     "onsocmax_offline": SizeSpec((5, 10, 20), (5, 10, 20, 40, 80)),
@@ -609,7 +610,7 @@ def summary_markdown(
         f"{load[0][0]:.2f} at the start, {load[1][0]:.2f} at the end (os.getloadavg, 1 min; 2 cores shared).",
         "Runtime: median over the repeats of each instance, then over the instances of a size (wall, "
         "`Result.runtime_s`). Gap: |best bound - objective| / |best bound| per row; median and max over the "
-        "rows with an objective. Status counts are over all rows (instances x repeats).",
+        "rows with an objective. Termination counts are over all rows (instances x repeats).",
         "",
     ]
     lines += overview_table(df) + [""]

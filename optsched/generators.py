@@ -22,6 +22,10 @@ kind                           ``size``                     distribution
 ``capacity_projection``        n (variables)                positive-leaning z, caps U[0, 3], groups of
                                                             about 10, 70 % of capacities binding
                                                             (benchmarks/bench_projection)
+``stationary_allocation``      |R| (nodes)                  y* of (10) on a Table II scenario of paper 003
+                                                            (|L| = 10, K = 6, mixed utilities) with
+                                                            N_l ~ Binomial(2000, 0.7); ``model.size`` is
+                                                            the number of variables (about 15 |R|)
 ``pseudo_welfare``             |R_n| (units)                a Section IV job of paper 002 at random usage
                                                             levels, utility kind at random
                                                             (benchmarks/bench_pseudo_welfare)
@@ -177,6 +181,15 @@ def capacity_projection(size: int, rng: np.random.Generator) -> Model:
     return projection_instance(rng, size)
 
 
+@register_generator("stationary_allocation")
+def stationary_allocation(size: int, rng: np.random.Generator) -> Model:
+    from optsched.ogasched.offline import stationary_model
+    from optsched.ogasched.scenario import synthetic_scenario
+
+    scn = synthetic_scenario(rng, n_nodes=size)
+    return stationary_model(scn, rng.binomial(2000, 0.7, scn.n_ports).astype(np.float64))
+
+
 # --- paper 002 (ONSOCMAX) ---------------------------------------------------------------------
 def pseudo_welfare_job(rng: np.random.Generator, n: int, kind: str, *, integral: bool = False) -> Model:
     """Section IV draws (a ~ U[1,3], beta ~ U[0.1,0.5], C ~ N(20,2), xbar ~ N(7,1)), rho ~
@@ -302,6 +315,10 @@ def big_job(n: int = 5000) -> Model:
                          xbar=np.abs(rng.normal(7, 1, n)), usage=cap * rng.uniform(0, 0.9, n), rho=0.3 * n)
 
 
+def big_stationary() -> Model:  # y* of (10) at the large preset's size (15,000 variables)
+    return generate("stationary_allocation", 1024, np.random.default_rng(12))
+
+
 # backend -> instances it cannot finish within a short time limit
 HARD_INSTANCES: dict[str, tuple[Callable[[], Model], ...]] = {
     "highs": (hard_mknap,),
@@ -313,4 +330,5 @@ HARD_INSTANCES: dict[str, tuple[Callable[[], Model], ...]] = {
     "brute_force": (hard_enumeration,),
     "cvxpy": (big_projection, big_job),
     "alm": (big_job,),
+    "stationary_alm": (big_stationary,),
 }

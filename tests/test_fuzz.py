@@ -44,6 +44,7 @@ from optsched.models.capacity_projection import CapacityProjection
 from optsched.models.escb_index import EscbIndex
 from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
 from optsched.models.set_packing import SetPacking, SetPackingBatch
+from optsched.models.stationary_allocation import UTILITIES, StationaryAllocation
 from optsched.onsocmax import utilities
 from optsched.result import Result, Termination
 from optsched.solvers.registry import fitting_backends
@@ -60,6 +61,8 @@ RTOL: dict[str, float] = {
     "budget_family": 1e-9,
     "escb_index": 1e-6,  # escb_oa stops at tol = 1e-7 relative
     "capacity_projection": 1e-6,
+    # "stationary_alm" (first order) certifies a duality gap of 5e-7 relative; Clarabel runs at 1e-9
+    "stationary_allocation": 1e-6,
     "pseudo_welfare": 1e-6,
     "pseudo_welfare_integral": 1e-9,
     "onsocmax_offline_integral": 1e-9,
@@ -276,6 +279,46 @@ def build_projection(rng: np.random.Generator, variant: str) -> CapacityProjecti
     return CapacityProjection(z=z, upper=upper, group=group, capacity=capacity)
 
 
+def build_stationary(rng: np.random.Generator, variant: str) -> StationaryAllocation:
+    """y* of (10) on a small random graph: ports x nodes edges, one variable per (edge, k),
+    groups (node, k), o_lk = N_l beta_k; arrival totals N_l at the scale of a T = 20..2000 run."""
+    L, R, K = int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 4))
+    adj = rng.random((L, R)) < rng.uniform(0.3, 1.0)
+    adj[np.arange(L), rng.integers(0, R, L)] = True  # every port has a node
+    ports, nodes = np.nonzero(adj)
+    E = ports.size
+    scale = float(rng.choice([0.1, 1.0, 30.0]))  # resource units
+    counts = np.round(rng.uniform(0, 1, L) * float(rng.choice([20, 2000])))
+    beta = rng.uniform(0.3, 0.5, K)
+    node_kind = rng.integers(0, len(UTILITIES), (R, K))
+    node_alpha = rng.uniform(1.0, 1.5, (R, K))
+    upper = np.repeat(rng.uniform(0.2, 1.0, (L, K)) * scale, np.bincount(ports, minlength=L), axis=0)
+    group = (nodes[:, None] * K + np.arange(K)).reshape(-1)
+    load = np.bincount(group, weights=upper.reshape(-1), minlength=R * K)
+    capacity = np.where(rng.random(R * K) < 0.6, rng.uniform(0.1, 0.9, R * K) * load, load + scale)
+    if variant == "zero_weights":
+        counts[rng.random(L) < 0.6] = 0.0
+    elif variant == "zero_capacity":
+        capacity[rng.random(R * K) < 0.7] = 0.0
+    elif variant == "zero_upper":
+        upper[rng.random(upper.shape) < 0.5] = 0.0
+    elif variant == "no_overhead":
+        beta = np.zeros(K)
+    elif variant == "all_linear":
+        node_kind[:] = 0
+    elif variant == "heavy_overhead":  # overhead above every marginal gain: y* = 0
+        beta = rng.uniform(5.0, 10.0, K)
+    elif variant == "ties":
+        beta, node_alpha = np.full(K, 0.4), np.full((R, K), 1.2)
+        upper = np.full((E, K), scale)
+        capacity = np.full(R * K, scale * float(rng.choice([0.5, 1.0, 2.0])))
+    return StationaryAllocation(
+        weight=np.repeat(counts[ports], K), alpha=node_alpha[nodes].reshape(-1), kind=node_kind[nodes].reshape(-1),
+        upper=upper.reshape(-1), group=group, capacity=capacity, port=np.repeat(ports, K),
+        resource=np.tile(np.arange(K), E), overhead=counts[:, None] * beta[None, :],
+    )
+
+
 def _welfare_job(rng: np.random.Generator, variant: str, cls: type) -> PseudoWelfare:
     n = 1 if variant == "one_unit" else int(rng.integers(1, 9 if cls is PseudoWelfareIntegral else 13))
     cap = np.abs(rng.normal(20, 2, n)) + 1.0
@@ -343,6 +386,8 @@ BUILDERS: dict[str, tuple[Callable[[np.random.Generator, str], Model], list[str]
     "budget_family": (build_budget_family, [v for v in KNAPSACK_VARIANTS if v != "fractional"]),
     "escb_index": (build_escb, ["random", "zero_capacity", "too_heavy", "ties", "fractional", "zero_variance", "zero_mean"]),
     "capacity_projection": (build_projection, ["random", "one_variable", "zero_upper", "zero_capacity", "negative_z", "ties"]),
+    "stationary_allocation": (build_stationary, ["random", "zero_weights", "zero_capacity", "zero_upper", "no_overhead",
+                                                 "all_linear", "heavy_overhead", "ties"]),
     "pseudo_welfare": (build_pseudo_welfare, ["random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"]),
     "pseudo_welfare_integral": (build_pseudo_welfare_integral, ["random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"]),
     "onsocmax_offline_integral": (build_offline_integral, ["random", "congested", "ties"]),
@@ -365,9 +410,9 @@ def test_every_model_kind_with_a_backend_is_fuzzed() -> None:
 
 # --- CI-sized: hypothesis draws the seed and the variant --------------------------------------------
 def _examples(kind: str) -> int:
-    return {"set_packing": 80, "set_packing_batch": 60, "budgeted_ip": 150, "budget_family": 100, "escb_index": 100, "capacity_projection": 100,
-            "pseudo_welfare": 80, "pseudo_welfare_integral": 60, "onsocmax_offline_integral": 40,
-            "linear_program": 60}[kind]
+    return {"set_packing": 80, "set_packing_batch": 60, "budgeted_ip": 150, "budget_family": 100, "escb_index": 100,
+            "capacity_projection": 100, "stationary_allocation": 60, "pseudo_welfare": 80, "pseudo_welfare_integral": 60,
+            "onsocmax_offline_integral": 40, "linear_program": 60}[kind]
 
 
 def _fuzz(kind: str) -> Callable[..., None]:
@@ -388,6 +433,7 @@ test_fuzz_budgeted_ip = _fuzz("budgeted_ip")
 test_fuzz_budget_family = _fuzz("budget_family")
 test_fuzz_escb_index = _fuzz("escb_index")
 test_fuzz_capacity_projection = _fuzz("capacity_projection")
+test_fuzz_stationary_allocation = _fuzz("stationary_allocation")
 test_fuzz_pseudo_welfare = _fuzz("pseudo_welfare")
 test_fuzz_pseudo_welfare_integral = _fuzz("pseudo_welfare_integral")
 test_fuzz_onsocmax_offline_integral = _fuzz("onsocmax_offline_integral")

@@ -4,7 +4,8 @@ Parts (config ``parts``), each writing CSV + PNG into the output directory:
 
 - ``fig2``   average and cumulative reward over t of OGASched and the four baselines, the
              ratio of OGASched to each, and (``offline = true``) the regret
-             R_T = Q(y*_T) - Q(OGASched) at ``regret_points`` horizons (y* of (10) exact, cvxpy).
+             R_T = Q(y*_T) - Q(OGASched) at ``regret_points`` horizons (y* of (10) by the
+             ``offline_backend``: the certified first-order solver, or cvxpy).
 - ``fig3``   cumulative reward against |R|, |L| and the contention level.
 - ``fig7``   cumulative reward for each utility kind of (54).
 - ``table3`` average reward against T, the arrival probability and the graph density.
@@ -62,6 +63,7 @@ class OgaConfig:
     backend: str = ""
     options: Mapping[str, Any] = field(default_factory=dict)
     offline: bool = True
+    offline_backend: str = "stationary_alm"  # backend of y* (10): the first-order one or "cvxpy"
     regret_points: int = 5
     fig3_nodes: tuple[int, ...] = (16, 32, 64)
     fig3_ports: tuple[int, ...] = (5, 10, 20)
@@ -96,10 +98,12 @@ class OgaConfig:
         require(all(v > 0 for v in self.fig3_contention), "fig3_contention", "must be > 0")
         require(all(v >= 1 for v in self.table3_densities), "table3_densities", "must be >= 1")
         from optsched.models.capacity_projection import CapacityProjection
+        from optsched.models.stationary_allocation import StationaryAllocation
         from optsched.ogasched.policy import DEFAULT_BACKEND
         from optsched.solve import check_backend
 
         check_backend(CapacityProjection, self.backend or DEFAULT_BACKEND, self.options)
+        check_backend(StationaryAllocation, self.offline_backend)  # a name that does not solve y* is refused
 
 
 # --- building scenarios and policies ---------------------------------------------------------
@@ -215,7 +219,8 @@ def part_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     _close(fig)
     if cfg.offline:
         points = np.unique(np.linspace(cfg.horizon / cfg.regret_points, cfg.horizon, cfg.regret_points).astype(int))
-        reg = pd.DataFrame(regret_curve(env.scenario, env.arrivals, out["OGASched"]["reward"], points))
+        reg = pd.DataFrame(regret_curve(env.scenario, env.arrivals, out["OGASched"]["reward"], points,
+                                        cfg.offline_backend))
         reg["regret_over_sqrtT"] = reg["regret"] / np.sqrt(reg["T"])
         paths.append(write_csv(reg, out_dir / "fig2_regret.csv"))
         fig, (ax,) = _figure(1)
@@ -309,6 +314,9 @@ PRESETS: dict[str, dict[str, Any]] = {
                **{k: PAPER_SWEEPS[k] for k in ("table3_horizons", "table3_densities")}},
     "large": {"parts": ["fig2"], "n_ports": 100, "n_nodes": 1024, "n_resources": 6, "horizon": 10000,
               "contention": 5.0, "regret_points": 1},
+    # ten times the paper's largest setting (Fig. 5): |L| = 1000, |R| = 10,000
+    "huge": {"parts": ["fig2"], "n_ports": 1000, "n_nodes": 10000, "n_resources": 6, "horizon": 10000,
+             "contention": 5.0, "regret_points": 1},
     "paper": {"parts": list(PART_NAMES), "n_nodes": 128, "horizon": 8000, "sweep_horizon": 2000, **PAPER_SWEEPS},
 }
 

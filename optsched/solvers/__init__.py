@@ -18,6 +18,7 @@ from optsched.solvers import (  # noqa: F401
     pseudo_welfare_kkt,
     pyomo_reference,
     scip,
+    stationary_alm,
 )
 from optsched.solvers.registry import (
     Availability,
