@@ -115,16 +115,17 @@ class CapacityProjection(Model):
         y = np.asarray(solution, dtype=np.float64)
         if y.shape != (self.n_vars,):
             return [f"solution has shape {y.shape}, expected ({self.n_vars},)"]
-        if not np.isfinite(y).all():
+        low, excess = y.min(), (y - self.upper * (1 + tol)).max()  # one pass each: the common case is clean
+        if not (np.isfinite(low) and np.isfinite(excess)):
             return ["solution has a non-finite entry"]
-        out = []
-        low = np.flatnonzero(y < -tol)
-        out += [f"y[{i}] = {y[i]:.6g} < 0" for i in low[:3]]
+        load = self.group_load(y)
+        over_cap = load > self.capacity + tol * (1 + self.capacity)
+        if low >= -tol and excess <= tol and not over_cap.any():
+            return []
+        out = [f"y[{i}] = {y[i]:.6g} < 0" for i in np.flatnonzero(y < -tol)[:3]]
         high = np.flatnonzero(y > self.upper + tol * (1 + self.upper))
         out += [f"y[{i}] = {y[i]:.6g} > upper {self.upper[i]:.6g}" for i in high[:3]]
-        load = self.group_load(y)
-        over = np.flatnonzero(load > self.capacity + tol * (1 + self.capacity))
-        out += [f"group {g} load {load[g]:.9g} > capacity {self.capacity[g]:.9g}" for g in over[:3]]
+        out += [f"group {g} load {load[g]:.9g} > capacity {self.capacity[g]:.9g}" for g in np.flatnonzero(over_cap)[:3]]
         return out
 
     def kkt_residual(self, y: Any, rho: Any) -> float:

@@ -82,7 +82,9 @@ class FastProjectionBackend(Backend):
         from optsched.models.capacity_projection import CapacityProjection
 
         assert isinstance(model, CapacityProjection)
+        from optsched.solvers.projection_kernel import certificate
+
         y, t = _project(model.z, model.upper, model.group, model.capacity)
-        rho = 2.0 * t
-        # The Lagrangian dual value at rho is a certified lower bound (weak duality of (33)).
-        return Result(Termination.OPTIMAL, bound=model.dual_bound(rho), solution=y, extra={"rho": rho})
+        # the Lagrangian dual value at rho = 2t is a certified lower bound (weak duality of (33))
+        dist2, bound = certificate(y, model.z, model.group, t, model.capacity)
+        return Result(Termination.OPTIMAL, objective=dist2, bound=bound, solution=y, extra={"rho": 2.0 * t})

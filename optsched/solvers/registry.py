@@ -45,10 +45,11 @@ def memory_limit_bytes() -> float:
     return gb * 2**30
 
 
-def form_elements(model: Model) -> float:
-    """Variables + constraint nonzeros of the model's standard form (a size proxy for the
-    set-up and memory of algebraic backends); twice ``model.size`` for kinds without one."""
-    if "standard" in type(model).FORMS:
+def form_elements(model: Model, backend: "Backend") -> float:
+    """Variables + constraint nonzeros of the model's standard form when the backend solves that
+    form (a size proxy for its set-up and memory; the form is built for the solve anyway), else
+    twice ``model.size`` (never a form built only to be measured)."""
+    if backend.FORM == "standard" and "standard" in type(model).FORMS:
         form = model.standard_form()  # type: ignore[attr-defined]
         return float(form.n_vars + form.A.nnz + (0 if form.hessian is None else form.hessian.nnz))
     return 2.0 * model.size
@@ -199,7 +200,7 @@ class Backend:
     def memory_bytes(self, model: Model) -> float:
         """The memory a solve of ``model`` would allocate, estimated before any of it is
         (override for custom algorithms; algebraic backends scale with the form)."""
-        return self.BYTES_PER_ELEMENT * form_elements(model) if self.BYTES_PER_ELEMENT else 0.0
+        return self.BYTES_PER_ELEMENT * form_elements(model, self) if self.BYTES_PER_ELEMENT else 0.0
 
     def admits(self, model: Model) -> str | None:
         """Instance-level: :meth:`fits_instance`, then the memory estimate against the limit."""
@@ -214,7 +215,7 @@ class Backend:
 
     def setup_seconds(self, model: Model) -> float:
         """Estimated set-up time outside the solver's own time limit (0 when covered)."""
-        return self.SETUP_S_PER_ELEMENT * form_elements(model) if self.SETUP_S_PER_ELEMENT else 0.0
+        return self.SETUP_S_PER_ELEMENT * form_elements(model, self) if self.SETUP_S_PER_ELEMENT else 0.0
 
     def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """``options`` checked against ``OPTIONS`` and merged with the defaults.
