@@ -450,6 +450,11 @@ def _plt() -> Any:
 
 
 def plot_runtime(df: "pd.DataFrame", path: Path) -> list[Path]:
+    """Median runtime against instance size, one panel per model kind: generated instances as
+    lines (exact backends solid, heuristics dashed), real files and captured subproblems as
+    markers in the backend's colour; every backend is named in the legend; each panel says what
+    its size counts."""
+    from optsched.models.base import model_kinds
     from optsched.results import write_png
 
     if df.empty:
@@ -463,26 +468,40 @@ def plot_runtime(df: "pd.DataFrame", path: Path) -> list[Path]:
 
     palette = plt.get_cmap("tab20").colors
     color = {b: palette[i % 20] for i, b in enumerate(sorted(df["backend"].unique()))}  # one per backend
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
+    exact = dict(zip(df["backend"], df["exact"].astype(bool)))
+    markers = {"file": "x", "captured": "^"}
+    fig, axes = plt.subplots(rows, cols, figsize=(5.6 * cols, 5.0 * rows), squeeze=False)
     for ax, kind in zip(axes.flat, kinds):
         part = gen[gen["model"] == kind]
         for backend, b in part.groupby("backend", sort=True):
-            ax.plot(b["size"], b["runtime_s"].clip(lower=1e-6), marker="o", color=color[backend], label=backend)
-        files = per_size_medians(df[(df["source"] == "file") & (df["model"] == kind)])
-        for i, (backend, b) in enumerate(files.groupby("backend", sort=True)):
-            ax.plot(b["size"], b["runtime_s"].clip(lower=1e-6), "x", color="k", alpha=0.6,
-                    label="files (all backends)" if i == 0 else None)
+            ax.plot(b["size"], b["runtime_s"].clip(lower=1e-6), marker="o", ms=4, color=color[backend],
+                    linestyle="-" if exact[backend] else "--", label=f"{backend} ({'exact' if exact[backend] else 'heuristic'})")
+        for source, marker in markers.items():
+            pts = per_size_medians(df[(df["source"] == source) & (df["model"] == kind)])
+            for i, (backend, b) in enumerate(pts.groupby("backend", sort=True)):
+                if backend not in set(part["backend"]):  # a backend seen on these instances only
+                    ax.plot([], [], color=color[backend], linestyle="-" if exact[backend] else "--",
+                            label=f"{backend} ({'exact' if exact[backend] else 'heuristic'})")
+                ax.plot(b["size"], b["runtime_s"].clip(lower=1e-6), marker, color=color[backend], ms=6)
+            if len(pts):
+                ax.plot([], [], marker, color="0.3", label=f"{source} instances (backend's colour)")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.xaxis.set_minor_formatter(NullFormatter())
+        label = model_kinds()[kind].SIZE_LABEL if kind in model_kinds() else "model.size"
         ax.set_title(kind)
-        ax.set_xlabel("instance size (model.size)")
+        ax.set_xlabel(f"size: {label}")
         ax.set_ylabel("median runtime (s)")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
+        handles, labels = ax.get_legend_handles_labels()
+        unique = dict(zip(labels, handles))
+        ax.legend(unique.values(), unique.keys(), fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                  ncol=3, frameon=False)
     for ax in list(axes.flat)[len(kinds):]:
         ax.axis("off")
+    fig.suptitle("Runtime vs size (lines: generated instances, solid exact / dashed heuristic; x: real files; "
+                 "^: captured from the papers' policies)", fontsize=9)
     fig.tight_layout()
     out = write_png(fig, path)
     plt.close(fig)

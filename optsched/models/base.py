@@ -67,6 +67,7 @@ class Model:
     ``__post_init__`` and set the class variables below."""
 
     name: ClassVar[str]
+    SIZE_LABEL: ClassVar[str] = "model.size"  # what ``size`` counts, for tables and plots
     maximize: ClassVar[bool]
     FORMS: ClassVar[frozenset[str]] = frozenset()
     # Traits of the kind's algebraic forms, matched against backends' capability flags.

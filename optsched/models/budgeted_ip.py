@@ -79,6 +79,7 @@ class BudgetedIP(Model):
     mask: Any = None
 
     name: ClassVar[str] = "budgeted_ip"
+    SIZE_LABEL: ClassVar[str] = "items"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "pyomo", "binary"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("values", "weights", "capacity")

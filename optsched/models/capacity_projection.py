@@ -49,6 +49,7 @@ class CapacityProjection(Model):
     capacity: Any
 
     name: ClassVar[str] = "capacity_projection"
+    SIZE_LABEL: ClassVar[str] = "variables"
     maximize: ClassVar[bool] = False
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "pyomo", "cvxpy"})
     CONTINUOUS: ClassVar[bool] = True

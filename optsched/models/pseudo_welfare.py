@@ -56,6 +56,7 @@ class PseudoWelfare(Model):
     alpha: float | None = None
 
     name: ClassVar[str] = "pseudo_welfare"
+    SIZE_LABEL: ClassVar[str] = "resource units of the job"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"cvxpy"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("utility", "a", "beta", "capacity", "xbar", "rho")
@@ -236,6 +237,7 @@ class PseudoWelfareIntegral(PseudoWelfare):
     makes it "pick at most one unit"; we keep general xbar so both cases are covered.)"""
 
     name: ClassVar[str] = "pseudo_welfare_integral"
+    SIZE_LABEL: ClassVar[str] = "resource units of the job"
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
 
     @property

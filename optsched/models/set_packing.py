@@ -154,6 +154,7 @@ class SetPacking(Model):
     weights: Any
 
     name: ClassVar[str] = "set_packing"
+    SIZE_LABEL: ClassVar[str] = "sets N"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "pyomo", "binary"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("n_elements", "sets", "weights")
@@ -319,6 +320,7 @@ class SetPackingBatch(Model):
     weights: Any
 
     name: ClassVar[str] = "set_packing_batch"
+    SIZE_LABEL: ClassVar[str] = "copies x sets (B N)"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("n_elements", "sets", "weights")

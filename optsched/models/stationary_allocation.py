@@ -87,6 +87,7 @@ class StationaryAllocation(Model):
     overhead: Any
 
     name: ClassVar[str] = "stationary_allocation"
+    SIZE_LABEL: ClassVar[str] = "variables (edges x resources)"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"cvxpy"})
     CONTINUOUS: ClassVar[bool] = True

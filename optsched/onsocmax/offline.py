@@ -51,6 +51,7 @@ class OfflineWelfare(Model):
     instance: MeshInstance
 
     name: ClassVar[str] = "onsocmax_offline"
+    SIZE_LABEL: ClassVar[str] = "(job, unit) pairs"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"cvxpy"})
 
@@ -155,6 +156,7 @@ class OfflineWelfareIntegral(OfflineWelfare):
     ``onsocmax_offline``; the solution is still the pair vector x."""
 
     name: ClassVar[str] = "onsocmax_offline_integral"
+    SIZE_LABEL: ClassVar[str] = "(job, unit) pairs"
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
