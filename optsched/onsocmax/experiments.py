@@ -33,9 +33,9 @@ import numpy as np
 from optsched.config import require
 from optsched.experiments import experiment
 from optsched.onsocmax.baselines import EqualShare, MaxFirst
-from optsched.onsocmax.env import MeshGenerator, MeshInstance, resource_units
+from optsched.onsocmax.env import MeshGenerator, MeshInstance, replay, resource_units
 from optsched.onsocmax.offline import OfflineWelfareIntegral, certified_optimum
-from optsched.onsocmax.policy import Onsocmax, backend_solver, run_online
+from optsched.onsocmax.policy import Onsocmax, backend_solver
 from optsched.onsocmax.prices import alpha_hat
 from optsched.onsocmax.utilities import KINDS
 from optsched.results import run_metadata, write_csv, write_metadata, write_png
@@ -123,7 +123,7 @@ def sweep_rows(cfg: OnsocmaxConfig) -> Any:
         cert = certified_optimum(inst)
         iota, upsilon = inst.marginal_bounds()
         for name, make in POLICIES.items():
-            welfare, _ = run_online(inst, make())
+            welfare, _ = replay(inst, make())
             rows.append({
                 "sweep": cfg.sweep, "value": value, "kind": kind, "repeat": j, "policy": name,
                 "welfare": welfare, "opt": cert.primal, "opt_bound": cert.bound, "ratio": cert.primal / welfare,
@@ -204,13 +204,13 @@ def ratio_record(inst: MeshInstance, *, integral: bool = False, serve_ties: bool
 
     iota, upsilon = inst.marginal_bounds()
     if integral:
-        online, _ = run_online(inst, Onsocmax(solver=backend_solver("highs", integral=True), serve_ties=False))
+        online, _ = replay(inst, Onsocmax(solver=backend_solver("highs", integral=True), serve_ties=False))
         res = optsched.solve(OfflineWelfareIntegral(inst), "highs")
         if res.status is not optsched.Status.OPTIMAL:
             raise RuntimeError(f"integral P1: {res.status.value} {res.extra}")
         opt, bound = float(res.objective), float(res.bound if res.bound is not None else res.objective)
     else:
-        online, _ = run_online(inst, Onsocmax(serve_ties=serve_ties))
+        online, _ = replay(inst, Onsocmax(serve_ties=serve_ties))
         cert = certified_optimum(inst)
         opt, bound = cert.primal, cert.bound
     return {
