@@ -415,6 +415,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     # does ESDP's exploration pay? learning baselines with the oracle's exact solver, 10 instances
     "learning": {"figure": "sweep", "sweep": "normalisation", "sweep_values": list(NORMALISATIONS),
                  "horizon": PAPER_T, "repeats": 10, "policies": list(LEARNING_POLICIES)},
+    # 4x the paper's graph (|L| = 16, |R| = 80, |E| ~ 128): the DP route's table exceeds its cell
+    # limit there (docs/esdp.md), so ESDP runs with the exact index (P3 by escb_oa)
+    "scale4x": {"figure": "asw", "n_ports": 16, "n_servers": 80, "horizon": PAPER_T,
+                "policies": ["ESDP-exact", "HSWF", "LCF", "LCF-channel", "LWTF", "Oracle"]},
     "learning-noise": {"figure": "sweep", "sweep": "noise", "sweep_values": [0.5, 1.0, 2.0], "normalisation": "minmax",
                        "horizon": PAPER_T, "repeats": 10, "policies": list(LEARNING_POLICIES)},
 }

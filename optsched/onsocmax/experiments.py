@@ -64,6 +64,7 @@ class OnsocmaxConfig:
     n_slots: int = 24
     n_jobs: int = 20
     max_nodes: int = 3
+    arrival_rate: float = 2.03  # Poisson arrivals per slot
     # sweep
     sweep: Literal["duration", "workload", "congestion"] = "duration"
     values: tuple[float, ...] = (2.0, 4.0, 8.0)
@@ -80,6 +81,7 @@ class OnsocmaxConfig:
         require(len(self.kinds) > 0 and all(k in KINDS for k in self.kinds), "kinds", f"each must be one of {list(KINDS)}")
         require(self.n_nodes >= 1 and self.n_slots >= 1 and self.n_jobs >= 1, "n_nodes", "sizes must be >= 1")
         require(1 <= self.max_nodes <= self.n_nodes, "max_nodes", "must be in [1, n_nodes]")
+        require(self.arrival_rate > 0, "arrival_rate", "must be > 0")
         require(len(self.values) > 0 and all(v > 0 for v in self.values), "values", "need values > 0")
         require(self.repeats >= 1, "repeats", "must be >= 1")
         require(self.instances >= 1, "instances", "must be >= 1")
@@ -97,12 +99,19 @@ PRESETS = {
     "ratio_integral": {"study": "ratio", "instances": 300, "integral": True},
     "ratio_small": {"study": "ratio", "family": "small", "instances": 1000},
     "ratio_small_no_ties": {"study": "ratio", "family": "small", "instances": 1000, "serve_ties": False},
+    # 500x the jobs and 10x the nodes of Section IV at its load per node: 10 x 2.03 arrivals per
+    # slot until 10^4 jobs have arrived (~493 slots; 540 slots leave room for their deadlines)
+    "scale": {"study": "sweep", "sweep": "duration", "values": [4.0], "repeats": 1, "n_nodes": 100, "n_slots": 540,
+              "n_jobs": 10_000, "arrival_rate": 20.3},
 }
+# Measured seconds: written to ``<stem>_timing.csv``, kept out of the (byte-reproducible) results.
+TIMING_COLUMNS = ("runtime_s", "cpu_s", "opt_runtime_s", "opt_cpu_s")
 
 
 def _generator(cfg: OnsocmaxConfig, kind: str, **settings: float) -> MeshGenerator:
     return MeshGenerator(
-        n_nodes=cfg.n_nodes, n_slots=cfg.n_slots, n_jobs=cfg.n_jobs, max_nodes=cfg.max_nodes, kind=kind, **settings
+        n_nodes=cfg.n_nodes, n_slots=cfg.n_slots, n_jobs=cfg.n_jobs, max_nodes=cfg.max_nodes,
+        arrival_rate=cfg.arrival_rate, kind=kind, **settings,
     )
 
 
@@ -120,16 +129,26 @@ def sweep_rows(cfg: OnsocmaxConfig) -> Any:
     rows = []
     for value, kind, j in tqdm(tasks, desc=f"onsocmax {cfg.sweep}", leave=False, disable=None):  # no bar off a terminal
         inst = _generator(cfg, kind, **SWEEPS[cfg.sweep](value)).draw(np.random.default_rng([cfg.seed, j]))
-        cert = certified_optimum(inst)
+        (cert, opt_s, opt_cpu) = _timed(lambda: certified_optimum(inst))
         iota, upsilon = inst.marginal_bounds()
         for name, make in POLICIES.items():
-            welfare, _ = replay(inst, make())
+            (welfare, _), wall, cpu = _timed(lambda: replay(inst, make()))
             rows.append({
                 "sweep": cfg.sweep, "value": value, "kind": kind, "repeat": j, "policy": name,
                 "welfare": welfare, "opt": cert.primal, "opt_bound": cert.bound, "ratio": cert.primal / welfare,
-                "alpha_hat": alpha_hat(upsilon / iota), "demand_ratio": _demand_ratio(inst),
+                "alpha_hat": alpha_hat(upsilon / iota), "demand_ratio": _demand_ratio(inst), "n_jobs": inst.n_jobs,
+                "runtime_s": wall, "cpu_s": cpu, "opt_runtime_s": opt_s, "opt_cpu_s": opt_cpu,
             })
     return pd.DataFrame(rows)
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    """``fn()``, its wall and its process CPU seconds."""
+    import time
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def plot_sweep(df: Any, cfg: OnsocmaxConfig) -> Any:
@@ -289,7 +308,11 @@ def run(cfg: OnsocmaxConfig, out_dir: Path) -> list[Path]:
     fig = plot(df, cfg)
     stem = stem_of(cfg)
     out = Path(out_dir)
-    paths = [write_csv(df, out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
+    timing = [c for c in TIMING_COLUMNS if c in df.columns]
+    paths = [write_csv(df.drop(columns=timing), out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
+    if timing:
+        keys = ["value", "kind", "repeat", "policy", "n_jobs"]
+        paths.append(write_csv(df[keys + timing], out / f"{stem}_timing.csv"))
     plt.close(fig)
     meta = run_metadata(experiment=f"onsocmax/{stem}", seed=cfg.seed, config=dataclasses.asdict(cfg))
     meta["runtime_s"] = time.perf_counter() - start

@@ -239,6 +239,9 @@ class PseudoWelfareALMBackend(Backend):
             raise ValueError(f"p: must be > 1, got {options['p']}")
         if not 0 < options["decay"] < 1:
             raise ValueError(f"decay: must be in (0, 1), got {options['decay']}")
+        for key in ("max_outer", "max_inner"):  # not in the paper: iteration caps of steps 5 and 6
+            if not options[key] >= 1:
+                raise ValueError(f"{key}: must be >= 1, got {options[key]}")
         deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
         sol = alm_solve(model, **{k: options[k] for k in self.OPTIONS}, deadline=deadline)
         extra = {"outer": sol.outer, "inner": sol.inner, "violation": sol.violation,
