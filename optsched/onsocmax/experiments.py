@@ -129,10 +129,10 @@ def sweep_rows(cfg: OnsocmaxConfig) -> Any:
     rows = []
     for value, kind, j in tqdm(tasks, desc=f"onsocmax {cfg.sweep}", leave=False, disable=None):  # no bar off a terminal
         inst = _generator(cfg, kind, **SWEEPS[cfg.sweep](value)).draw(np.random.default_rng([cfg.seed, j]))
-        (cert, opt_s, opt_cpu) = _timed(lambda: certified_optimum(inst))
+        cert, opt_s, opt_cpu = _timed(certified_optimum, inst)
         iota, upsilon = inst.marginal_bounds()
         for name, make in POLICIES.items():
-            (welfare, _), wall, cpu = _timed(lambda: replay(inst, make()))
+            (welfare, _), wall, cpu = _timed(replay, inst, make())
             rows.append({
                 "sweep": cfg.sweep, "value": value, "kind": kind, "repeat": j, "policy": name,
                 "welfare": welfare, "opt": cert.primal, "opt_bound": cert.bound, "ratio": cert.primal / welfare,
@@ -142,12 +142,12 @@ def sweep_rows(cfg: OnsocmaxConfig) -> Any:
     return pd.DataFrame(rows)
 
 
-def _timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
-    """``fn()``, its wall and its process CPU seconds."""
+def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float, float]:
+    """``fn(*args)``, its wall and its process CPU seconds."""
     import time
 
     wall, cpu = time.perf_counter(), time.process_time()
-    out = fn()
+    out = fn(*args)
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
