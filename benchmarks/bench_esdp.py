@@ -67,7 +67,7 @@ def end_to_end(horizon: int, old_horizon: int) -> tuple[list, np.ndarray, list]:
     print(f"{'policy':<22} {'T':>5} {'wall_s':>8} {'cpu_s':>8} {'cpu/60s':>8} {'ASW':>10} {'regret':>8} "
           f"{'same x':>7}  load before -> after")
     calls: list = []
-    runs = [(name, POLICIES[name](cfg), horizon) for name in ("LCF", "HSWF", "LWTF", "Oracle")]
+    runs = [(name, POLICIES[name](cfg), horizon) for name in ("LCF", "LCF-channel", "HSWF", "LWTF", "Oracle")]
     default = EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask)
     _recording(default, calls)
     runs.append(("ESDP (envelope)", default, horizon))

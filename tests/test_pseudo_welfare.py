@@ -189,6 +189,31 @@ def test_alm_rejects_bad_options():
         optsched.solve(m, "alm", decay=1.5)
     with pytest.raises(ValueError, match="option"):
         optsched.solve(m, "alm", nonsense=1)
+    for key in ("max_outer", "max_inner"):
+        with pytest.raises(ValueError, match=key):
+            optsched.solve(m, "alm", **{key: 0})
+        with pytest.raises(ValueError, match=key):
+            optsched.solve(m, "alm", **{key: 2.5})
+
+
+def test_alm_max_outer_is_the_cap_it_says() -> None:
+    """max_outer (not in the paper) bounds the outer iterations of Algorithm 2. Two of the
+    three causes of Table II's gap (docs/onsocmax.md): on job (6, sqrt) the cap of 200 stops a
+    run that 2000 outer iterations bring within 1e-3 of kkt; on job (11, log) sigma_0 = 0.97 < 1
+    makes step 19 loosen eta_k forever, the inner loop stops at once (8 steps in all) and no cap
+    helps: the gap stays ~0.14."""
+    for seed, kind, n in ((6, "sqrt", 6), (11, "log", 8)):
+        m = random_job(seed, kind, n)
+        exact = optsched.solve(m, "kkt").objective
+        runs = {cap: optsched.solve(m, "alm", max_outer=cap) for cap in (50, 200, 2000)}
+        for cap, r in runs.items():
+            assert r.extra["outer"] == cap and not r.extra["converged"]
+            assert m.violations(r.solution) == [] and r.objective <= exact + 1e-9
+        gap = {cap: (exact - r.objective) / max(1.0, abs(exact)) for cap, r in runs.items()}
+        if kind == "sqrt":
+            assert gap[200] > 0.1 and gap[2000] < 1e-3
+        else:
+            assert gap[50] == gap[2000] > 0.1 and runs[2000].extra["inner"] < 20
 
 
 @settings(max_examples=60)

@@ -33,9 +33,10 @@ import numpy as np
 from optsched.config import require
 from optsched.experiments import experiment
 from optsched.onsocmax.baselines import EqualShare, MaxFirst
-from optsched.onsocmax.env import MeshGenerator, MeshInstance, resource_units
+from optsched.onsocmax.env import MeshGenerator, MeshInstance, replay, resource_units
 from optsched.onsocmax.offline import OfflineWelfareIntegral, certified_optimum
-from optsched.onsocmax.policy import DEFAULT_BACKENDS, Onsocmax, run_online
+from optsched.onsocmax.env import replay
+from optsched.onsocmax.policy import DEFAULT_BACKENDS, Onsocmax
 from optsched.onsocmax.prices import alpha_hat
 from optsched.onsocmax.utilities import KINDS
 from optsched.results import run_metadata, write_csv, write_metadata, write_png
@@ -73,6 +74,7 @@ class OnsocmaxConfig:
     n_slots: int = 24
     n_jobs: int = 20
     max_nodes: int = 3
+    arrival_rate: float = 2.03  # Poisson arrivals per slot
     # sweep
     sweep: Literal["duration", "workload", "congestion"] = "duration"
     values: tuple[float, ...] = (2.0, 4.0, 8.0)
@@ -92,6 +94,7 @@ class OnsocmaxConfig:
         require(len(self.kinds) > 0 and all(k in KINDS for k in self.kinds), "kinds", f"each must be one of {list(KINDS)}")
         require(self.n_nodes >= 1 and self.n_slots >= 1 and self.n_jobs >= 1, "n_nodes", "sizes must be >= 1")
         require(1 <= self.max_nodes <= self.n_nodes, "max_nodes", "must be in [1, n_nodes]")
+        require(self.arrival_rate > 0, "arrival_rate", "must be > 0")
         require(len(self.values) > 0 and all(v > 0 for v in self.values), "values", "need values > 0")
         require(self.repeats >= 1, "repeats", "must be >= 1")
         require(self.instances >= 1, "instances", "must be >= 1")
@@ -114,12 +117,19 @@ PRESETS = {
     "ratio_integral": {"study": "ratio", "instances": 300, "integral": True},
     "ratio_small": {"study": "ratio", "family": "small", "instances": 1000},
     "ratio_small_no_ties": {"study": "ratio", "family": "small", "instances": 1000, "serve_ties": False},
+    # 500x the jobs and 10x the nodes of Section IV at its load per node: 10 x 2.03 arrivals per
+    # slot until 10^4 jobs have arrived (~493 slots; 540 slots leave room for their deadlines)
+    "scale": {"study": "sweep", "sweep": "duration", "values": [4.0], "repeats": 1, "n_nodes": 100, "n_slots": 540,
+              "n_jobs": 10_000, "arrival_rate": 20.3},
 }
+# Measured seconds: written to ``<stem>_timing.csv``, kept out of the (byte-reproducible) results.
+TIMING_COLUMNS = ("runtime_s", "cpu_s", "opt_runtime_s", "opt_cpu_s")
 
 
 def _generator(cfg: OnsocmaxConfig, kind: str, **settings: float) -> MeshGenerator:
     return MeshGenerator(
-        n_nodes=cfg.n_nodes, n_slots=cfg.n_slots, n_jobs=cfg.n_jobs, max_nodes=cfg.max_nodes, kind=kind, **settings
+        n_nodes=cfg.n_nodes, n_slots=cfg.n_slots, n_jobs=cfg.n_jobs, max_nodes=cfg.max_nodes,
+        arrival_rate=cfg.arrival_rate, kind=kind, **settings,
     )
 
 
@@ -137,16 +147,26 @@ def sweep_rows(cfg: OnsocmaxConfig) -> Any:
     rows = []
     for value, kind, j in tqdm(tasks, desc=f"onsocmax {cfg.sweep}", leave=False, disable=None):  # no bar off a terminal
         inst = _generator(cfg, kind, **SWEEPS[cfg.sweep](value)).draw(np.random.default_rng([cfg.seed, j]))
-        cert = certified_optimum(inst)
+        cert, opt_s, opt_cpu = _timed(certified_optimum, inst)
         iota, upsilon = inst.marginal_bounds()
         for name, make in POLICIES.items():
-            welfare, _ = run_online(inst, make(cfg))
+            (welfare, _), wall, cpu = _timed(replay, inst, make(cfg))
             rows.append({
                 "sweep": cfg.sweep, "value": value, "kind": kind, "repeat": j, "policy": name,
                 "welfare": welfare, "opt": cert.primal, "opt_bound": cert.bound, "ratio": cert.primal / welfare,
-                "alpha_hat": alpha_hat(upsilon / iota), "demand_ratio": _demand_ratio(inst),
+                "alpha_hat": alpha_hat(upsilon / iota), "demand_ratio": _demand_ratio(inst), "n_jobs": inst.n_jobs,
+                "runtime_s": wall, "cpu_s": cpu, "opt_runtime_s": opt_s, "opt_cpu_s": opt_cpu,
             })
     return pd.DataFrame(rows)
+
+
+def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float, float]:
+    """``fn(*args)``, its wall and its process CPU seconds."""
+    import time
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn(*args)
+    return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def plot_sweep(df: Any, cfg: OnsocmaxConfig) -> Any:
@@ -222,7 +242,7 @@ def ratio_record(inst: MeshInstance, cfg: "OnsocmaxConfig | None" = None) -> dic
 
     cfg = cfg if cfg is not None else OnsocmaxConfig()
     iota, upsilon = inst.marginal_bounds()
-    online, _ = run_online(inst, onsocmax_policy(cfg))
+    online, _ = replay(inst, onsocmax_policy(cfg))
     if cfg.integral:
         res = optsched.solve(OfflineWelfareIntegral(inst), "highs")
         if res.termination is not optsched.Termination.OPTIMAL:
@@ -309,7 +329,11 @@ def run(cfg: OnsocmaxConfig, out_dir: Path) -> list[Path]:
     fig = plot(df, cfg)
     stem = stem_of(cfg)
     out = Path(out_dir)
-    paths = [write_csv(df, out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
+    timing = [c for c in TIMING_COLUMNS if c in df.columns]
+    paths = [write_csv(df.drop(columns=timing), out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
+    if timing:
+        keys = ["value", "kind", "repeat", "policy", "n_jobs"]
+        paths.append(write_csv(df[keys + timing], out / f"{stem}_timing.csv"))
     plt.close(fig)
     meta = run_metadata(experiment=f"onsocmax/{stem}", seed=cfg.seed, config=dataclasses.asdict(cfg))
     meta["runtime_s"] = time.perf_counter() - start

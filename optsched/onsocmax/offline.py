@@ -85,7 +85,7 @@ class OfflineWelfare(Model):
         x = self._vector(solution)
         if x is None:
             return [f"solution has {np.size(solution)} entries, expected {self.instance.n_pairs}"]
-        return self.instance.violations(self.instance.dense(x), tol=tol)
+        return self.instance.pair_violations(x, tol=tol)
 
     # --- incidence ---------------------------------------------------------------------------
     @cached_property

@@ -60,6 +60,7 @@ ALLOWED_HIGHS_OPTIONS = frozenset({
     "presolve", "solver", "parallel", "run_crossover", "random_seed", "simplex_strategy",
     "simplex_iteration_limit", "ipm_iteration_limit", "qp_iteration_limit", "mip_max_nodes",
     "mip_max_leaves", "mip_max_improving_sols", "mip_heuristic_effort", "mip_detect_symmetry",
+    "mip_heuristic_run_feasibility_jump", "mip_heuristic_run_rins", "mip_heuristic_run_rens",
     "mip_rel_gap", "mip_abs_gap", "mip_feasibility_tolerance", "primal_feasibility_tolerance",
     "dual_feasibility_tolerance", "ipm_optimality_tolerance", "small_matrix_value", "large_matrix_value",
     "infinite_cost", "infinite_bound", "presolve_rule_off", "mip_pool_soft_limit", "qp_regularization_value",
