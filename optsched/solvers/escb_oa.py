@@ -7,6 +7,10 @@ Loop: solve the MILP; at its x (u = variance.x) the true value mean.x + sqrt(u) 
 stop when t <= sqrt(u) + tol (then the MILP bound meets the incumbent), else add the tangent
 at u, which cuts this (x, t) off. Every x is cut at most once, so the loop is finite.
 
+With ``reuse_cuts`` a Prepared remembers the tangent points its solves needed (the last 24) and
+starts the next model with those cuts (valid for any data: a tangent of sqrt is an over-estimate
+everywhere), which is what a policy's next slot usually needs again.
+
 The tangent at u0 = 0 does not exist; a first cut t <= variance.x / sqrt(v_min), with v_min the
 smallest positive variance, is exact at u = 0 and at u = v_min and valid for every
 u in {0} U [v_min, inf), which holds for every x.
@@ -26,6 +30,9 @@ from optsched.solvers.highs import highs_termination, new_highs, set_option
 from optsched.solvers.registry import Backend, Option, register_backend
 
 
+MAX_REMEMBERED_POINTS = 24
+
+
 @register_backend
 class EscbOuterApproximationBackend(Backend):
     NAME = "escb_oa"
@@ -40,7 +47,11 @@ class EscbOuterApproximationBackend(Backend):
                       maximum=1.0, open_minimum=True),
         "max_iterations": Option(10_000, int, "largest number of MILPs (outer iterations)", minimum=1),
         "threads": Option(1, int, "HiGHS threads", minimum=1, maximum=256),
+        "reuse_cuts": Option(True, bool, "start from the tangent points of this Prepared's earlier solves"),
     }
+
+    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> list[float]:
+        return []  # tangent points u0 of earlier solves (a policy's next slot starts with them)
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         import highspy
@@ -55,6 +66,8 @@ class EscbOuterApproximationBackend(Backend):
         # presolve rule switched off fixes it, presolve "off" does (found by the fuzz long run).
         # These MILPs have n + 1 columns and K + cuts rows: presolve buys little here.
         set_option(h, "presolve", "off")
+        # a primal heuristic with a fixed cost of ~4 ms a run, several times these small MILPs
+        set_option(h, "mip_heuristic_run_feasibility_jump", False)
         inf = highspy.kHighsInf
         for j in range(n):
             h.addCol(float(m.mean[j]), 0.0, 1.0, 0, np.zeros(0, np.int32), np.zeros(0))
@@ -69,6 +82,13 @@ class EscbOuterApproximationBackend(Backend):
         if positive.size:
             h.addRow(-inf, 0.0, n + 1, cols, np.append(-var / math.sqrt(positive.min()), 1.0))
 
+        points: list[float] = state if state is not None else []
+        if options["reuse_cuts"]:
+            # a tangent of the concave sqrt at any u0 > 0 over-estimates it everywhere: the points
+            # where earlier solves of this Prepared needed a cut are valid cuts here too
+            for u0 in points:
+                root = math.sqrt(u0)
+                h.addRow(-inf, root / 2, n + 1, cols, np.append(-var / (2 * root), 1.0))
         tol = float(options["tol"])
         start = time.perf_counter()
         best_x, best_val, bound = None, -math.inf, math.inf
@@ -94,6 +114,9 @@ class EscbOuterApproximationBackend(Backend):
                               solution=m.solution_from_vector(best_x), iterations=it)
             root = math.sqrt(u)
             h.addRow(-inf, root / 2, n + 1, cols, np.append(-var / (2 * root), 1.0))
+            if options["reuse_cuts"] and u not in points:
+                points.append(u)
+                del points[:-MAX_REMEMBERED_POINTS]
         return self._stop(m, Termination.ITERATION_LIMIT, best_x, best_val, bound, int(options["max_iterations"]))
 
     @staticmethod
