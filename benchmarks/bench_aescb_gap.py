@@ -23,7 +23,7 @@ import numpy as np
 import optsched
 from optsched.generators import esdp_escb_index
 from optsched.models.escb_index import EscbIndex
-from optsched.result import Status
+from optsched.result import Termination
 from optsched.solvers.escb_aescb import theorem1_gap
 
 
@@ -70,7 +70,7 @@ def part2(rng: np.random.Generator, slots: list[int], per_slot: int) -> None:
             model, xi, S = esdp_instance(rng, t)
             a = optsched.solve(model, "aescb", xi=xi, max_budget=S)
             e = optsched.solve(model, "escb_oa")
-            assert e.status is Status.OPTIMAL and a.ok
+            assert e.termination is Termination.OPTIMAL and a.ok
             rows.append((xi, a.runtime_s, e.runtime_s, e.iterations, e.objective - a.objective,
                          (e.objective - a.objective) / e.objective, theorem1_gap(len(a.solution), xi)))
             assert rows[-1][4] <= rows[-1][6] + 1e-9

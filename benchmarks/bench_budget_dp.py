@@ -35,7 +35,7 @@ import numpy as np
 
 import optsched
 from optsched.models.budget_family import BudgetFamily
-from optsched.result import Status
+from optsched.result import Termination
 from optsched.generators import esdp_budget_family as family_at_slot  # P4(s, t) at slot t
 from optsched.solvers.budget_dp import plan_budget_family
 
@@ -86,7 +86,7 @@ def main() -> None:
             for m in methods:
                 runs[m].append(timed(fam, "dp", 1, method=m, max_table_cells=args.max_cells))
         dp = runs["reach"][-1][1]
-        assert dp.status is Status.OPTIMAL, dp.extra
+        assert dp.termination is Termination.OPTIMAL, dp.extra
         sec = {m: statistics.median(t for t, _, _ in runs[m]) for m in methods}
         reach_wall = statistics.median(w for _, _, w in runs["reach"])
         for m in methods[1:]:
@@ -98,17 +98,17 @@ def main() -> None:
             for s in budgets:
                 dt, r, wall = timed(fam.member(int(s)), be, 1)
                 times.append((dt, wall))
-                if r.status is Status.OPTIMAL:  # cross-check while we are here
+                if r.termination is Termination.OPTIMAL:  # cross-check while we are here
                     assert abs(r.objective - dp.extra["values"][s]) <= 1e-6 * max(1.0, r.objective), (be, s)
                 else:
-                    assert r.status is Status.INFEASIBLE and dp.extra["values"][s] is None
+                    assert r.termination is Termination.INFEASIBLE and dp.extra["values"][s] is None
             per_s[be] = statistics.median(t for t, _ in times)
             per_s_wall[be] = statistics.median(w for _, w in times)
         best = min(per_s, key=per_s.get)
         if full:
             per_budget, loop, per_budget_wall = timed(fam, "budget_exact", 1, inner=best, reuse=False)
             mark = "*"
-            assert loop.status is Status.OPTIMAL and loop.iterations == S + 1
+            assert loop.termination is Termination.OPTIMAL and loop.iterations == S + 1
             same(dp.extra["values"], loop.extra["values"])
         else:
             per_budget, per_budget_wall, mark = per_s[best] * (S + 1), per_s_wall[best] * (S + 1), " "

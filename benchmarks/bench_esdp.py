@@ -67,7 +67,7 @@ def end_to_end(horizon: int, old_horizon: int) -> tuple[list, np.ndarray, list]:
     print(f"{'policy':<22} {'T':>5} {'wall_s':>8} {'cpu_s':>8} {'cpu/60s':>8} {'ASW':>10} {'regret':>8} "
           f"{'same x':>7}  load before -> after")
     calls: list = []
-    runs = [(name, POLICIES[name](cfg), horizon) for name in ("LCF", "HSWF", "LWTF", "Oracle")]
+    runs = [(name, POLICIES[name](cfg), horizon) for name in ("LCF", "LCF-channel", "HSWF", "LWTF", "Oracle")]
     default = EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask)
     _recording(default, calls)
     runs.append(("ESDP (envelope)", default, horizon))
@@ -160,7 +160,7 @@ def one_decision(repeats: int) -> None:
                 c0 = time.process_time()
                 exact = optsched.solve(model, "escb_oa")
                 times["oa"].append(time.process_time() - c0)
-                assert exact.status is optsched.Status.OPTIMAL
+                assert exact.termination is optsched.Termination.OPTIMAL
                 gaps.append(exact.objective - value)
                 thm.append((x.sum() + math.sqrt(x.sum())) / xi)
             med = {k: float(np.median(v)) for k, v in times.items()}

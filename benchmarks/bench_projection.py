@@ -79,7 +79,7 @@ def speed_table(sizes: list[int], repeats: int, cvxpy_max: int, seed: int) -> No
                 r = results[-1]
                 cvx = f"{t_cvx * 1e3:9.1f}"
                 ratio = f"{t_cvx / t_fast:10.0f}"
-                diff = f"{np.abs(r.solution - y).max():12.1e}" if r.solution is not None else r.status.value
+                diff = f"{np.abs(r.solution - y).max():12.1e}" if r.solution is not None else r.termination.value
             print(f"{n:>8} {m.n_groups:>7} {t_fast * 1e3:9.3f} {t_sort * 1e3:9.3f} {t_fast / t_sort:9.2f} {cvx:>9} "
                   f"{ratio:>10} {diff:>12}")
 

@@ -1,8 +1,23 @@
 """P3 of paper 002 per job: ``kkt`` (exact) vs ``cvxpy`` (Clarabel, exponential cone) vs
-``alm`` (Algorithm 2; Table II defaults and the CONVERGENT settings) as |R_n| grows.
+``alm`` (Algorithm 2; Table II defaults and the CONVERGENT settings) as |R_n| grows; then the
+causes of ALM's gap on the jobs ONSOCMAX really solves, and a trace of Algorithm 2.
 
-    python benchmarks/bench_pseudo_welfare.py            # default, ~1 minute
+    python benchmarks/bench_pseudo_welfare.py            # default, a few minutes
     python benchmarks/bench_pseudo_welfare.py --full     # more jobs and sizes
+    python benchmarks/bench_pseudo_welfare.py --alm-only # only the ALM sections (2, 3)
+
+Section 2 (ALM's gap, cause by cause): every P3 that ONSOCMAX solves online on Section IV
+instances (``--instances`` of them, kinds in turn) is solved by ``kkt`` and by ``alm`` under
+settings that remove the causes one at a time: Table II as printed with the cap max_outer = 200
+(not in the paper), the cap raised to 2000, then also sigma_0 = 1.01 instead of 0.97 (with
+sigma < 1, step 19 divides eta_k and eps_k by sigma, so the tolerances grow without bound), then
+also tight final tolerances eta = epsilon = 1e-6 instead of 0.1 and 10, and CONVERGENT. Per
+setting: jobs where steps 9-11 returned, median / 90th percentile / largest relative gap to kkt,
+median ms, and the median of the per-job time ratio alm / kkt (measured side by side).
+
+Section 3 (trace): Algorithm 2 with Table II on one job where steps 9-11 never return, one row
+per outer iteration (sigma, eta_k, eps_k, violation (25), projected gradient norm, step 8's
+verdict), recorded from the backend's own run by wrapping its step-6 and step-7 functions.
 
 Per size: median runtimes over the jobs (each job timed as the median of repeats; wall time
 and process CPU time), the ratio cvxpy/kkt and alm/kkt measured side by side in the same run,
@@ -22,14 +37,29 @@ import statistics
 import time
 from typing import Any, Callable
 
+import contextlib
+from typing import Iterator
+
 import numpy as np
 
 import optsched
 from optsched.generators import pseudo_welfare_job as job  # a Section IV job over n units
 from optsched.models.pseudo_welfare import PseudoWelfare
 from optsched.onsocmax import utilities
-from optsched.solvers.pseudo_welfare_alm import CONVERGENT
-from optsched.solvers.pseudo_welfare_kkt import kkt_solve
+from optsched.onsocmax.env import MeshGenerator, replay
+from optsched.onsocmax.policy import Onsocmax
+from optsched.solvers import pseudo_welfare_alm as alm
+from optsched.solvers.pseudo_welfare_alm import CONVERGENT, TABLE_II
+from optsched.solvers.pseudo_welfare_kkt import kkt_solve, solve_pseudo_welfare_kkt
+
+# Section 2: each setting removes one more cause of Table II's gap.
+ALM_SETTINGS: dict[str, dict[str, Any]] = {
+    "Table II, max_outer 200 (default)": {},
+    "Table II, max_outer 2000": {"max_outer": 2000},
+    "  + sigma0 1.01": {"max_outer": 2000, "sigma0": 1.01},
+    "  + eta = epsilon = 1e-6": {"max_outer": 2000, "sigma0": 1.01, "eta": 1e-6, "epsilon": 1e-6},
+    "CONVERGENT": dict(CONVERGENT),
+}
 
 
 def clock(fn: Callable[[], Any], repeats: int) -> tuple[float, float, Any]:
@@ -55,11 +85,100 @@ def load() -> str:
     return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg()) + f" ({os.cpu_count()} CPUs)"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--full", action="store_true")
-    ap.add_argument("--seed", type=int, default=2024)
-    args = ap.parse_args()
+def section_iv_jobs(instances: int, seed: int) -> list[PseudoWelfare]:
+    """The P3 programs ONSOCMAX solves online on Section IV instances (kinds in turn), as
+    models: recorded from the policy's own calls to its per-job solver."""
+    calls: list[tuple[Any, ...]] = []
+
+    def recording(*args: Any) -> np.ndarray:
+        calls.append(args)
+        return solve_pseudo_welfare_kkt(*args)
+
+    for i in range(instances):
+        inst = MeshGenerator(kind=utilities.KINDS[i % 3]).draw(np.random.default_rng([seed, i]))
+        replay(inst, Onsocmax(solver=recording))
+    return [PseudoWelfare(utility=[utilities.KINDS[k] for k in kind], a=a, beta=beta, capacity=cap, xbar=xbar,
+                          usage=usage, rho=rho, iota=iota, upsilon=upsilon, alpha=alpha)
+            for kind, a, beta, cap, xbar, usage, rho, iota, upsilon, alpha in calls]
+
+
+def alm_causes(jobs: list[PseudoWelfare]) -> dict[str, list[bool]]:
+    """Section 2; returns, per setting, whether steps 9-11 returned on each job."""
+    print(f"\n== 2. ALM's gap to kkt, cause by cause: {len(jobs)} P3 jobs of ONSOCMAX on Section IV instances "
+          f"(|R_n| {min(m.n_units for m in jobs)}-{max(m.n_units for m in jobs)}, median "
+          f"{statistics.median(m.n_units for m in jobs):.0f}); {load()}")
+    kkt = [timed(m, "kkt", 5) for m in jobs]
+    print(f"kkt: median {1e3 * statistics.median(t for t, _, _ in kkt):.3f} ms per job")
+    out: dict[str, list[bool]] = {}
+    print(f"{'alm setting':36s} {'returned':>9} {'gap med':>8} {'gap p90':>8} {'gap max':>8} {'ms med':>7} "
+          f"{'alm/kkt':>8} {'outer med':>9}")
+    for label, options in ALM_SETTINGS.items():
+        gaps, ms, ratio, outer, returned = [], [], [], [], []
+        for m, (t_k, _, r_k) in zip(jobs, kkt):
+            t, _, r = timed(m, "alm", 1, **options)
+            assert r.ok and m.violations(r.solution) == [], (label, r.status, r.extra)
+            gaps.append(rel(r.objective, r_k.objective))
+            ms.append(1e3 * t)
+            ratio.append(t / t_k)
+            outer.append(r.extra["outer"])
+            returned.append(bool(r.extra["converged"]))
+        out[label] = returned
+        print(f"{label:36s} {sum(returned):>4}/{len(jobs):<4} {statistics.median(gaps):>8.1e} "
+              f"{float(np.percentile(gaps, 90)):>8.1e} {max(gaps):>8.1e} {statistics.median(ms):>7.1f} "
+              f"{statistics.median(ratio):>8.0f} {statistics.median(outer):>9.0f}", flush=True)
+    return out
+
+
+@contextlib.contextmanager
+def traced_alm() -> Iterator[list[dict[str, float]]]:
+    """Record every outer iteration of the ``alm`` backend: step 6 (``_minimize``: sigma, eta_k,
+    the gradient norm it stopped at, inner steps) and step 7 (the violation (25))."""
+    rows: list[dict[str, float]] = []
+    minimize, violation = alm._minimize, alm._Program.violation
+
+    def step6(prog: Any, x: Any, mu: float, y: Any, z: Any, s: float, tol: float, *rest: Any, **kw: Any) -> Any:
+        out = minimize(prog, x, mu, y, z, s, tol, *rest, **kw)
+        rows.append({"sigma": s, "eta_k": tol, "mu": mu, "norm": out[1], "inner": out[2]})
+        return out
+
+    def step7(self: Any, *args: Any) -> float:
+        rows[-1]["v"] = value = violation(self, *args)
+        return value
+
+    alm._minimize, alm._Program.violation = step6, step7  # type: ignore[method-assign]
+    try:
+        yield rows
+    finally:
+        alm._minimize, alm._Program.violation = minimize, violation  # type: ignore[method-assign]
+
+
+def alm_trace(m: PseudoWelfare, show: int = 12) -> None:
+    """Section 3: Table II's outer iterations on ``m``; eps_k is replayed from steps 3, 19 and
+    24, and each row's step-8 verdict is checked against the next row's sigma."""
+    with traced_alm() as rows:
+        r = optsched.solve(m, "alm")
+    exact = optsched.solve(m, "kkt").objective
+    p = TABLE_II
+    eps = 1.0 / p["sigma0"] ** p["theta1"]
+    kind = utilities.KINDS[int(np.asarray(m.utility).reshape(-1)[0])]
+    print(f"\n== 3. Trace of Algorithm 2 with Table II on a {m.n_units}-unit {kind} job: "
+          f"{r.extra['outer']} outer / {r.extra['inner']} inner steps, steps 9-11 returned: {r.extra['converged']}, "
+          f"gap to kkt {rel(r.objective, exact):.2e}")
+    print(f"{'k':>5} {'sigma':>8} {'eta_k':>10} {'eps_k':>10} {'v (25)':>10} {'||grad||':>9} {'inner':>6} step 8")
+    for k, row in enumerate(rows, 1):
+        accept = row["v"] <= eps
+        if k < len(rows):  # step 8 accepted <=> sigma unchanged (step 23 multiplies it by p otherwise)
+            assert accept == (rows[k]["sigma"] == row["sigma"]), (k, row, rows[k])
+        if k <= show or k % max(1, len(rows) // 8) == 0 or k == len(rows):
+            print(f"{k:>5} {row['sigma']:>8.4f} {row['eta_k']:>10.3e} {eps:>10.3e} {row['v']:>10.3e} "
+                  f"{row['norm']:>9.2e} {row['inner']:>6} {'accept' if accept else 'sigma *= p'}")
+        eps = eps / row["sigma"] ** p["theta2"] if accept else 1.0 / (p["p"] * row["sigma"]) ** p["theta1"]
+    print("(eta_k, eps_k grow by 1/sigma per accepted step while sigma < 1; step 9 needs ||grad|| <= eta = 0.1, "
+          "which the inner loop, stopping at eta_k, no longer reaches)")
+
+
+def solver_sizes(args: argparse.Namespace) -> None:
+    """Section 1: kkt, cvxpy, alm per job as |R_n| grows."""
     sizes = [4, 8, 16, 32, 64, 128, 256] if args.full else [4, 8, 16, 32, 64, 128]
     alm_max = 64 if args.full else 32
     jobs_per = 9 if args.full else 6
@@ -67,7 +186,7 @@ def main() -> None:
     warm = job(rng, 3, "log")
     optsched.solve(warm, "cvxpy")  # import and warm cvxpy outside the timings
     optsched.solve(warm, "kkt")  # import numba, load (or compile) the kernel outside the timings
-    print(load())
+    print(f"== 1. P3 solvers as |R_n| grows ({jobs_per} generated jobs per size); {load()}")
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     header = (f"{'|R_n|':>5} {'kkt ms':>7} {'cpu':>6} {'kernel us':>9} {'evals':>5} {'cvxpy ms':>8} {'cpu':>6} "
               f"{'cvx/kkt':>7} {'cpu':>5} {'gap cvx':>8} "
@@ -119,6 +238,23 @@ def main() -> None:
     print("(each job: median of 15 / 3 runs); kernel us: kkt_solve alone; cvx/kkt: median per-job ratio;")
     print("gap: max relative objective gap to kkt; alm II = Table II defaults (max_outer 200), alm C = CONVERGENT;")
     print("conv = jobs where steps 9-11 returned; out / inner: median outer / inner iterations.")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--full", action="store_true")
+    ap.add_argument("--alm-only", action="store_true", help="only sections 2 and 3")
+    ap.add_argument("--instances", type=int, default=3, help="Section IV instances for section 2")
+    ap.add_argument("--seed", type=int, default=2024)
+    args = ap.parse_args()
+    if not args.alm_only:
+        solver_sizes(args)
+    jobs = section_iv_jobs(args.instances, args.seed)
+    returned = alm_causes(jobs)
+    # jobs where only sigma_0 < 1 stops steps 9-11: they return once sigma_0 = 1.01
+    by_sigma = [m for m, capped, fixed in zip(jobs, returned["Table II, max_outer 2000"], returned["  + sigma0 1.01"])
+                if fixed and not capped]
+    alm_trace(max(by_sigma, key=lambda m: m.n_units) if by_sigma else jobs[0])
 
 
 if __name__ == "__main__":

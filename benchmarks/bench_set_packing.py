@@ -19,7 +19,7 @@ import numpy as np
 
 import optsched
 from optsched.models.set_packing import SetPacking
-from optsched.result import Status
+from optsched.result import Termination
 
 BACKENDS = ("greedy", "cpsat", "highs", "pyomo")
 
@@ -54,7 +54,7 @@ def main() -> None:
                 for _ in range(args.repeats):
                     warm[b].append(optsched.solve(model, b, verify=False).runtime_s)
             for b in ("cpsat", "highs", "pyomo"):
-                assert values[b].status is Status.OPTIMAL, (n, b)
+                assert values[b].termination is Termination.OPTIMAL, (n, b)
             opt = values["highs"].objective
             ratios.append(values["greedy"].objective / opt if opt > 0 else 1.0)
         med = {b: statistics.median(t) for b, t in times.items()}

@@ -3,9 +3,9 @@ paper's own fast algorithm or by exact solvers, side by side."""
 
 from optsched import models, solvers  # noqa: F401  (registers models and backends)
 from optsched.models import Model, model_from_dict
-from optsched.result import Result, Status
-from optsched.solve import compare, solve
-from optsched.solvers.registry import Backend, all_backends, fitting_backends
+from optsched.result import Result, Termination
+from optsched.solve import Prepared, compare, prepare, solve
+from optsched.solvers.registry import Backend, Option, all_backends, fitting_backends
 
 __version__ = "0.1.0"
 
@@ -17,4 +17,5 @@ def backends(model: Model | None = None) -> list[str]:
     return [b.NAME for b in fitting_backends(model)]
 
 
-__all__ = ["Backend", "Model", "Result", "Status", "backends", "compare", "model_from_dict", "solve"]
+__all__ = ["Backend", "Model", "Option", "Prepared", "Result", "Termination", "backends", "compare",
+           "model_from_dict", "prepare", "solve"]

@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.result import Result, Status
+from optsched.result import Result, Termination, relative_gap
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,10 +85,13 @@ SIZES: dict[str, SizeSpec] = {
     "budget_family": SizeSpec((8, 16, 24), (8, 16, 24, 32, 40)),
     "escb_index": SizeSpec((8, 16, 32), (8, 16, 24, 32, 48, 64)),
     "capacity_projection": SizeSpec((100, 1000, 3000), (100, 300, 1000, 3000, 10_000, 100_000)),
+    "stationary_allocation": SizeSpec((16, 64), (16, 64, 256, 1024)),
     "pseudo_welfare": SizeSpec((4, 16, 64), (4, 8, 16, 32, 64, 128, 256)),
     "pseudo_welfare_integral": SizeSpec((4, 16, 64), (4, 8, 16, 32, 64, 128, 256)),
     "onsocmax_offline": SizeSpec((5, 10, 20), (5, 10, 20, 40, 80)),
     "onsocmax_offline_integral": SizeSpec((2, 4, 8), (2, 4, 8, 16, 32, 64)),
+    "set_packing_batch": SizeSpec((4, 8, 16), (4, 8, 12, 16, 20)),
+    "linear_program": SizeSpec((10, 40, 160), (10, 40, 160, 640)),
 }
 
 
@@ -130,18 +133,30 @@ class BenchConfig:
     quick: bool = False
     models: tuple[str, ...] = ()  # empty: every kind in SIZES
     repeats: int | None = None  # None: 3 (quick) or 5 (full)
-    instances: int | None = None  # per size; None: 1 (quick) or 3 (full)
+    per_size: int | None = None  # generated instances per size; None: 1 (quick) or 3 (full)
     seed: int = 0
     time_limit: float | None = None  # None: 5 s (quick) or 60 s (full)
     data_dir: Path | None = None  # None: $OPTSCHED_SHARED_DATA or ../shared/data
     use_files: bool = True
     sizes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # per-kind override
+    # captured subproblems: a .jsonl file or a directory of them (``optsched run --capture``);
+    # given, only these instances run
+    instances_from: Path | None = None
+    # capture a short seeded run of every paper on the fly (None: in quick mode)
+    capture_papers: bool | None = None
+    backends: tuple[str, ...] = ()  # empty: every backend that fits
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.models if m not in SIZES]
         if unknown:
             raise ValueError(f"models: unknown model {unknown[0]!r} (known: {', '.join(SIZES)})")
-        for key in ("repeats", "instances"):
+        if self.instances_from is not None and not Path(self.instances_from).exists():
+            raise ValueError(f"--instances: {self.instances_from} does not exist")
+        from optsched.solvers.registry import get_backend
+
+        for name in self.backends:
+            get_backend(name)  # ValueError naming an unknown backend
+        for key in ("repeats", "per_size"):
             value = getattr(self, key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ValueError(f"{key}: must be a whole number >= 1, got {value!r}")
@@ -163,7 +178,11 @@ class BenchConfig:
 
     @property
     def n_instances(self) -> int:
-        return self.instances or (1 if self.quick else 3)
+        return self.per_size or (1 if self.quick else 3)
+
+    @property
+    def papers_captured(self) -> bool:
+        return self.quick if self.capture_papers is None else self.capture_papers
 
     @property
     def limit(self) -> float:
@@ -185,7 +204,7 @@ def default_data_dir() -> Path:
 @dataclass(frozen=True)
 class Instance:
     kind: str
-    source: str  # "generated" or "file"
+    source: str  # "generated", "file" or "captured"
     name: str
     param: str
     seed: str
@@ -222,6 +241,37 @@ def file_instances(cfg: BenchConfig, data_dir: Path, note: Callable[[str], None]
                 yield Instance(spec.kind, "file", name, rel, "", models[j - 1])
 
 
+def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
+    """The instances of a ``.jsonl`` capture file, or of every one in a directory (sorted)."""
+    from optsched.io import load_instances
+
+    path = Path(path)
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        raise ValueError(f"--instances: {path} holds no .jsonl capture file")
+    for f in files:
+        for j, model in enumerate(load_instances(f), start=1):
+            yield Instance(model.name, "captured", f"{label or f.stem}#{j}", label or f.name, "", model)
+
+
+def paper_captures(cfg: BenchConfig, tmp: Path, log: Callable[[str], None]) -> Iterator[Instance]:
+    """A short seeded run of every paper that declares a bench capture (its experiment's
+    ``bench_capture``: config settings and ``every``), its policies' subproblems captured."""
+    from optsched.experiments import all_experiments
+    from optsched.observe import Observer
+
+    for name, exp in sorted(all_experiments().items()):
+        spec = exp.bench_capture
+        if not spec or not set(exp.subproblems) & set(cfg.kinds):
+            continue
+        t0 = time.perf_counter()
+        with Observer(capture_dir=tmp / name, capture_every=int(spec["every"])):
+            exp.run(exp.make_config(dict(spec["settings"])), tmp / name / "run")
+        found = [i for i in captured_instances(tmp / name, label=name) if i.kind in cfg.kinds]
+        log(f"bench: captured {len(found)} subproblems from a short {name} run in {time.perf_counter() - t0:.1f} s")
+        yield from found
+
+
 def _smallest_instance(cfg: BenchConfig, kind: str) -> Model:
     from optsched.generators import generate
 
@@ -236,12 +286,6 @@ def _timed_solve(model: Model, backend: str, time_limit: float | None) -> tuple[
     return res, time.process_time() - cpu
 
 
-def _gap(best: float | None, r: Result) -> float | None:
-    from optsched.solve import relative_gap
-
-    if best is None or r.objective is None or r.status in (Status.ERROR, Status.INFEASIBLE):
-        return None
-    return relative_gap(best, r.objective)
 
 
 def _versions() -> str:
@@ -271,7 +315,9 @@ def run_instance(inst: Instance, cfg: BenchConfig, cuts: _Cuts, versions: str) -
     from optsched.solvers.registry import fitting_backends
 
     size = inst.model.size
-    backends = [b for b in fitting_backends(inst.model) if not (inst.source == "generated" and cuts.blocked(inst.kind, b.NAME, size))]
+    backends = [b for b in fitting_backends(inst.model)
+                if not (inst.source == "generated" and cuts.blocked(inst.kind, b.NAME, size))
+                and (not cfg.backends or b.NAME in cfg.backends)]
     results: dict[str, list[tuple[int, Result, float]]] = {b.NAME: [] for b in backends}
     stopped: set[str] = set()
     for r in range(cfg.n_repeats):
@@ -282,7 +328,7 @@ def run_instance(inst: Instance, cfg: BenchConfig, cuts: _Cuts, versions: str) -
             limit = cfg.limit if b.SUPPORTS_TIME_LIMIT else None
             res, cpu = _timed_solve(inst.model, b.NAME, limit)
             results[b.NAME].append((r, res, cpu))
-            if res.status is Status.TIME_LIMIT:
+            if res.termination is Termination.TIME_LIMIT:
                 stopped.add(b.NAME)
                 if inst.source == "generated":  # files come last and have no "larger sizes"
                     cuts.add(inst.kind, b.NAME, size, f"hit the {cfg.limit:g} s time limit on {inst.name}")
@@ -299,10 +345,11 @@ def run_instance(inst: Instance, cfg: BenchConfig, cuts: _Cuts, versions: str) -
             rows.append({
                 "model": inst.kind, "source": inst.source, "instance": inst.name, "size": size,
                 "param": inst.param, "backend": b.NAME, "exact": b.EXACT, "repeat": r,
-                "status": res.status.value, "objective": res.objective, "bound": res.bound,
-                "best_bound": best, "gap": _gap(best, res), "runtime_s": res.runtime_s, "cpu_s": cpu,
+                "termination": res.termination.value, "objective": res.objective, "bound": res.bound,
+                "best_bound": best, "gap_to_own_bound": res.gap_to_own_bound,
+                "gap_to_best_bound": relative_gap(res.objective, best), "runtime_s": res.runtime_s, "cpu_s": cpu,
                 "time_limit": cfg.limit if b.SUPPORTS_TIME_LIMIT else None, "seed": inst.seed,
-                "versions": versions, "message": res.extra.get("message", "") if res.status is Status.ERROR else "",
+                "versions": versions, "message": res.message if res.termination is Termination.ERROR else "",
             })
     return rows
 
@@ -316,8 +363,9 @@ def warm_up(kind: str, cfg: BenchConfig) -> None:
         _timed_solve(model, b.NAME, cfg.limit if b.SUPPORTS_TIME_LIMIT else None)
 
 
-COLUMNS = ("model", "source", "instance", "size", "param", "backend", "exact", "repeat", "status", "objective",
-           "bound", "best_bound", "gap", "runtime_s", "cpu_s", "time_limit", "seed", "versions", "message")
+COLUMNS = ("model", "source", "instance", "size", "param", "backend", "exact", "repeat", "termination", "objective",
+           "bound", "best_bound", "gap_to_own_bound", "gap_to_best_bound", "runtime_s", "cpu_s", "time_limit", "seed",
+           "versions", "message")
 
 
 def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print) -> list[Path]:
@@ -337,31 +385,40 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
         notes.append(msg)
         log(msg)
 
-    instances: list[Instance] = list(generated_instances(cfg))
-    if cfg.use_files:
-        if data_dir.is_dir():
-            instances += list(file_instances(cfg, data_dir, note))
-        elif any(spec.kind in cfg.kinds for spec in REAL_FILES):
-            note(f"note: shared data directory {data_dir} is absent; real-file instances skipped")
+    import tempfile
+
+    tmp = tempfile.TemporaryDirectory(prefix="optsched-bench-")
+    if cfg.instances_from is not None:
+        instances = [i for i in captured_instances(Path(cfg.instances_from)) if not cfg.models or i.kind in cfg.models]
+    else:
+        instances = list(generated_instances(cfg))
+        if cfg.use_files:
+            if data_dir.is_dir():
+                instances += list(file_instances(cfg, data_dir, note))
+            elif any(spec.kind in cfg.kinds for spec in REAL_FILES):
+                note(f"note: shared data directory {data_dir} is absent; real-file instances skipped")
+        if cfg.papers_captured:
+            instances += list(paper_captures(cfg, Path(tmp.name), log))
     versions = _versions()
     cuts = _Cuts()
     rows: list[dict[str, Any]] = []
-    for kind in cfg.kinds:
+    for kind in dict.fromkeys([*cfg.kinds, *(i.kind for i in instances)]):
         mine = [i for i in instances if i.kind == kind]
         if not mine:
             continue
         t0 = time.perf_counter()
         warm_up(kind, cfg)
-        for inst in sorted(mine, key=lambda i: (i.source != "generated", i.model.size)):
+        for inst in sorted(mine, key=lambda i: (i.source != "generated", i.source, i.model.size)):
             t1 = time.perf_counter()
             rows += run_instance(inst, cfg, cuts, versions)
             log(f"bench: {kind} {inst.name}: {time.perf_counter() - t1:.1f} s")
         log(f"bench: {kind}: {len(mine)} instances in {time.perf_counter() - t0:.1f} s")
         write_csv(pd.DataFrame(rows, columns=list(COLUMNS)), out / "bench.csv")  # kinds done so far
+    tmp.cleanup()
     df = pd.DataFrame(rows, columns=list(COLUMNS))
     for key, (size, why) in sorted(cuts.above.items()):
         notes.append(f"{key[1]} on {key[0]}: not run above size {size} ({why})")
-    errors = df[df["status"] == "error"]
+    errors = df[df["termination"] == "error"]
     for (kind, backend), e in errors.groupby(["model", "backend"], sort=False):
         notes.append(f"{backend} on {kind}: {len(e)} error row(s); first: {e['message'].iloc[0]}")
     wall = time.perf_counter() - start
@@ -395,6 +452,11 @@ def _plt() -> Any:
 
 
 def plot_runtime(df: "pd.DataFrame", path: Path) -> list[Path]:
+    """Median runtime against instance size, one panel per model kind: generated instances as
+    lines (exact backends solid, heuristics dashed), real files and captured subproblems as
+    markers in the backend's colour; every backend is named in the legend; each panel says what
+    its size counts."""
+    from optsched.models.base import model_kinds
     from optsched.results import write_png
 
     if df.empty:
@@ -408,26 +470,40 @@ def plot_runtime(df: "pd.DataFrame", path: Path) -> list[Path]:
 
     palette = plt.get_cmap("tab20").colors
     color = {b: palette[i % 20] for i, b in enumerate(sorted(df["backend"].unique()))}  # one per backend
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
+    exact = dict(zip(df["backend"], df["exact"].astype(bool)))
+    markers = {"file": "x", "captured": "^"}
+    fig, axes = plt.subplots(rows, cols, figsize=(5.6 * cols, 5.0 * rows), squeeze=False)
     for ax, kind in zip(axes.flat, kinds):
         part = gen[gen["model"] == kind]
         for backend, b in part.groupby("backend", sort=True):
-            ax.plot(b["size"], b["runtime_s"].clip(lower=1e-6), marker="o", color=color[backend], label=backend)
-        files = per_size_medians(df[(df["source"] == "file") & (df["model"] == kind)])
-        for i, (backend, b) in enumerate(files.groupby("backend", sort=True)):
-            ax.plot(b["size"], b["runtime_s"].clip(lower=1e-6), "x", color="k", alpha=0.6,
-                    label="files (all backends)" if i == 0 else None)
+            ax.plot(b["size"], b["runtime_s"].clip(lower=1e-6), marker="o", ms=4, color=color[backend],
+                    linestyle="-" if exact[backend] else "--", label=f"{backend} ({'exact' if exact[backend] else 'heuristic'})")
+        for source, marker in markers.items():
+            pts = per_size_medians(df[(df["source"] == source) & (df["model"] == kind)])
+            for i, (backend, b) in enumerate(pts.groupby("backend", sort=True)):
+                if backend not in set(part["backend"]):  # a backend seen on these instances only
+                    ax.plot([], [], color=color[backend], linestyle="-" if exact[backend] else "--",
+                            label=f"{backend} ({'exact' if exact[backend] else 'heuristic'})")
+                ax.plot(b["size"], b["runtime_s"].clip(lower=1e-6), marker, color=color[backend], ms=6)
+            if len(pts):
+                ax.plot([], [], marker, color="0.3", label=f"{source} instances (backend's colour)")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.xaxis.set_minor_formatter(NullFormatter())
+        label = model_kinds()[kind].SIZE_LABEL if kind in model_kinds() else "model.size"
         ax.set_title(kind)
-        ax.set_xlabel("instance size (model.size)")
+        ax.set_xlabel(f"size: {label}")
         ax.set_ylabel("median runtime (s)")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
+        handles, labels = ax.get_legend_handles_labels()
+        unique = dict(zip(labels, handles))
+        ax.legend(unique.values(), unique.keys(), fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                  ncol=3, frameon=False)
     for ax in list(axes.flat)[len(kinds):]:
         ax.axis("off")
+    fig.suptitle("Runtime vs size (lines: generated instances, solid exact / dashed heuristic; x: real files; "
+                 "^: captured from the papers' policies)", fontsize=9)
     fig.tight_layout()
     out = write_png(fig, path)
     plt.close(fig)
@@ -447,8 +523,8 @@ def plot_gaps(df: "pd.DataFrame", path: Path) -> list[Path]:
     for j, (kind, backend) in enumerate(pairs):
         part = heur[(heur["model"] == kind) & (heur["backend"] == backend)]
         # one gap per instance (the repeats of a deterministic backend agree)
-        gaps = part.groupby("instance")["gap"].median().dropna().to_numpy(dtype=float)
-        errors = int(part.groupby("instance")["status"].agg(lambda s: (s == "error").all()).sum())
+        gaps = part.groupby("instance")["gap_to_best_bound"].median().dropna().to_numpy(dtype=float)
+        errors = int(part.groupby("instance")["termination"].agg(lambda s: (s == "error").all()).sum())
         if gaps.size:
             ax.scatter(gaps, j + rng.uniform(-0.2, 0.2, gaps.size), s=14, alpha=0.7, color=f"C{j % 10}")
             ax.plot([np.median(gaps)] * 2, [j - 0.3, j + 0.3], color="k", lw=2)
@@ -456,9 +532,9 @@ def plot_gaps(df: "pd.DataFrame", path: Path) -> list[Path]:
             ax.annotate(f"{errors} error", (0, j), xytext=(4, 6), textcoords="offset points", fontsize=7)
     ax.set_yticks(range(len(pairs)), [f"{b} ({k})" for k, b in pairs])
     ax.set_xscale("symlog", linthresh=1e-6)
-    top = float(heur["gap"].max()) if heur["gap"].notna().any() else 1.0
+    top = float(heur["gap_to_best_bound"].max()) if heur["gap_to_best_bound"].notna().any() else 1.0
     ax.set_xlim(left=0, right=max(1.0, 2 * top))
-    ax.set_xlabel("gap to the best proven bound, |best - objective| / |best| (bar: median)")
+    ax.set_xlabel("gap to the best bound, |best - objective| / max(|best|, |objective|) (bar: median)")
     ax.set_title("Non-exact backends: gap per instance")
     ax.grid(alpha=0.3, axis="x")
     fig.tight_layout()
@@ -486,7 +562,7 @@ def overview_table(df: "pd.DataFrame") -> list[str]:
     fastest exact backend there (measured side by side), gaps over every instance, statuses."""
     gen = per_size_medians(df[df["source"] == "generated"])
     head = ["model", "backend", "exact", "largest n", "runtime there", "/ fastest exact", "median gap", "max gap",
-            "status (all rows)"]
+            "termination (all rows)"]
     lines = ["## Overview", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     exact_names = set(df.loc[df["exact"].astype(bool), "backend"])
     for kind in dict.fromkeys(df["model"]):
@@ -501,13 +577,44 @@ def overview_table(df: "pd.DataFrame") -> list[str]:
                 size_cell, time_cell = str(n), _fmt_time(t)
             else:
                 size_cell, time_cell, ratio = "-", "-", "-"
-            gaps = b["gap"].dropna().astype(float)
-            counts = ", ".join(f"{k} {v}" for k, v in b["status"].value_counts().items())
+            gaps = b["gap_to_best_bound"].dropna().astype(float)
+            counts = ", ".join(f"{k} {v}" for k, v in b["termination"].value_counts().items())
             lines.append("| " + " | ".join([
                 kind, backend, "yes" if bool(b["exact"].iloc[0]) else "no", size_cell, time_cell, ratio,
                 _fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-",
                 counts]) + " |")
     return lines
+
+
+def captured_table(df: "pd.DataFrame") -> list[str]:
+    """The subproblems the papers' policies really produced (``source = captured``): per model,
+    capture set and backend, the median runtime over its instances, its ratio to the fastest
+    exact backend on the same instances, the gaps to the best bound and the terminations."""
+    cap = df[df["source"] == "captured"]
+    if cap.empty:
+        return []
+    cap = cap.assign(capture=cap["instance"].str.rsplit("#", n=1).str[0])
+    per_inst = cap.groupby(["model", "capture", "instance", "backend"], as_index=False)["runtime_s"].median()
+    head = ["model", "captured from", "instances", "sizes", "backend", "exact", "median runtime", "/ fastest exact",
+            "median gap", "max gap", "termination (all rows)"]
+    lines = ["## Captured subproblems (what the papers' policies solve)", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    exact_names = set(df.loc[df["exact"].astype(bool), "backend"])
+    for (kind, capture), part in cap.groupby(["model", "capture"], sort=False):
+        times = per_inst[(per_inst["model"] == kind) & (per_inst["capture"] == capture)]
+        medians = times.groupby("backend")["runtime_s"].median()
+        exact_medians = medians[[b for b in medians.index if b in exact_names]]
+        for backend, b in part.groupby("backend", sort=False):
+            t = float(medians[backend])
+            ratio = f"{t / float(exact_medians.min()):.2g}x" if len(exact_medians) and exact_medians.min() > 0 else "-"
+            gaps = b["gap_to_best_bound"].dropna().astype(float)
+            counts = ", ".join(f"{k} {v}" for k, v in b["termination"].value_counts().items())
+            lines.append("| " + " | ".join([
+                kind, capture, str(b["instance"].nunique()), f"{int(b['size'].min())}-{int(b['size'].max())}", backend,
+                "yes" if bool(b["exact"].iloc[0]) else "no", _fmt_time(t), ratio,
+                _fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-",
+                counts]) + " |")
+    return lines + [""]
 
 
 def summary_markdown(
@@ -524,10 +631,11 @@ def summary_markdown(
         f"{load[0][0]:.2f} at the start, {load[1][0]:.2f} at the end (os.getloadavg, 1 min; 2 cores shared).",
         "Runtime: median over the repeats of each instance, then over the instances of a size (wall, "
         "`Result.runtime_s`). Gap: |best bound - objective| / |best bound| per row; median and max over the "
-        "rows with an objective. Status counts are over all rows (instances x repeats).",
+        "rows with an objective. Termination counts are over all rows (instances x repeats).",
         "",
     ]
     lines += overview_table(df) + [""]
+    lines += captured_table(df)
     for kind in dict.fromkeys(df["model"]):
         part = df[df["model"] == kind]
         gen = per_size_medians(part[part["source"] == "generated"])
@@ -535,7 +643,7 @@ def summary_markdown(
         files = part[part["source"] == "file"]
         file_med = per_size_medians(files).groupby("backend")["runtime_s"].median() if len(files) else None
         head = ["backend", "exact"] + [f"n={s}" for s in sizes] + (["files"] if file_med is not None else [])
-        head += ["status", "median gap", "max gap"]
+        head += ["termination", "median gap", "max gap"]
         lines += [f"## {kind}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for backend, b in part.groupby("backend", sort=False):
             cells = [backend, "yes" if bool(b["exact"].iloc[0]) else "no"]
@@ -544,9 +652,9 @@ def summary_markdown(
                 cells.append(_fmt_time(float(v.iloc[0])) if len(v) else "-")
             if file_med is not None:
                 cells.append(_fmt_time(float(file_med.get(backend, float("nan")))))
-            counts = b["status"].value_counts()
+            counts = b["termination"].value_counts()
             cells.append(", ".join(f"{k} {v}" for k, v in counts.items()))
-            gaps = b["gap"].dropna().astype(float)
+            gaps = b["gap_to_best_bound"].dropna().astype(float)
             cells += [_fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-"]
             lines.append("| " + " | ".join(cells) + " |")
         if len(files):

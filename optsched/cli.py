@@ -48,29 +48,39 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from optsched.io import load_instance
 
     model = load_instance(args.file, args.instance)
-    res = optsched.solve(model, args.backend, time_limit=args.time_limit, **_parse_options(args.option))
+    options = _parse_options(args.option)
+    if args.log:
+        options["log"] = True  # backends without a solver log refuse it (unknown option)
+    res = optsched.solve(model, args.backend, time_limit=args.time_limit, **options)
+    if args.log:
+        from optsched.results import write_text
+
+        write_text(args.log, str(res.extra.get("log", "")))
     solution = None if res.solution is None else model.solution_to_json(res.solution)
     if args.json:
         print(json.dumps({
             "model": res.model,
             "backend": res.backend,
-            "status": res.status.value,
+            "termination": res.termination.value,
             "objective": _finite_or_none(res.objective),
             "bound": _finite_or_none(res.bound),
+            "gap_to_own_bound": res.gap_to_own_bound,
             "solution": solution,
             "runtime_s": res.runtime_s,
+            "setup_s": res.extra.get("setup_s"),
+            "message": res.message,
         }))
     else:
-        print(f"model     {res.model} (size {model.size})")
-        print(f"backend   {res.backend}")
-        print(f"status    {res.status.value}")
-        print(f"objective {res.objective}")
-        print(f"bound     {res.bound}")
-        print(f"gap       {res.gap}")
-        print(f"runtime   {res.runtime_s:.4f} s")
-        if "message" in res.extra:
-            print(f"message   {res.extra['message']}")
-        print(f"solution  {solution}")
+        print(f"model       {res.model} (size {model.size})")
+        print(f"backend     {res.backend}")
+        print(f"termination {res.termination.value}")
+        print(f"objective   {res.objective}")
+        print(f"bound       {res.bound}")
+        print(f"gap         {res.gap_to_own_bound} (to its own bound)")
+        print(f"runtime     {res.runtime_s:.4f} s (set-up {res.extra.get('setup_s', 0.0):.4f} s, not counted)")
+        if res.message:
+            print(f"message     {res.message}")
+        print(f"solution    {solution}")
     return 0
 
 
@@ -79,14 +89,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from optsched.io import load_instance
 
     model = load_instance(args.file, args.instance)
-    names = [b for b in args.backends.split(",") if b] if args.backends else None
-    if names is not None:
-        from optsched.solve import _pick
+    names = _names(args.backends) or [b.NAME for b in optsched.fitting_backends(model)]
+    options = {n: {"log": True} for n in names if args.log and "log" in optsched.all_backends()[n].OPTIONS}
+    table, results = optsched.compare(model, names, time_limit=args.time_limit, options=options,
+                                      repeats=args.repeats, jobs=args.jobs, results=True)
+    if args.log:
+        from optsched.results import write_text
 
-        for name in names:
-            _pick(model, name)  # reject unknown / unfit backends before solving anything
-    table = optsched.compare(model, names, time_limit=args.time_limit)
+        for r in results:
+            if "log" in r.extra:
+                print(f"wrote {write_text(Path(args.log) / f'{r.backend}.log', r.extra['log'])}")
     print(table.to_string(index=False))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from optsched.io import load_instance
+    from optsched.io.model_files import write_model_file
+    from optsched.results import write_text
+
+    model = load_instance(args.file, args.instance)
+    out = Path(args.out)
+    if args.format == "json":
+        path = write_text(out, json.dumps(model.to_dict()) + "\n")
+    else:
+        if out.suffix.lower() != f".{args.format}":
+            raise BadInput(f"--out: a {args.format} file must end in .{args.format}, got {out.name!r}")
+        path = write_model_file(model, out)
+    print(f"wrote {path}")
     return 0
 
 
@@ -108,17 +138,40 @@ def cmd_backends(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names(text: str | None) -> list[str]:
+    return [n for n in (text or "").split(",") if n]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
     from optsched.config import load_toml
     from optsched.experiments import get_experiment
+    from optsched.observe import Observer
+    from optsched.solve import model_kind
+    from optsched.solvers.registry import get_backend
 
     exp = get_experiment(args.experiment)
     settings = load_toml(args.config) if args.config else {}
     if args.seed is not None:
         settings["seed"] = args.seed
+    if args.backend is not None:
+        settings["backend"] = args.backend
+    if args.option:
+        settings["options"] = {**settings.get("options", {}), **_parse_options(args.option)}
     cfg = exp.make_config(settings, args.preset)
+    shadow = _names(args.shadow)
+    for name in shadow:  # a shadow backend must fit one of the paper's subproblems
+        if all(get_backend(name).fits_kind(model_kind(kind)) is not None for kind in exp.subproblems):
+            raise BadInput(f"--shadow: backend {name!r} solves none of {exp.name}'s subproblems "
+                           f"({', '.join(exp.subproblems)})")
     out = Path(args.out) if args.out else Path("results") / exp.name
-    paths = exp.run(cfg, out)
+    observer = Observer(shadow=shadow, shadow_every=args.shadow_every, shadow_time_limit=args.shadow_time_limit,
+                        capture_dir=args.capture, capture_every=args.capture_every,
+                        run_info={"experiment": exp.name, "preset": args.preset, "config": asdict(cfg)})
+    with observer:
+        paths = exp.run(cfg, out)
+    paths += observer.write(out)
     for p in paths:
         print(f"wrote {p}")
     return 0
@@ -127,9 +180,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from optsched.bench import BenchConfig, run_bench
 
-    models = tuple(m for m in args.models.split(",") if m) if args.models else ()
-    cfg = BenchConfig(quick=args.quick, models=models, repeats=args.repeats, instances=args.instances, seed=args.seed,
-                      time_limit=args.time_limit, data_dir=Path(args.data) if args.data else None)
+    cfg = BenchConfig(quick=args.quick, models=tuple(_names(args.models)), repeats=args.repeats, per_size=args.per_size,
+                      seed=args.seed, time_limit=args.time_limit, data_dir=Path(args.data) if args.data else None,
+                      instances_from=Path(args.instances) if args.instances else None,
+                      backends=tuple(_names(args.backends)))
     out = Path(args.out) if args.out else Path("results") / "bench"
     for p in run_bench(cfg, out):
         print(f"wrote {p}")
@@ -169,7 +223,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from optsched import __version__
+
     p = _Parser(prog="optsched", description="Per-slot scheduling subproblems: paper algorithms vs exact solvers.")
+    p.add_argument("--version", action="version", version=f"optsched {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("solve", help="solve one instance file (JSON, Delorme .dat, OR-Library)")
@@ -178,15 +235,27 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--time-limit", type=float, default=None)
     s.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
     s.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="backend option (repeatable)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    s.add_argument("--log", default=None, metavar="FILE",
+                   help="write the solver's log to FILE (highs, cpsat, scip, pyomo)")
     s.set_defaults(func=cmd_solve)
 
     c = sub.add_parser("compare", help="solve one instance with several backends; print a table")
     c.add_argument("file")
     c.add_argument("--backends", default=None, help="comma-separated; default: every backend that fits")
     c.add_argument("--time-limit", type=float, default=None)
-    c.add_argument("--instance", type=int, default=None)
+    c.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
+    c.add_argument("--log", default=None, metavar="DIR", help="write each solver's log to DIR/<backend>.log")
+    c.add_argument("--repeats", type=int, default=1, help="solves per backend; the table shows the median runtime")
+    c.add_argument("--jobs", type=int, default=1, help="backends solved in parallel processes")
     c.set_defaults(func=cmd_compare)
+
+    e = sub.add_parser("export", help="write one instance as MPS, LP (models with a linear/quadratic form) or JSON")
+    e.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, MPS, LP)")
+    e.add_argument("--format", choices=("mps", "lp", "json"), required=True, help="output format")
+    e.add_argument("--out", required=True, help="output file")
+    e.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
+    e.set_defaults(func=cmd_export)
 
     b = sub.add_parser("backends", help="list backends, what they solve, availability")
     b.set_defaults(func=cmd_backends)
@@ -197,6 +266,16 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--preset", default=None)
     r.add_argument("--seed", type=int, default=None)
     r.add_argument("--out", default=None, help="output directory (default results/NAME)")
+    r.add_argument("--backend", default=None, help="backend of the policy's per-slot subproblem (config key 'backend')")
+    r.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="option of that backend (repeatable; config table 'options')")
+    r.add_argument("--shadow", default=None, metavar="B1,B2",
+                   help="also solve the policies' subproblems with these backends; writes shadow.csv and shadow.png")
+    r.add_argument("--shadow-every", type=int, default=1, metavar="K", help="shadow every K-th subproblem (default 1)")
+    r.add_argument("--shadow-time-limit", type=float, default=None, help="seconds per shadow solve")
+    r.add_argument("--capture", default=None, metavar="DIR",
+                   help="write the policies' subproblems to DIR/<model>.jsonl (readable by solve and bench)")
+    r.add_argument("--capture-every", type=int, default=1, metavar="K", help="capture every K-th subproblem (default 1)")
     r.set_defaults(func=cmd_run)
 
     bn = sub.add_parser("bench", help="runtime vs size and gap of every backend on every model; CSV, PNG, summary.md")
@@ -204,7 +283,10 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--models", default=None, help="comma-separated model kinds (default: all)")
     bn.add_argument("--out", default=None, help="output directory (default results/bench)")
     bn.add_argument("--repeats", type=int, default=None, help="interleaved repeats per instance (3 quick, 5 full)")
-    bn.add_argument("--instances", type=int, default=None, help="generated instances per size (1 quick, 3 full)")
+    bn.add_argument("--per-size", type=int, default=None, help="generated instances per size (1 quick, 3 full)")
+    bn.add_argument("--instances", default=None, metavar="DIR_OR_FILE",
+                    help="benchmark captured subproblems (.jsonl from 'run --capture') instead of generated ones")
+    bn.add_argument("--backends", default=None, help="comma-separated backends (default: every one that fits)")
     bn.add_argument("--seed", type=int, default=0)
     bn.add_argument("--time-limit", type=float, default=None, help="seconds per exact solve (5 quick, 60 full)")
     bn.add_argument("--data", default=None, help="shared data directory (default $OPTSCHED_SHARED_DATA or ../shared/data)")

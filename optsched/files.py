@@ -90,6 +90,12 @@ def open_user_file(path: str | Path, what: str) -> IO[bytes]:
         raise
 
 
+def check_user_file(path: str | Path, what: str) -> None:
+    """The checks of :func:`open_user_file` alone, for a file a library reads itself (HiGHS
+    reading an MPS file): a regular file no larger than the cap."""
+    open_user_file(path, what).close()
+
+
 def read_user_bytes(path: str | Path, what: str) -> bytes:
     """The whole content of a user file (see :func:`open_user_file`)."""
     try:

@@ -10,6 +10,8 @@ kind                           ``size``                     distribution
 =============================  ===========================  ==============================================
 ``set_packing``                N = M (sets = elements)      :meth:`SetPacking.random`, set sizes 1..4,
                                                             weights U[0, 1) (benchmarks/bench_set_packing)
+``set_packing_batch``          N = M                        the same family, 8 weight vectors U[0, 1)
+                                                            (a max-weight frame of 8 requirement vectors)
 ``budgeted_ip``                |E| (items)                  one member P4(s) of the ESDP budget family at
                                                             slot t = 2000, s ~ U{0..0.3 S} (below)
 ``budget_family``              |E| (items)                  ESDP's P4(s, t) family at t = 2000: K = 3,
@@ -20,6 +22,10 @@ kind                           ``size``                     distribution
 ``capacity_projection``        n (variables)                positive-leaning z, caps U[0, 3], groups of
                                                             about 10, 70 % of capacities binding
                                                             (benchmarks/bench_projection)
+``stationary_allocation``      |R| (nodes)                  y* of (10) on a Table II scenario of paper 003
+                                                            (|L| = 10, K = 6, mixed utilities) with
+                                                            N_l ~ Binomial(2000, 0.7); ``model.size`` is
+                                                            the number of variables (about 15 |R|)
 ``pseudo_welfare``             |R_n| (units)                a Section IV job of paper 002 at random usage
                                                             levels, utility kind at random
                                                             (benchmarks/bench_pseudo_welfare)
@@ -85,6 +91,19 @@ def set_packing(size: int, rng: np.random.Generator) -> Model:
     from optsched.models.set_packing import SetPacking
 
     return SetPacking.random(rng, size, size, max_size=4)
+
+
+BATCH_COPIES = 8  # weight vectors of a generated set_packing_batch
+
+
+@register_generator("set_packing_batch")
+def set_packing_batch(size: int, rng: np.random.Generator) -> Model:
+    """A max-weight frame: ``size`` jobs over ``size`` workers (sets of 1..4 elements) and
+    ``BATCH_COPIES`` weight vectors U[0, 1)."""
+    from optsched.models.set_packing import SetPacking, SetPackingBatch
+
+    one = SetPacking.random(rng, size, size, max_size=4)
+    return SetPackingBatch(one.n_elements, one.family, rng.random((BATCH_COPIES, size)))  # type: ignore[arg-type]
 
 
 # --- paper 000 (ESDP) -------------------------------------------------------------------------
@@ -163,6 +182,15 @@ def capacity_projection(size: int, rng: np.random.Generator) -> Model:
     return projection_instance(rng, size)
 
 
+@register_generator("stationary_allocation")
+def stationary_allocation(size: int, rng: np.random.Generator) -> Model:
+    from optsched.ogasched.offline import stationary_model
+    from optsched.ogasched.scenario import synthetic_scenario
+
+    scn = synthetic_scenario(rng, n_nodes=size)
+    return stationary_model(scn, rng.binomial(2000, 0.7, scn.n_ports).astype(np.float64))
+
+
 # --- paper 002 (ONSOCMAX) ---------------------------------------------------------------------
 def pseudo_welfare_job(rng: np.random.Generator, n: int, kind: str, *, integral: bool = False) -> Model:
     """Section IV draws (a ~ U[1,3], beta ~ U[0.1,0.5], C ~ N(20,2), xbar ~ N(7,1)), rho ~
@@ -210,3 +238,98 @@ def onsocmax_offline_integral(size: int, rng: np.random.Generator) -> Model:
     gen = MeshGenerator(n_nodes=max(2, math.ceil(size / 4)), n_slots=max(4, math.ceil(size / 1.5)), n_jobs=size,
                         max_nodes=2, mean_duration=1.0, kind=_utility_kind(rng))
     return OfflineWelfareIntegral(gen.draw(rng))
+
+
+# --- generic programs (MPS / LP files) -------------------------------------------------------------
+@register_generator("linear_program")
+def linear_program(size: int, rng: np.random.Generator) -> Model:
+    """A bounded program in ``size`` variables: a multidimensional knapsack (0-1, whole data) half
+    the time, else a mixed program (integer and continuous columns, fractional data, equality rows)."""
+    from optsched.models.linear_program import LinearProgram
+
+    k = max(1, size // 4)
+    if rng.random() < 0.5:
+        w = rng.integers(0, 10, (k, size)).astype(float)
+        return LinearProgram(rng.integers(1, 20, size).astype(float), w, np.full(k, -np.inf),
+                             np.floor(0.5 * w.sum(axis=1)), np.zeros(size), np.ones(size), np.ones(size), "max")
+    A = np.round(rng.uniform(-1, 3, (k, size)), 3)
+    upper = np.round(rng.uniform(1, 5, size), 2)
+    rhs = np.round(0.4 * np.abs(A).sum(axis=1) * upper.mean(), 3)
+    lower_rows = np.where(rng.random(k) < 0.2, rhs, -np.inf)  # some equalities (feasible: x = 0 not required)
+    lower_rows = np.where(np.isfinite(lower_rows), np.minimum(lower_rows, 0.0), lower_rows)
+    return LinearProgram(np.round(rng.uniform(-2, 5, size), 3), A, lower_rows, rhs, np.zeros(size), upper,
+                         rng.random(size) < 0.5, str(rng.choice(["min", "max"])))
+
+
+# --- hard instances: what a time limit must stop (tests/test_solver_limits, bench_time_limits) ----
+def chu_beasley(rng: np.random.Generator, n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Correlated 0-1 multidimensional knapsack (Chu & Beasley 1998): hard for exact MIP."""
+    w = rng.integers(1, 1001, (k, n)).astype(float)
+    capacity = np.floor(0.5 * w.sum(axis=1))
+    values = np.floor(w.sum(axis=0) / k + 500 * rng.random(n))
+    return values, w, capacity
+
+
+def hard_mknap() -> Model:
+    from optsched.models.budgeted_ip import BudgetedIP
+
+    return BudgetedIP(*chu_beasley(np.random.default_rng(7), 250, 10))
+
+
+def hard_family() -> Model:
+    from optsched.models.budget_family import BudgetFamily
+
+    v, w, c = chu_beasley(np.random.default_rng(7), 250, 10)
+    return BudgetFamily(v, w, c, budget_coeffs=np.ones(250), max_budget=3)
+
+
+def hard_escb() -> Model:
+    from optsched.models.escb_index import EscbIndex
+
+    rng = np.random.default_rng(8)
+    _, w, c = chu_beasley(rng, 100, 5)
+    return EscbIndex(mean=rng.random(100), variance=0.3 * rng.random(100), weights=w, capacity=c)
+
+
+def hard_enumeration() -> Model:
+    from optsched.models.budgeted_ip import BudgetedIP
+
+    rng = np.random.default_rng(9)
+    return BudgetedIP(rng.uniform(0, 10, 22), rng.integers(1, 10, (3, 22)), [40, 40, 40])
+
+
+def big_projection(n: int = 20_000) -> Model:
+    from optsched.models.capacity_projection import CapacityProjection
+
+    rng = np.random.default_rng(10)
+    groups = max(1, n // 100)
+    return CapacityProjection(rng.normal(1, 2, n), rng.uniform(0, 4, n), rng.integers(0, groups, n),
+                              rng.uniform(0, 50, groups))
+
+
+def big_job(n: int = 5000) -> Model:
+    from optsched.models.pseudo_welfare import PseudoWelfare
+
+    rng = np.random.default_rng(11)
+    cap = np.abs(rng.normal(20, 2, n)) + 1
+    return PseudoWelfare(utility="log", a=rng.uniform(1, 3, n), beta=rng.uniform(0.1, 0.5, n), capacity=cap,
+                         xbar=np.abs(rng.normal(7, 1, n)), usage=cap * rng.uniform(0, 0.9, n), rho=0.3 * n)
+
+
+def big_stationary() -> Model:  # y* of (10) at the large preset's size (15,000 variables)
+    return generate("stationary_allocation", 1024, np.random.default_rng(12))
+
+
+# backend -> instances it cannot finish within a short time limit
+HARD_INSTANCES: dict[str, tuple[Callable[[], Model], ...]] = {
+    "highs": (hard_mknap,),
+    "cpsat": (hard_mknap,),
+    "pyomo": (hard_mknap,),
+    "scip": (hard_mknap,),
+    "budget_exact": (hard_family,),
+    "escb_oa": (hard_escb,),
+    "brute_force": (hard_enumeration,),
+    "cvxpy": (big_projection, big_job),
+    "alm": (big_job,),
+    "stationary_alm": (big_stationary,),
+}

@@ -3,7 +3,8 @@
 An environment draws its randomness from the generator handed to ``reset`` and exposes,
 each slot, an observation; a policy maps it to an action; the environment applies the action
 and returns feedback, which the policy observes. Feedback carries the per-slot metrics as a
-mapping of names to numbers or arrays; ``evaluate`` stacks them over the horizon.
+mapping of names to numbers or arrays; ``evaluate`` stacks them over the horizon. An active
+:class:`optsched.observe.Observer` is told which policy runs and which slot it is in.
 """
 
 from __future__ import annotations
@@ -44,9 +45,14 @@ def evaluate(
     The environment and the policy get independent generators spawned from ``seed``, so two
     policies evaluated with one seed see the same environment draws (common random numbers).
     """
+    from optsched.observe import active_observer
+
+    observer = active_observer()
     env_rng, policy_rng = np.random.default_rng(seed).spawn(2)
     env.reset(env_rng)
     policy.reset(env, policy_rng)
+    if observer is not None:
+        observer.begin_episode(policy.name)
     steps: Iterable[int] = range(horizon)
     if progress:
         from tqdm import tqdm
@@ -54,6 +60,8 @@ def evaluate(
         steps = tqdm(steps, desc=progress if isinstance(progress, str) else policy.name, leave=False, disable=None)  # no bar off a terminal
     records: dict[str, list[Any]] = {}
     for t in steps:
+        if observer is not None:
+            observer.slot = t
         action = policy.act(env.observe(t))
         feedback = env.step(action)
         policy.observe(feedback)

@@ -32,15 +32,24 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Run:
-    """One experiment preset; ``reduced`` overrides make it the default (minutes) scale."""
+    """One experiment preset; ``reduced`` overrides make it the default (minutes) scale.
+
+    ``settings`` are overrides in both modes (e.g. the backend of the policy's subproblem),
+    ``label`` the output subdirectory (default: the preset); with ``shadow`` every
+    ``shadow_every``-th subproblem of the policies is also solved by those backends
+    (``shadow.csv``, ``shadow.png``; the trajectory is the same)."""
 
     experiment: str
     preset: str
     reduced: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    label: str = ""
+    shadow: tuple[str, ...] = ()
+    shadow_every: int = 1
 
     @property
     def subdir(self) -> str:
-        return self.preset
+        return self.label or self.preset
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,41 @@ def _pct(x: float) -> str:
     return f"{100 * x:+.1f}%"
 
 
+def _subproblems(d: Path, run_dir: str) -> dict[str, Any]:
+    """The subproblem summary a run's metadata JSON carries (solvers, shadow, fallbacks)."""
+    import json
+
+    metas = sorted((d / run_dir).glob("*.json"))
+    return json.loads(metas[-1].read_text()).get("subproblems", {}) if metas else {}
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else ("0" if x == 0 else f"{x:.1e}")
+
+
+def shadow_claims(d: Path, run_dir: str, what: str) -> list[Claim]:
+    """In-loop heuristic vs exact: per policy solver, every backend's gap to the best bound of
+    each subproblem the policy met, and its runtime against the policy's own backend."""
+    rows = _subproblems(d, run_dir).get("shadow", [])
+    out = []
+    for solver in dict.fromkeys(r["solver"] for r in rows):
+        mine = [r for r in rows if r["solver"] == solver]
+        own = next(r for r in mine if r["role"] == "policy")
+        parts = [f"{r['backend']}{' (policy)' if r['role'] == 'policy' else ''}: gap median {_fmt(r['median_gap_to_best_bound'])}, "
+                 f"max {_fmt(r['max_gap_to_best_bound'])}, runtime x{r['runtime_vs_policy_backend']:.3g}"
+                 for r in mine]
+        out.append(Claim(
+            f"In-loop subproblems of {solver} ({own['model']}, {what}): the policy's backend against exact shadows",
+            f"{own['subproblems']} subproblems; " + "; ".join(parts),
+            "the paper's algorithm is exact or approximate as stated (checked here on the instances the policy "
+            "really meets)",
+            "Gaps are to the best bound of each subproblem over every backend (one formula: |bound - objective| / "
+            "max(|bound|, |objective|, 1)); runtimes are medians, side by side on the same subproblems "
+            f"({run_dir}/shadow.csv, shadow.png).",
+        ))
+    return out
+
+
 # --- paper 004: max-weight scheduling ---------------------------------------------------------
 MW_REDUCED = {"frames": 5000}
 
@@ -106,7 +150,7 @@ MW_REDUCED = {"frames": 5000}
     "maxweight",
     "Paper 004: Scheduling Stochastic Real-Time Jobs in Unreliable Workers (Section IV, Figs. 3-5)",
     (
-        Run("maxweight", "fig3", MW_REDUCED),
+        Run("maxweight", "fig3", MW_REDUCED, shadow=("highs", "cpsat"), shadow_every=200),
         Run("maxweight", "fig4", MW_REDUCED),
         Run("maxweight", "fig5", {"frames": 3000, "fig5_r_step": 0.01}),
     ),
@@ -160,7 +204,7 @@ def maxweight_claims(d: Path, full: bool) -> list[Claim]:
         "Shape only: the paper gives no numbers for Fig. 5. At the lowest P a job is rare at N = 2 (few "
         "jobs to complete), so r can first rise with N before interference takes over.",
     ))
-    return out
+    return out + shadow_claims(d, "fig3", "Fig. 3 run, Algorithms 1 and 2")
 
 
 # --- paper 000: ESDP --------------------------------------------------------------------------
@@ -181,7 +225,8 @@ ESDP_NOTES = {
     "esdp",
     "Paper 000: Learning to Dispatch Multi-Server Jobs in Bipartite Graphs with Unknown Service Rates (ESDP)",
     (
-        Run("esdp", "fig2-4", ESDP_REDUCED),
+        Run("esdp", "fig2-4", ESDP_REDUCED, shadow=("escb_oa", "dp"), shadow_every=50),
+        Run("esdp", "exact-index", {"horizon": 300}),
         Run("esdp", "fig5", {"horizon": 100}),
         *(Run("esdp", f"fig{k}", ESDP_REDUCED) for k in range(6, 11)),
     ),
@@ -224,7 +269,27 @@ def esdp_claims(d: Path, full: bool) -> list[Claim]:
                f"not the slowest (that is {growth.idxmin()}, x{growth.min():.2f}): over a short horizon ESDP is still exploring.")
             + " Curves: regret panel of esdp_asw.png.",
         ))
-    return out + esdp_sweep_claims(d)
+    return out + esdp_index_claims(d) + shadow_claims(d, "fig2-4", "Figs. 2-4 run") + esdp_sweep_claims(d)
+
+
+def esdp_index_claims(d: Path) -> list[Claim]:
+    """ESDP with the AESCB route (Algorithm 2 + the pick (17)) against ESDP with the exact index P3."""
+    path = d / "exact-index" / "esdp_asw.csv"
+    if not path.exists():
+        return []
+    df = _read(path)
+    T = int(df["t"].max())
+    final = df[df["t"] == T].groupby("policy")["asw"].mean()
+    stats = {x["solver"]: x for x in _subproblems(d, "exact-index").get("solvers", [])}
+    exact = stats.get("ESDP-exact", {})
+    return [Claim(
+        "ESDP with the paper's AESCB route vs ESDP solving the index P3 exactly (escb_oa), same instance",
+        f"ASW at T = {T}: AESCB {final['ESDP']:.1f}, exact {final['ESDP-exact']:.1f} "
+        f"({_pct(final['ESDP'] / final['ESDP-exact'] - 1)}); exact-index fallbacks {exact.get('fallbacks', 0)}",
+        "the AESCB route is within (|x| + sqrt|x|) / xi of P3 (Theorem 1) and keeps the regret sublinear",
+        "The in-loop gaps of the route on each slot's P3 are in the Figs. 2-4 shadow row above; a small gap "
+        "per slot changes which channels are explored, so the two trajectories differ slightly.",
+    )]
 
 
 def _sweep(d: Path, preset: str, stem: str, key: str) -> tuple["pd.DataFrame", "pd.DataFrame"]:
@@ -341,7 +406,10 @@ def _paper_table3_ratios() -> list[float]:
     "ogasched",
     "Paper 003: Scheduling Multi-Server Jobs With Sublinear Regrets via Online Learning (OGASched)",
     (
-        Run("ogasched", "fig2", {"horizon": 2000, "regret_points": 2}),
+        Run("ogasched", "fig2", {"horizon": 2000, "regret_points": 2}, shadow=("highs", "cvxpy"), shadow_every=250),
+        Run("ogasched", "fig2", {"horizon": 2000, "regret_points": 2}, settings={"backend": "paper"}, label="fig2-paper"),
+        Run("ogasched", "fig2", {"horizon": 2000, "regret_points": 2},
+            settings={"backend": "paper", "options": {"repair": True}}, label="fig2-paper-repair"),
         Run("ogasched", "fig3", {"horizon": 500, "fig3_nodes": [64, 128, 256, 512]}),
         Run("ogasched", "fig7", {"horizon": 1000}),
         Run("ogasched", "table3", {"horizon": 1000, "table3_horizons": [500, 1000, 2000]}),
@@ -418,7 +486,37 @@ def ogasched_claims(d: Path, full: bool) -> list[Claim]:
             "With Table II's decaying step (not the theory step) R_T / sqrt(T) need not fall at these T; "
             "docs/ogasched.md shows it falling with step = \"theory\".",
         ))
-    return out + ogasched_scale_claims(d)
+    return out + ogasched_projection_claims(d) + shadow_claims(d, "fig2", "Fig. 2 run") + ogasched_scale_claims(d)
+
+
+def ogasched_projection_claims(d: Path) -> list[Claim]:
+    """OGASched end to end with the projection of Algorithm 1 as printed against the exact one."""
+    out = []
+    exact = _read(d / "fig2" / "fig2_summary.csv").set_index("policy")["cumulative_reward"]
+    for label, how in (("fig2-paper", "as printed; a slot whose point leaves Y is projected exactly instead"),
+                       ("fig2-paper-repair", "as printed, then clipped into the box and scaled into the capacities")):
+        if not (d / label / "fig2_summary.csv").exists():
+            continue
+        mine = _read(d / label / "fig2_summary.csv").set_index("policy")["cumulative_reward"]
+        st = next(iter(_subproblems(d, label).get("solvers", [])), {})
+        left = st.get("terminations", {}).get("error", 0)
+        reg = {k: _read(d / k / "fig2_regret.csv")["regret"].iloc[-1] for k in ("fig2", label)
+               if (d / k / "fig2_regret.csv").exists()}
+        best_other = mine.drop("OGASched").max()
+        out.append(Claim(
+            f"OGASched with the projection of Algorithm 1 {how}",
+            f"left Y in {left} of {st.get('solves', 0)} slots (fallbacks {st.get('fallbacks', 0)}); cumulative reward "
+            f"{_pct(mine['OGASched'] / exact['OGASched'] - 1)} against the exact projection"
+            + (f"; regret {reg[label]:.3g} vs {reg['fig2']:.3g}" if len(reg) == 2 else "")
+            + f"; vs the best baseline {_pct(mine['OGASched'] / best_other - 1)}",
+            "the projection step (32) is solved by the sort-based Algorithm 1",
+            "Algorithm 1 as printed assumes the capacity binds and caps only the largest member "
+            "(docs/ogasched_projection.md), so on this scenario its point leaves the box in every slot. "
+            + ("The fallback rule makes the run identical to the exact one. " if label == "fig2-paper" else
+               "The clipped point is feasible but not the projection: the gradient steps lose what the "
+               "clipping throws away. "),
+        ))
+    return out
 
 
 def ogasched_scale_claims(d: Path) -> list[Claim]:
@@ -519,7 +617,10 @@ def ogasched_tables(d: Path) -> list[str]:
     "onsocmax",
     "Paper 002: Theoretically Guaranteed Online Workload Dispatching for Deadline-Aware Multi-Server Jobs (ONSOCMAX)",
     (
-        Run("onsocmax", "fig4", {"values": [1.0, 2.0, 4.0, 8.0], "repeats": 8}),
+        Run("onsocmax", "fig4", {"values": [1.0, 2.0, 4.0, 8.0], "repeats": 8}, shadow=("cvxpy", "alm"),
+            shadow_every=20),
+        Run("onsocmax", "fig4", {"values": [2.0, 8.0], "repeats": 3},
+            settings={"backend": "alm", "values": [1.0, 2.0, 4.0, 8.0], "repeats": 8}, label="fig4-alm"),
         Run("onsocmax", "fig5", {"values": [10.0, 18.0, 30.0], "repeats": 8}),
         Run("onsocmax", "fig6", {"values": [1.0, 2.0, 4.0, 12.0], "repeats": 8}),
         Run("onsocmax", "ratio", {"instances": 150}),
@@ -568,7 +669,31 @@ def onsocmax_claims(d: Path, full: bool) -> list[Claim]:
             "ONSOCMAX's price rises steeply above w_hat = C / (alpha - 1) and jobs stop taking work that the greedy baselines use (within Theorem 2, but below the "
             "baselines on average-case instances; docs/onsocmax.md).",
         ))
-    return out
+    return out + onsocmax_alm_claims(d) + shadow_claims(d, "fig4", "Fig. 4 run")
+
+
+def onsocmax_alm_claims(d: Path) -> list[Claim]:
+    """ONSOCMAX end to end with Algorithm 2 (ALM, Table II) for P3 against the exact KKT kernel."""
+    alm_path = d / "fig4-alm" / "onsocmax_duration.csv"
+    if not alm_path.exists():
+        return []
+    keys = ["value", "kind", "repeat"]
+    kkt = _read(d / "fig4" / "onsocmax_duration.csv")
+    alm = _read(alm_path)
+    both = (kkt[kkt["policy"] == "ONSOCMAX"].set_index(keys)["welfare"].to_frame("kkt")
+            .join(alm[alm["policy"] == "ONSOCMAX"].set_index(keys)["welfare"].to_frame("alm"), how="inner"))
+    rel = both["alm"] / both["kkt"]
+    stats = _subproblems(d, "fig4-alm").get("solvers", [])
+    st = next((x for x in stats if x["backend"] == "alm"), {})
+    return [Claim(
+        "ONSOCMAX with Algorithm 2 (ALM, Table II settings) for P3 instead of the exact KKT solver (Fig. 4 setting)",
+        f"welfare ALM / KKT: median {rel.median():.3f}, min {rel.min():.3f}, max {rel.max():.3f} over {len(rel)} "
+        f"instances; ALM terminations {st.get('terminations', {})}, fallbacks {st.get('fallbacks', 0)}",
+        "Algorithm 2 solves P3 (the paper reports its per-job accuracy within 1e-3)",
+        "With Table II's max_outer cap and sigma_0 < 1 most jobs stop at the iteration limit short of the "
+        "optimum (docs/onsocmax_models.md); the online welfare follows. Same instances and arrivals "
+        "(fig4-alm reruns the Fig. 4 instances with backend alm).",
+    )]
 
 
 # --- running ------------------------------------------------------------------------------------
@@ -581,7 +706,7 @@ def _config_keys(*runs: Run) -> set[str]:
 
 def _settings_for(run: Run, full: bool, settings: Mapping[str, Any]) -> dict[str, Any]:
     fields = _config_keys(run)
-    merged = {} if full else dict(run.reduced)
+    merged = dict(run.settings) if full else {**run.settings, **run.reduced}
     merged.update({k: v for k, v in settings.items() if k in fields})
     return merged
 
@@ -602,7 +727,7 @@ def report_markdown(paper: Paper, claims: list[Claim], *, full: bool, runs: list
              f"Scale: {'paper (--full)' if full else 'reduced (default; --full for the paper scale)'}.", "",
              "| run | settings | wall s | CPU s | load avg (1 min) |", "|---|---|---|---|---|"]
     for r in runs:
-        lines.append(f"| {r['experiment']} --preset {r['preset']} | {cell(str(r['settings']) or '-')} | "
+        lines.append(f"| {r['experiment']} --preset {r['preset']} ({r['label']}) | {cell(str(r['settings']) or '-')} | "
                      f"{r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['load']:.2f} |")
     lines += ["", "| result | measured | paper | difference explained |", "|---|---|---|---|"]
     for c in claims:
@@ -617,6 +742,7 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
     import pandas as pd
 
     from optsched.experiments import get_experiment
+    from optsched.observe import Observer
     from optsched.results import write_csv, write_text
 
     paper = PAPERS[name]
@@ -631,8 +757,10 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
         cfg = exp.make_config(merged, run.preset)
         log(f"reproduce {name}: {run.experiment} --preset {run.preset} {merged or ''}")
         wall, cpu = time.perf_counter(), time.process_time()
-        paths += exp.run(cfg, base / run.subdir)
-        runs.append({"experiment": run.experiment, "preset": run.preset, "settings": merged,
+        with Observer(shadow=run.shadow, shadow_every=run.shadow_every) as observer:
+            paths += exp.run(cfg, base / run.subdir)
+        paths += observer.write(base / run.subdir)
+        runs.append({"experiment": run.experiment, "preset": run.preset, "label": run.subdir, "settings": merged,
                      "wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu,
                      "load": os.getloadavg()[0]})
     claims = paper.claims(base, full)

@@ -1,4 +1,11 @@
-"""One result type for every backend, and the status vocabulary it uses."""
+"""One result type for every backend, the termination vocabulary it uses, and the one gap formula.
+
+As in Pyomo's ``contrib.solver`` and OR-Tools MathOpt, *why* a solve ended (``termination``)
+is kept apart from *what* it returned (``solution``: a point the model's own math accepted,
+or None). ``bound`` is the proven bound on the optimum the backend reports; ``best_bound``
+the best one over every backend that solved the same instance (filled by ``compare``,
+``optsched bench`` and the shadow solves), so the two gaps below have one formula and two names.
+"""
 
 from __future__ import annotations
 
@@ -6,52 +13,85 @@ import enum
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
+# Objective and bound "agree" within this relative tolerance (floor 1: absolute below 1);
+# ``optimal`` is only said when they do. Also the tolerance of the objective re-check.
+OBJECTIVE_RTOL = 1e-6
 
-class Status(str, enum.Enum):
-    """How a solve ended.
 
-    ``OPTIMAL``    the solution is proven optimal (within the backend's tolerance).
-    ``FEASIBLE``   a feasible solution without a proof of optimality (heuristics, gaps).
-    ``INFEASIBLE`` the model has no feasible solution (proven).
-    ``TIME_LIMIT`` the time limit stopped the solve; ``solution`` is the best found, if any.
-    ``ERROR``      the backend failed; ``extra["message"]`` says why.
+class Termination(str, enum.Enum):
+    """Why a solve ended.
+
+    ``OPTIMAL``          proven optimal: a verified solution whose objective agrees with a
+                         proven bound (or the backend's own optimality proof, when it has no
+                         bound to report: KKT, conic solvers) within ``OBJECTIVE_RTOL``.
+    ``FEASIBLE``         the algorithm ran to its end without proving optimality (heuristics,
+                         approximation algorithms, inexact solvers); the solution is feasible.
+    ``INFEASIBLE``       the model has no feasible solution (proven).
+    ``UNBOUNDED``        the objective is unbounded (no optsched model is, but solvers can say it).
+    ``TIME_LIMIT``       the time limit stopped the solve; ``solution`` is the best found, if any.
+    ``ITERATION_LIMIT``  an iteration or node limit stopped it; ``solution`` as above.
+    ``GAP_LIMIT``        the solver stopped at a gap option (or claimed optimality) with objective
+                         and bound further apart than ``OBJECTIVE_RTOL``; both are reported.
+    ``ERROR``            the backend failed or returned something the model rejects;
+                         ``extra["message"]`` says why; no solution, objective or bound.
     """
 
     OPTIMAL = "optimal"
     FEASIBLE = "feasible"
     INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
     TIME_LIMIT = "time_limit"
+    ITERATION_LIMIT = "iteration_limit"
+    GAP_LIMIT = "gap_limit"
     ERROR = "error"
 
     @property
-    def has_solution_possible(self) -> bool:
-        return self in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)
+    def stopped_early(self) -> bool:
+        """A limit ended the solve before the algorithm finished."""
+        return self in _STOPPED_EARLY
+
+
+_STOPPED_EARLY = frozenset({Termination.TIME_LIMIT, Termination.ITERATION_LIMIT, Termination.GAP_LIMIT})
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:
-    """|bound - objective| / max(|objective|, 1e-10), the usual MIP gap; None if either is missing."""
+    """|bound - objective| / max(|bound|, |objective|, 1); None if either is missing.
+
+    The one gap formula of optsched: the gap to the backend's own bound and the gap to the best
+    bound over all backends of an instance are both this function (with that bound). Relative
+    for values above 1, absolute below (a projection whose optimum is 0 has no relative scale;
+    the same convention as ``OBJECTIVE_RTOL``)."""
     if objective is None or bound is None:
         return None
-    return abs(bound - objective) / max(abs(objective), 1e-10)
+    return abs(bound - objective) / max(abs(bound), abs(objective), 1.0)
+
+
+def agree(objective: float, bound: float) -> bool:
+    """Objective and bound are equal within ``OBJECTIVE_RTOL`` (relative, absolute below 1)."""
+    return abs(bound - objective) <= OBJECTIVE_RTOL * max(1.0, abs(objective))
 
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """What ``optsched.solve`` returns.
+    """What a backend returns through the seam (``optsched.solve``, ``Prepared.solve``).
 
-    ``bound`` is a proven bound on the optimum (an upper bound for maximisation, a lower
-    bound for minimisation) when the backend has one; ``gap`` is derived from it.
-    ``solution`` is in the model's own solution type (see the model's docstring).
+    ``objective``/``bound`` are in the model's own sense (``bound`` an upper bound when
+    maximising, a lower bound when minimising). ``solution`` is in the model's own solution
+    type (see its docstring) and is None unless the model's math accepted it. ``duals`` are the
+    solver's multipliers, one array per constraint block of the form, where the solver has them
+    (HiGHS LP/QP, cvxpy). ``model`` and ``backend`` are filled by the seam.
     """
 
-    status: Status
-    model: str
-    backend: str
+    termination: Termination
     objective: float | None = None
     bound: float | None = None
     solution: Any = None
     runtime_s: float = 0.0
     iterations: int | None = None
+    duals: tuple[Any, ...] | None = None
+    best_bound: float | None = None
+    model: str = ""
+    backend: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def replace(self, **changes: Any) -> "Result":
@@ -61,15 +101,28 @@ class Result:
         return Result(**values)
 
     @property
-    def gap(self) -> float | None:
+    def gap_to_own_bound(self) -> float | None:
+        """:func:`relative_gap` of the objective to this backend's own proven bound."""
         return relative_gap(self.objective, self.bound)
 
     @property
+    def gap_to_best_bound(self) -> float | None:
+        """:func:`relative_gap` of the objective to the best bound over every backend that
+        solved this instance (set by ``compare``, ``bench`` and shadow solves; else None)."""
+        return relative_gap(self.objective, self.best_bound)
+
+    @property
+    def has_solution(self) -> bool:
+        return self.solution is not None
+
+    @property
     def ok(self) -> bool:
-        """True when there is a solution that is optimal or at least feasible."""
-        return self.status in (Status.OPTIMAL, Status.FEASIBLE) or (
-            self.status is Status.TIME_LIMIT and self.solution is not None
-        )
+        """A verified feasible solution is attached (whatever ended the solve)."""
+        return self.solution is not None and self.termination is not Termination.ERROR
+
+    @property
+    def message(self) -> str:
+        return str(self.extra.get("message", ""))
 
 
 _FIELDS = tuple(f.name for f in fields(Result))

@@ -73,8 +73,17 @@ def write_png(fig: Any, path: str | Path) -> Path:
 
 
 def run_metadata(*, experiment: str, seed: int, config: Any) -> dict[str, Any]:
+    """Seed, config and package versions of a run; with an active
+    :class:`~optsched.observe.Observer` also what its policies' subproblems did so far
+    (solves, terminations, fallbacks, runtimes; shadow gaps; captured instances)."""
+    from optsched.observe import active_observer
+
     cfg = asdict(config) if is_dataclass(config) else dict(config)
-    return {"experiment": experiment, "seed": seed, "config": cfg, "versions": package_versions()}
+    meta = {"experiment": experiment, "seed": seed, "config": cfg, "versions": package_versions()}
+    observer = active_observer()
+    if observer is not None:
+        meta["subproblems"] = observer.summary()
+    return meta
 
 
 def write_metadata(path: str | Path, meta: dict[str, Any]) -> Path:

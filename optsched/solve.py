@@ -1,31 +1,73 @@
-"""``solve`` and ``compare``: the two entry points users call on a model."""
+"""The seam between models and backends: ``prepare`` / ``Prepared.solve``, ``solve`` and ``compare``.
+
+``prepare(kind_or_model, backend, **options)`` does once what can be done once (after cvxpy's
+apply step and MathOpt's solver objects): it picks and checks the backend, checks the options
+against the backend's schema, imports the solver package and compiles the backend's kernels on
+a tiny instance of the kind (once per process; the seconds it took are ``Prepared.setup_s``),
+and makes the backend's per-session state (a solver object kept between solves for warm
+starts). ``Prepared.solve(model)`` then solves one instance: it times the backend call
+(``runtime_s``: apply, solve, invert; never the set-up), fills ``model`` and ``backend``, and
+applies the rules every result obeys:
+
+* a returned solution is re-checked with the model's own math (``verify``): one it rejects
+  turns the result into ``error`` (no solution, objective or bound is handed out);
+* the objective is the model's own value of the solution, and must be finite;
+* ``optimal`` is only said when the objective and the backend's proven bound agree within
+  ``OBJECTIVE_RTOL``: a solver stopped by a gap option says ``gap_limit`` with both numbers.
+
+``solve(model, backend)`` is ``prepare`` + one ``Prepared.solve``, so a policy's loop and a
+one-off call go through the same code.
+"""
 
 from __future__ import annotations
 
+import math
 import time
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 
-from optsched.models.base import Model
+from optsched.models.base import Model, model_kinds
 from optsched.models.validate import finite_float
-from optsched.result import Result, Status
-from optsched.solvers.registry import Backend, fitting_backends, get_backend
+from optsched.result import OBJECTIVE_RTOL, Result, Termination, agree, relative_gap
+from optsched.solvers.registry import Backend, fitting_backends, get_backend, kind_backends
 
 if TYPE_CHECKING:
     import pandas as pd
 
-OBJECTIVE_RTOL = 1e-6
+__all__ = ["OBJECTIVE_RTOL", "Prepared", "best_bound", "check_backend", "choose_backend", "compare", "prepare", "relative_gap", "solve"]
+
+VERIFY_TOL = 1e-6
+WARM_UP_SIZE = 4  # generator size of the tiny instance a backend is warmed up on
+_WARMED: set[tuple[str, str, str]] = set()
 
 
-def _pick(model: Model, backend: str | None) -> Backend:
+def model_kind(kind_or_model: Any) -> type[Model]:
+    """The model class of a model, a model class or a kind name."""
+    if isinstance(kind_or_model, Model):
+        return type(kind_or_model)
+    if isinstance(kind_or_model, type) and issubclass(kind_or_model, Model) and hasattr(kind_or_model, "name"):
+        return kind_or_model
+    kinds = model_kinds()
+    if isinstance(kind_or_model, str) and kind_or_model in kinds:
+        return kinds[kind_or_model]
+    raise ValueError(f"model: expected an optsched model, model class or kind name "
+                     f"(known: {', '.join(sorted(kinds))}), got {kind_or_model!r}")
+
+
+def choose_backend(kind_or_model: Any, backend: str | None) -> Backend:
+    """The backend named (checked to fit and be available), or the first available exact
+    backend that fits when ``backend`` is None; ValueError with the registry's reason."""
+    kind = model_kind(kind_or_model)
     if backend is None:
-        fits = fitting_backends(model)
+        fits = fitting_backends(kind_or_model) if isinstance(kind_or_model, Model) else kind_backends(kind)
         if not fits:
-            raise ValueError(f"backend: no available backend solves {model.name!r} models")
+            raise ValueError(f"backend: no available backend solves {kind.name!r} models")
         return fits[0]
     chosen = get_backend(backend)
-    reason = chosen.fits(model)
+    reason = chosen.fits_kind(kind)
+    if reason is None and isinstance(kind_or_model, Model):
+        reason = chosen.admits(kind_or_model)
     if reason is not None:
         raise ValueError(f"backend: {reason}")
     avail = chosen.available()
@@ -34,48 +76,143 @@ def _pick(model: Model, backend: str | None) -> Backend:
     return chosen
 
 
-def _verify(model: Model, result: Result) -> Result:
-    """Never hand out a silently wrong answer: re-check the solution with the model's own math."""
-    if result.solution is None:
-        return result
-    problems = model.violations(result.solution, tol=1e-6)
-    if problems:
+def check_backend(kind_or_model: Any, backend: str | None, options: Mapping[str, Any] | None = None) -> Backend:
+    """The backend that :func:`prepare` would use, with its options checked, without preparing
+    it (for config checks: a misfit or a bad option is refused before anything runs)."""
+    chosen = choose_backend(kind_or_model, backend)
+    chosen.check_options(dict(options or {}))
+    return chosen
+
+
+class Prepared:
+    """A backend made ready for one model kind (see the module docstring).
+
+    ``solve(model, time_limit=..., **overrides)``: ``overrides`` replace options for that one
+    solve (checked like the others; for parameters that change from slot to slot, such as the
+    scaling of the AESCB route)."""
+
+    def __init__(self, backend: Backend, kind: type[Model], options: Mapping[str, Any], *,
+                 given: Mapping[str, Any], verify: bool = True, warm_up: bool = True) -> None:
+        self.backend = backend
+        self.kind = kind
+        self.options = dict(options)
+        self.verify = verify
+        self._given = dict(given)
+        start = time.perf_counter()
+        if warm_up:
+            _warm_up(backend, kind, self.options)
+        self.state = backend.new_state(kind, self.options)
+        self.setup_s = time.perf_counter() - start
+
+    @property
+    def name(self) -> str:
+        return self.backend.NAME
+
+    def fits(self, model: Model) -> str | None:
+        """None when this prepared backend can solve ``model``; otherwise why not."""
+        if type(model) is not self.kind:
+            return f"this prepared {self.name!r} solves {self.kind.name!r} models, got {type(model).__name__}"
+        return self.backend.admits(model)
+
+    def solve(self, model: Model, *, time_limit: float | None = None, **overrides: Any) -> Result:
+        if not isinstance(model, Model):
+            raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
+        reason = self.fits(model)
+        if reason is not None:
+            raise ValueError(f"backend: {reason}")
+        if time_limit is not None:
+            time_limit = finite_float("time_limit", time_limit, minimum=0.0)
+        options = self.backend.check_options({**self._given, **overrides}) if overrides else self.options
+        if time_limit is not None:
+            setup = self.backend.setup_seconds(model)
+            if setup > time_limit:  # the set-up alone would overrun: stop before starting it
+                return Result(Termination.TIME_LIMIT, model=model.name, backend=self.name, extra={
+                    "message": f"set-up alone is estimated at {setup:.3g} s, above the time limit of {time_limit:g} s"})
+        start = time.perf_counter()
+        try:
+            result = self.backend.run(model, time_limit=time_limit, options=options, state=self.state)
+        except (ValueError, KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as exc:  # a solver library failing is a result, not a crash
+            result = Result(Termination.ERROR, extra={"message": f"{type(exc).__name__}: {exc}"})
+        runtime = time.perf_counter() - start
+        extra = result.extra
+        if time_limit is not None and not self.backend.SUPPORTS_TIME_LIMIT:
+            extra = {**extra, "time_limit": "ignored: one pass of bounded work"}
+        result = result.replace(model=model.name, backend=self.name, runtime_s=runtime, extra=extra)
+        return finish(model, result, verify=self.verify)
+
+
+def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) -> None:
+    """Import the solver package and compile kernels on a tiny instance, once per process and
+    (backend, kind, options): what a first call costs is never counted as solve time."""
+    key = (backend.NAME, kind.name, repr(sorted(options.items())))
+    if key in _WARMED:
+        return
+    _WARMED.add(key)
+    from optsched.generators import generate, generator_kinds
+
+    if kind.name not in generator_kinds():
+        return
+    tiny = generate(kind.name, WARM_UP_SIZE, np.random.default_rng(0))
+    if backend.admits(tiny) is not None:
+        return
+    try:
+        backend.run(tiny, time_limit=None, options=options, state=backend.new_state(kind, options))
+    except Exception:  # noqa: BLE001 - a warm-up failure shows up (and is reported) in the real solve
+        pass
+
+
+def finish(model: Model, result: Result, *, verify: bool = True) -> Result:
+    """The rules every result obeys (module docstring): verification, a finite objective that is
+    the model's own, ``optimal`` only with agreeing objective and bound, no solution on error."""
+    term = result.termination
+    if term is Termination.ERROR:
+        return _error(result, result.message or "the backend failed")
+    solution = result.solution
+    if solution is None:
+        if term is Termination.OPTIMAL or term is Termination.FEASIBLE:
+            return _error(result, f"backend said {term.value} but returned no solution")
+        return result.replace(objective=None, bound=_finite_or_none(result.bound))
+    if verify:
+        problems = model.violations(solution, tol=VERIFY_TOL)
+        if problems:
+            return _error(result, f"returned solution is infeasible: {problems[0]}")
+    objective = model.objective(solution)
+    if not math.isfinite(objective):
+        return _error(result, f"the solution's objective is not finite ({objective})")
+    if result.objective is not None and not agree(objective, result.objective):
+        return _error(result, f"reported objective {result.objective} but the solution's is {objective}")
+    bound = _finite_or_none(result.bound)
+    if term is Termination.OPTIMAL and bound is not None and not agree(objective, bound):
         return result.replace(
-            status=Status.ERROR,
-            extra={**result.extra, "message": f"returned solution is infeasible: {problems[0]}"},
+            termination=Termination.GAP_LIMIT, objective=objective, bound=bound,
+            extra={**result.extra, "message": f"the solver stopped with objective {objective:.10g} and bound "
+                                              f"{bound:.10g} further apart than {OBJECTIVE_RTOL:g} (a gap option?)"},
         )
-    recomputed = model.objective(result.solution)
-    if result.objective is None:
-        return result.replace(objective=recomputed)
-    if abs(recomputed - result.objective) > OBJECTIVE_RTOL * max(1.0, abs(recomputed)):
-        return result.replace(
-            status=Status.ERROR,
-            extra={
-                **result.extra,
-                "message": f"reported objective {result.objective} but the solution's is {recomputed}",
-            },
-        )
-    return result
+    return result.replace(objective=objective, bound=bound)
 
 
-def _check_option_type(backend: str, key: str, value: Any, default: Any) -> None:
-    """An option must have the type of its default (when the default is a bool, int, float or
-    str); ranges are the backend's to check. ``None`` defaults accept anything."""
-    import numbers
+def _finite_or_none(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else float(x)
 
-    where = f"options: backend {backend!r} option {key!r}"
-    if isinstance(default, bool):
-        if not isinstance(value, (bool, np.bool_)):
-            raise ValueError(f"{where} expects true or false, got {value!r}")
-    elif isinstance(default, numbers.Integral):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-            raise ValueError(f"{where} expects an integer, got {value!r}")
-    elif isinstance(default, numbers.Real):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or value != value:
-            raise ValueError(f"{where} expects a number, got {value!r}")
-    elif isinstance(default, str):
-        if not isinstance(value, str):
-            raise ValueError(f"{where} expects a string, got {value!r}")
+
+def _error(result: Result, message: str) -> Result:
+    return result.replace(termination=Termination.ERROR, solution=None, objective=None, bound=None, duals=None,
+                          extra={**result.extra, "message": message})
+
+
+def prepare(kind_or_model: Any, backend: str | None = None, *, verify: bool = True, warm_up: bool = True,
+            **options: Any) -> Prepared:
+    """Make ``backend`` ready for models of a kind (a model, its class or its kind name).
+
+    Raises ValueError (naming the backend or option) for a backend that does not fit the kind
+    or is not installed, and for options outside the backend's schema. With ``backend=None`` it
+    takes the first available exact backend that fits (the instance, when a model is given)."""
+    kind = model_kind(kind_or_model)
+    chosen = choose_backend(kind_or_model, backend)
+    checked = chosen.check_options(options)
+    return Prepared(chosen, kind, checked, given=options, verify=verify, warm_up=warm_up)
 
 
 def solve(
@@ -86,42 +223,22 @@ def solve(
     verify: bool = True,
     **options: Any,
 ) -> Result:
-    """Solve ``model`` with ``backend`` (default: the first available exact backend that fits).
+    """Solve ``model`` with ``backend`` (default: the first available exact backend that fits):
+    :func:`prepare` and one :meth:`Prepared.solve`.
 
-    Options are the backend's own (see ``optsched backends``); an unknown one is a
-    ``ValueError``. With ``verify`` the returned solution is checked against the model's
-    own feasibility test and objective; a mismatch turns the status into ``error``.
-    ``runtime_s`` is wall time around the whole backend call (apply, solve, invert).
-    Backends without ``SUPPORTS_TIME_LIMIT`` do bounded work and ignore ``time_limit``; their
-    result's ``extra["time_limit"]`` says so.
+    Options are the backend's own (see ``optsched backends``); an unknown one, a wrong type or a
+    value out of range is a ``ValueError``. With ``verify`` the returned solution is checked
+    against the model's own feasibility test and objective; a mismatch turns the result into
+    ``error``. ``runtime_s`` is wall time around the backend call (apply, solve, invert);
+    ``extra["setup_s"]`` what the preparation took (imports, kernel compilation; 0 after the
+    first solve of a kind in a process). Backends without ``SUPPORTS_TIME_LIMIT`` do bounded
+    work and ignore ``time_limit``; their result's ``extra["time_limit"]`` says so.
     """
     if not isinstance(model, Model):
         raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
-    if time_limit is not None:
-        time_limit = finite_float("time_limit", time_limit, minimum=0.0)
-    chosen = _pick(model, backend)
-    unknown = sorted(set(options) - set(chosen.OPTIONS))
-    if unknown:
-        raise ValueError(f"options: backend {chosen.NAME!r} has no option {unknown[0]!r}")
-    for key, value in options.items():
-        _check_option_type(chosen.NAME, key, value, chosen.OPTIONS[key])
-    merged = {**chosen.OPTIONS, **options}
-    start = time.perf_counter()
-    try:
-        result = chosen.run(model, time_limit=time_limit, options=merged)
-    except (ValueError, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # a solver library failing is a status, not a crash
-        result = Result(
-            status=Status.ERROR,
-            model=model.name,
-            backend=chosen.NAME,
-            extra={"message": f"{type(exc).__name__}: {exc}"},
-        )
-    result = result.replace(runtime_s=time.perf_counter() - start)
-    if time_limit is not None and not chosen.SUPPORTS_TIME_LIMIT:
-        result = result.replace(extra={**result.extra, "time_limit": "ignored: one pass of bounded work"})
-    return _verify(model, result) if verify else result
+    prepared = prepare(model, backend, verify=verify, **options)
+    result = prepared.solve(model, time_limit=time_limit)
+    return result.replace(extra={**result.extra, "setup_s": prepared.setup_s})
 
 
 def best_bound(model: Model, results: Iterable[Result]) -> float | None:
@@ -132,12 +249,12 @@ def best_bound(model: Model, results: Iterable[Result]) -> float | None:
     is never tighter than the best objective found."""
     bounds, found = [], []
     for r in results:
-        if r.status is Status.OPTIMAL and r.objective is not None:
+        if r.termination is Termination.OPTIMAL and r.objective is not None:
             bounds.append(r.objective)
-        if r.bound is not None and r.status is not Status.ERROR:
+        if r.bound is not None and r.termination is not Termination.ERROR:
             bounds.append(r.bound)
-        if r.status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT) and r.objective is not None:
-            found.append(r.objective)
+        if r.objective is not None and r.termination not in (Termination.ERROR, Termination.INFEASIBLE):
+            found.append(r.objective)  # the seam keeps an objective only with a verified solution
     if not bounds:
         return None
     if model.maximize:
@@ -145,10 +262,21 @@ def best_bound(model: Model, results: Iterable[Result]) -> float | None:
     return min([max(bounds), *found])
 
 
-def relative_gap(best: float, objective: float) -> float:
-    """|best - objective| / |best| (denominator at least 1e-10): the gap of an objective to the
-    best proven bound, as ``compare`` and ``optsched bench`` report it."""
-    return abs(best - objective) / max(abs(best), 1e-10)
+def with_best_bound(model: Model, results: list[Result]) -> list[Result]:
+    """``results`` of one instance, each with ``best_bound`` set (:func:`best_bound` over all)."""
+    best = best_bound(model, results)
+    return [r.replace(best_bound=best) for r in results]
+
+
+def _solve_repeated(model: Model, name: str, options: Mapping[str, Any], time_limit: float | None,
+                    repeats: int) -> tuple[Result, float]:
+    """Prepare ``name`` once, solve ``repeats`` times; the last result with the median runtime,
+    and the set-up seconds (a process-pool task of :func:`compare`)."""
+    import statistics
+
+    prepared = prepare(model, name, **options)
+    runs = [prepared.solve(model, time_limit=time_limit) for _ in range(repeats)]
+    return runs[-1].replace(runtime_s=statistics.median(r.runtime_s for r in runs)), prepared.setup_s
 
 
 def compare(
@@ -156,25 +284,52 @@ def compare(
     backends: Iterable[str] | None = None,
     *,
     time_limit: float | None = None,
-) -> "pd.DataFrame":
-    """Solve ``model`` with each backend; one row per backend with status, objective, bound,
-    gap to the best proven bound over all rows, and runtime."""
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    repeats: int = 1,
+    jobs: int = 1,
+    results: bool = False,
+) -> Any:
+    """Solve ``model`` with each backend (``options``: per-backend options by name); one row per
+    backend with termination, objective, bound, the two gaps, the median runtime over
+    ``repeats`` solves (set-up excluded) and the set-up seconds. ``jobs > 1`` solves the
+    backends in that many processes at once (runtimes then share the machine). With ``results``
+    it returns ``(table, [Result, ...])``.
+
+    Every backend's name and options are checked before the first solve, so a bad name or
+    option fails before anything runs; no backend's set-up counts as solve time."""
     import pandas as pd
 
     names = list(backends) if backends is not None else [b.NAME for b in fitting_backends(model)]
-    results = [solve(model, name, time_limit=time_limit) for name in names]
-    best = best_bound(model, results)
-    rows = []
-    for r in results:
-        gap = None if r.objective is None or best is None else relative_gap(best, r.objective)
-        rows.append(
-            {
-                "backend": r.backend,
-                "status": r.status.value,
-                "objective": r.objective,
-                "bound": r.bound,
-                "gap_to_best_bound": gap,
-                "runtime_s": r.runtime_s,
-            }
-        )
-    return pd.DataFrame(rows)
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(names))
+    if unknown:
+        raise ValueError(f"options: {unknown[0]!r} is not one of the compared backends")
+    for key, value in (("repeats", repeats), ("jobs", jobs)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{key}: must be a whole number >= 1, got {value!r}")
+    for name in names:
+        check_backend(model, name, options.get(name, {}))
+    tasks = [(model, name, dict(options.get(name, {})), time_limit, repeats) for name in names]
+    if jobs > 1 and len(names) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            outcomes = list(pool.map(_solve_repeated, *zip(*tasks)))
+    else:
+        outcomes = [_solve_repeated(*task) for task in tasks]
+    solved = with_best_bound(model, [r for r, _ in outcomes])
+    table = pd.DataFrame([
+        {
+            "backend": r.backend,
+            "termination": r.termination.value,
+            "objective": r.objective,
+            "bound": r.bound,
+            "gap_to_own_bound": r.gap_to_own_bound,
+            "gap_to_best_bound": r.gap_to_best_bound,
+            "runtime_s": r.runtime_s,
+            "setup_s": setup,
+        }
+        for r, (_, setup) in zip(solved, outcomes)
+    ])
+    return (table, solved) if results else table

@@ -17,7 +17,9 @@ BACKEND_MATRIX: dict[str, tuple[str, ...]] = {
     "highs": ("test_set_packing.py", "test_maxweight.py", "test_budgeted_ip.py", "test_orlib.py", "test_projection.py", "test_pseudo_welfare.py", "test_onsocmax_offline.py"),
     "pyomo": ("test_set_packing.py", "test_budgeted_ip.py", "test_orlib.py", "test_projection.py"),
     "greedy": ("test_set_packing.py", "test_maxweight.py"),
-    "cvxpy": ("test_projection.py", "test_pseudo_welfare.py", "test_onsocmax_offline.py"),
+    "enumerate": ("test_maxweight.py", "test_set_packing.py"),
+    "scip": ("test_escb.py", "test_set_packing.py"),
+    "cvxpy": ("test_projection.py", "test_pseudo_welfare.py", "test_onsocmax_offline.py", "test_stationary_allocation.py"),
     "dp": ("test_budgeted_ip.py", "test_orlib.py"),
     "budget_exact": ("test_budgeted_ip.py",),
     "aescb": ("test_escb.py",),
@@ -26,6 +28,7 @@ BACKEND_MATRIX: dict[str, tuple[str, ...]] = {
     "paper": ("test_projection.py",),
     "kkt": ("test_pseudo_welfare.py", "test_onsocmax_policy.py"),
     "alm": ("test_pseudo_welfare.py",),
+    "stationary_alm": ("test_stationary_allocation.py", "test_fuzz.py"),
 }
 
 

@@ -17,7 +17,7 @@ import optsched
 from optsched.models.base import model_from_dict
 from optsched.models.budget_family import BudgetFamily
 from optsched.models.budgeted_ip import BudgetedIP
-from optsched.result import Status
+from optsched.result import Termination
 from optsched.solvers.budget_dp import TableTooLarge, plan_budget_family, solve_budget_family
 
 
@@ -52,6 +52,16 @@ def brute_force_values(fam: BudgetFamily) -> np.ndarray:
     ])
 
 
+def check_family_result(fam: BudgetFamily, r: optsched.Result) -> None:
+    """The family's termination says whether its designated member P4(budget) is feasible
+    (``optimal``, with every member's x) or not (``infeasible``: the per-budget values only)."""
+    if r.extra["values"][fam.budget] is None:
+        assert r.termination is Termination.INFEASIBLE and r.solution is None, r
+    else:
+        assert r.termination is Termination.OPTIMAL, r
+        check_family_solution(fam, r.extra["values"], r.solution)
+
+
 def check_family_solution(fam: BudgetFamily, values: list, solution: tuple) -> None:
     """Every member's x is feasible for its own P4(s) and attains the reported value."""
     assert len(solution) == fam.max_budget + 1
@@ -68,12 +78,12 @@ def check_family_solution(fam: BudgetFamily, values: list, solution: tuple) -> N
 @pytest.mark.parametrize("method", ["pareto", "dense"])
 def test_dp_equals_brute_force_for_every_budget(method: str, fam: BudgetFamily) -> None:
     r = optsched.solve(fam, "dp", method=method)
-    assert r.status is Status.OPTIMAL
     expect = brute_force_values(fam)
     got = np.array([-np.inf if v is None else v for v in r.extra["values"]])
     np.testing.assert_allclose(got, expect, rtol=1e-12)
-    check_family_solution(fam, r.extra["values"], r.solution)
-    assert r.objective == pytest.approx(expect[fam.budget])
+    check_family_result(fam, r)
+    if np.isfinite(expect[fam.budget]):
+        assert r.objective == pytest.approx(expect[fam.budget])
 
 
 @settings(max_examples=25)
@@ -82,13 +92,12 @@ def test_dp_equals_brute_force_for_every_budget(method: str, fam: BudgetFamily) 
 def test_dp_equals_exact_backends_for_every_budget(inner: str, fam: BudgetFamily) -> None:
     dp = optsched.solve(fam, "dp")
     exact = optsched.solve(fam, "budget_exact", inner=inner, reuse=False)
-    assert exact.status is Status.OPTIMAL, exact.extra
     assert exact.iterations == fam.max_budget + 1  # one solve per budget
     for a, b in zip(dp.extra["values"], exact.extra["values"]):
         assert (a is None) == (b is None)
         if a is not None:
             assert a == pytest.approx(b, rel=1e-9, abs=1e-6)
-    check_family_solution(fam, exact.extra["values"], exact.solution)
+    check_family_result(fam, exact)
 
 
 @settings(max_examples=6)
@@ -96,7 +105,8 @@ def test_dp_equals_exact_backends_for_every_budget(inner: str, fam: BudgetFamily
 def test_dp_equals_pyomo_for_every_budget(fam: BudgetFamily) -> None:
     dp = optsched.solve(fam, "dp")
     exact = optsched.solve(fam, "budget_exact", inner="pyomo")
-    assert exact.status is Status.OPTIMAL
+    assert exact.termination is (Termination.OPTIMAL if dp.extra["values"][fam.budget] is not None
+                                 else Termination.INFEASIBLE)
     for a, b in zip(dp.extra["values"], exact.extra["values"]):
         assert (a is None) == (b is None)
         if a is not None:
@@ -108,7 +118,7 @@ def test_dp_equals_pyomo_for_every_budget(fam: BudgetFamily) -> None:
 def test_budget_exact_reuse_matches_dp(fam: BudgetFamily) -> None:
     dp = optsched.solve(fam, "dp")
     exact = optsched.solve(fam, "budget_exact", inner="highs")
-    assert exact.status is Status.OPTIMAL
+    check_family_result(fam, exact)
     assert exact.iterations <= fam.max_budget + 1
     for a, b in zip(dp.extra["values"], exact.extra["values"]):
         assert (a is None) == (b is None)
@@ -123,11 +133,11 @@ def test_single_budget_backends_agree(fam: BudgetFamily, backend: str) -> None:
     expect = brute_force_values(fam)[fam.budget]
     r = optsched.solve(member, backend)
     if np.isfinite(expect):
-        assert r.status is Status.OPTIMAL, r.extra
+        assert r.termination is Termination.OPTIMAL, r.extra
         assert member.violations(r.solution) == []
         assert r.objective == pytest.approx(expect, rel=1e-9, abs=1e-6)
     else:
-        assert r.status is Status.INFEASIBLE
+        assert r.termination is Termination.INFEASIBLE
 
 
 def test_small_family_by_hand() -> None:
@@ -187,7 +197,7 @@ def test_dp_refuses_fractional_data_and_reports_oversized_tables() -> None:
     assert optsched.solve(frac, "highs").objective == pytest.approx(2.0)
     big = BudgetFamily(np.ones(20), np.ones((3, 20)), [10, 10, 10], np.ones(20), 20)
     r = optsched.solve(big, "dp", max_table_cells=100)
-    assert r.status is Status.ERROR and "max_table_cells" in r.extra["message"]
+    assert r.termination is Termination.ERROR and "max_table_cells" in r.extra["message"]
 
 
 def test_json_round_trip_and_solution_json() -> None:
@@ -268,6 +278,6 @@ def test_budget_exact_time_limit_returns_a_status() -> None:
     n = 40
     fam = BudgetFamily(rng.random(n), rng.integers(1, 3, (3, n)), [25, 25, 25], rng.integers(0, 40, n), 600)
     r = optsched.solve(fam, "budget_exact", time_limit=0.0)
-    assert r.status in (Status.TIME_LIMIT, Status.OPTIMAL)
-    if r.status is Status.TIME_LIMIT:
+    assert r.termination in (Termination.TIME_LIMIT, Termination.OPTIMAL)
+    if r.termination is Termination.TIME_LIMIT:
         assert r.solution is None and "P4(" in r.extra["message"]

@@ -32,8 +32,9 @@ def test_solve_json_output(capsys, good_json: Path) -> None:
     code, out, _ = run_cli(capsys, "solve", str(good_json), "--backend", "highs", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"model", "backend", "status", "objective", "bound", "solution", "runtime_s"}
-    assert data["status"] == "optimal"
+    assert set(data) == {"model", "backend", "termination", "objective", "bound", "gap_to_own_bound", "solution",
+                         "runtime_s", "setup_s", "message"}
+    assert data["termination"] == "optimal" and data["message"] == ""
     assert data["objective"] == pytest.approx(2.5)
     assert data["solution"] == [1]
 
@@ -41,7 +42,7 @@ def test_solve_json_output(capsys, good_json: Path) -> None:
 def test_solve_readable_and_options(capsys, good_json: Path) -> None:
     code, out, _ = run_cli(capsys, "solve", str(good_json), "--backend", "cpsat", "--option", "num_workers=2")
     assert code == 0
-    assert "status    optimal" in out
+    assert "termination optimal" in out
 
 
 def test_compare_prints_every_backend(capsys, good_json: Path) -> None:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import optsched
 from optsched.models.base import model_from_dict
 from optsched.models.escb_index import EscbIndex
-from optsched.result import Status
+from optsched.result import Termination
 from optsched.solvers.budget_dp import aescb_index, escb_scaled_coefficients
 from optsched.solvers.escb_aescb import theorem1_gap
 
@@ -41,10 +41,23 @@ def escb_instances(draw: st.DrawFn, max_items: int = 12) -> EscbIndex:
 def test_outer_approximation_is_exact(model: EscbIndex) -> None:
     oa = optsched.solve(model, "escb_oa")
     bf = optsched.solve(model, "brute_force")
-    assert oa.status is Status.OPTIMAL and bf.status is Status.OPTIMAL
+    assert oa.termination is Termination.OPTIMAL and bf.termination is Termination.OPTIMAL
     assert model.violations(oa.solution) == []
     assert oa.objective == pytest.approx(bf.objective, rel=1e-7, abs=1e-9)
     assert oa.bound >= bf.objective - 1e-6
+
+
+@settings(max_examples=40)
+@given(escb_instances())
+def test_scip_misocp_matches_brute_force(model: EscbIndex) -> None:
+    """A third exact route to P3: SCIP's spatial branch and bound on t^2 <= variance.x."""
+    scip, bf = optsched.solve(model, "scip"), optsched.solve(model, "brute_force")
+    # optimal, or the optimum with a bound loosened by SCIP's tolerance on t^2 <= u (module doc)
+    assert scip.termination in (Termination.OPTIMAL, Termination.GAP_LIMIT), scip
+    assert scip.termination is Termination.OPTIMAL or scip.bound - scip.objective < 1e-4, scip
+    assert model.violations(scip.solution) == []
+    assert scip.objective == pytest.approx(bf.objective, rel=1e-6, abs=1e-8)
+    assert scip.bound >= bf.objective - 1e-6
 
 
 @settings(max_examples=120)
@@ -52,7 +65,7 @@ def test_outer_approximation_is_exact(model: EscbIndex) -> None:
 def test_aescb_within_theorem1_bound(model: EscbIndex, xi: int) -> None:
     opt = optsched.solve(model, "brute_force").objective
     r = optsched.solve(model, "aescb", xi=xi)
-    assert r.status is Status.FEASIBLE
+    assert r.termination is Termination.FEASIBLE
     assert model.violations(r.solution) == []
     chosen = len(r.solution)
     assert r.objective <= opt + 1e-9
@@ -100,7 +113,7 @@ def test_escb_json_and_default_backend() -> None:
     m = model_from_dict({"model": "escb_index", "mean": [0.2, 0.5, 0.4], "variance": [1.0, 0.0, 0.25],
                          "weights": [[1, 1, 1]], "capacity": [2]})
     r = optsched.solve(m)
-    assert r.backend == "escb_oa" and r.status is Status.OPTIMAL
+    assert r.backend == "escb_oa" and r.termination is Termination.OPTIMAL
     # candidates of size 2: {0,1}: 0.7 + 1 = 1.7; {0,2}: 0.6 + sqrt(1.25) = 1.718; {1,2}: 0.9 + 0.5
     assert r.solution.tolist() == [0, 2]
     assert r.objective == pytest.approx(0.6 + math.sqrt(1.25))
@@ -111,7 +124,7 @@ def test_outer_approximation_time_limit_returns_a_status() -> None:
     n = 40
     m = EscbIndex(rng.random(n), rng.random(n) * 5, rng.integers(1, 4, (4, n)), [30, 30, 30, 30])
     r = optsched.solve(m, "escb_oa", time_limit=0.0)
-    assert r.status in (Status.TIME_LIMIT, Status.OPTIMAL)
+    assert r.termination in (Termination.TIME_LIMIT, Termination.OPTIMAL)
 
 
 def test_paper_bound_without_the_sqrt_term_is_exceeded() -> None:

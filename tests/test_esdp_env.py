@@ -125,7 +125,7 @@ def test_oracle_is_exact(seed: int, arrivals: list[bool]) -> None:
     model = BudgetedIP(values=inst.true_means, weights=inst.requirements, capacity=inst.capacity, mask=mask)
     for backend in ("highs", "cpsat"):
         res = optsched.solve(model, backend)
-        assert res.status is optsched.Status.OPTIMAL
+        assert res.termination is optsched.Termination.OPTIMAL
         assert res.objective == pytest.approx(value, abs=1e-6)
 
 
@@ -173,13 +173,39 @@ def test_baselines_rank_as_section_4_1() -> None:
     v_hat = np.array([0.3, 0.2, 0.9, 0.4])
     # HSWF: port sums (0.5, 0.9, 0.4) -> port 1 first (channel 2), then port 0 by v_hat: channel 0
     assert np.flatnonzero(_scripted_baseline("HSWF", inst, v_hat, 5, [1, 1, 1])).tolist() == [0, 2]
-    # LCF: costs 0.1 + 0.5 a_2 = (1.1, 0.6, 0.6, 1.1); ties by v_hat: channel 2 (0.9), channel 1
-    assert np.flatnonzero(_scripted_baseline("LCF", inst, v_hat, 5, [1, 1, 1])).tolist() == [1, 2]
+    # channel costs C = 0.1 + 0.5 a_2 = (1.1, 0.6, 0.6, 1.1)
+    # LCF (the paper: jobs by cost): port costs (1.7, 0.6, 1.1) -> port 1 (channel 2), port 2 (3)
+    assert np.flatnonzero(_scripted_baseline("LCF", inst, v_hat, 5, [1, 1, 1])).tolist() == [2, 3]
+    # LCF-channel: channels by cost, ties by v_hat: channel 2 (0.9), channel 1
+    assert np.flatnonzero(_scripted_baseline("LCF-channel", inst, v_hat, 5, [1, 1, 1])).tolist() == [1, 2]
     # LWTF: port 2 waited longest (last served at 0), then port 0 (at 2); port 1 at 4
     chosen = _scripted_baseline("LWTF", inst, v_hat, 5, [1, 1, 1], last_served=[2, 4, 0])
     assert np.flatnonzero(chosen).tolist() == [0, 3]
     # empty ports are never served: without port 1, port 0 (0.5) beats port 2 (0.4) and fills up
     assert np.flatnonzero(_scripted_baseline("HSWF", inst, v_hat, 5, [1, 0, 1])).tolist() == [0, 1]
+
+
+def test_lcf_ranks_jobs_not_channels() -> None:
+    """Section 4.1: "LCF ranks each job (non-empty port) in the ascending order of cost". Port 0
+    has two cheap channels (C = 0.5 each, job cost 1.0); port 1 one channel of C = 0.8; room for
+    two channels. By jobs, port 1 (0.8) goes first, then port 0's cheaper channel (ties by
+    v_hat); by channels, port 0's two channels (0.5, 0.5) go first and port 1 is left out."""
+    inst = DispatchInstance(
+        n_ports=2, n_servers=3, edges=[[0, 0], [0, 1], [1, 2]], requirements=[[1, 1, 1]], capacity=[2],
+        unit_costs=[[0.5, 0.5, 0.8]], mu=[0.5] * 3, arrival_prob=[1.0, 1.0],
+    )
+    assert inst.cost.tolist() == [0.5, 0.5, 0.8]
+    v_hat = np.array([0.1, 0.4, 0.2])
+    assert np.flatnonzero(_scripted_baseline("LCF", inst, v_hat, 3, [1, 1])).tolist() == [1, 2]
+    assert np.flatnonzero(_scripted_baseline("LCF-channel", inst, v_hat, 3, [1, 1])).tolist() == [0, 1]
+    # an empty port is skipped: with port 1 empty, LCF serves port 0 in full
+    assert np.flatnonzero(_scripted_baseline("LCF", inst, v_hat, 3, [1, 0])).tolist() == [0, 1]
+    # within a port the cheaper channel goes first, whatever v_hat says
+    inst2 = DispatchInstance(
+        n_ports=1, n_servers=2, edges=[[0, 0], [0, 1]], requirements=[[1, 1]], capacity=[1],
+        unit_costs=[[0.9, 0.3]], mu=[0.5, 0.5], arrival_prob=[1.0],
+    )
+    assert np.flatnonzero(_scripted_baseline("LCF", inst2, np.array([0.9, 0.1]), 3, [1])).tolist() == [1]
 
 
 @settings(max_examples=10)
@@ -190,7 +216,8 @@ def test_every_policy_is_feasible_and_below_the_oracle(seed: int) -> None:
 
     inst = small_instance(seed)
     env = DispatchEnv(inst, MkpOracle.for_instance(inst))
-    for policy in (GreedyBaseline("HSWF"), GreedyBaseline("LCF"), GreedyBaseline("LWTF"), EsdpPolicy(),
+    for policy in (GreedyBaseline("HSWF"), GreedyBaseline("LCF"), GreedyBaseline("LCF-channel"), GreedyBaseline("LWTF"),
+                   EsdpPolicy(),
                    EsdpPolicy(mask="after"), OraclePolicy()):
         out = evaluate(env, policy, 40, seed=seed)
         gap = out["oracle_welfare"] - out["expected_welfare"]
@@ -206,3 +233,40 @@ def test_common_random_numbers_across_policies() -> None:
     b = evaluate(env, GreedyBaseline("HSWF"), 30, seed=11)
     both = a["x"] & b["x"]
     assert np.allclose(a["z"][both], b["z"][both])
+
+
+def test_scenario_options_change_only_what_they_name() -> None:
+    """cost_model, normalisation, capacity_rule, noise (docs/esdp.md): the same graph and A for
+    every choice; costs independent of A; min-max map of the channel means; capacity from the
+    expected demand; valuation noise sigma = noise * mu."""
+    base = generate_instance(np.random.default_rng(5))
+    ind = generate_instance(np.random.default_rng(5), cost_model="independent")
+    assert ind.edges.tolist() == base.edges.tolist() and ind.requirements.tolist() == base.requirements.tolist()
+    assert ind.unit_costs.shape == (3, ind.n_edges)
+    assert np.allclose(ind.cost, ind.unit_costs.sum(axis=0))
+    assert abs(np.corrcoef(ind.cost, ind.requirements.sum(axis=0))[0, 1]) < 0.5  # linear: ~1
+    assert np.corrcoef(base.cost, base.requirements.sum(axis=0))[0, 1] > 0.9
+
+    mm = generate_instance(np.random.default_rng(5), normalisation="minmax")
+    means = mm.mu - mm.cost
+    assert (mm.lo, mm.hi) == (means.min(), means.max())
+    assert (base.lo, base.hi) == (float(np.min(-base.cost)), float(np.max(2 * base.mu - base.cost)))
+    # band leaves room for every channel's 2-sigma band; minmax stretches the means over ~[0, 1]
+    assert base.true_means.max() < 0.75 and mm.true_means.min() < 0.05 and mm.true_means.max() > 0.85
+    # the order of the channels' welfare is the same under both maps
+    assert (np.argsort(mm.true_means) == np.argsort(base.true_means)).mean() > 0.9
+
+    dem = generate_instance(np.random.default_rng(5), capacity_rule="demand", arrival_prob=0.6)
+    assert dem.capacity.tolist() == np.ceil(0.5 * 0.6 * dem.requirements.sum(axis=1) - 1e-9).astype(int).tolist()
+
+    noisy = generate_instance(np.random.default_rng(5), noise=2.0)
+    env = DispatchEnv(noisy)
+    env.reset(np.random.default_rng(0))
+    zs = np.array([(env.observe(t), env._z)[1] for t in range(20_000)])
+    se = zs.std(axis=0) / np.sqrt(len(zs))
+    assert (np.abs(zs.mean(axis=0) - noisy.true_means) < 5 * se + 1e-12).all()
+    with pytest.raises(ValueError, match="noise"):
+        generate_instance(np.random.default_rng(5), noise=0.0)
+    for key in ("capacity_rule", "cost_model", "normalisation"):
+        with pytest.raises(ValueError, match=key):
+            generate_instance(np.random.default_rng(5), **{key: "nope"})

@@ -23,8 +23,8 @@ def test_asw_figures(tmp_path) -> None:
     paths = _run(tmp_path, {"repeats": 2})
     assert sorted(p.suffix for p in paths) == [".csv", ".json", ".png"]
     df = pd.read_csv(tmp_path / "esdp_asw.csv")
-    assert set(df["policy"]) == {"ESDP", "HSWF", "LCF", "LWTF", "Oracle"}
-    assert len(df) == 2 * 5 * 25
+    assert set(df["policy"]) == {"ESDP", "HSWF", "LCF", "LCF-channel", "LWTF", "Oracle"}
+    assert len(df) == 2 * 6 * 25
     for (_, _), part in df.groupby(["policy", "repeat"]):
         assert np.allclose(part["asw"], part["welfare"].cumsum())
         assert (np.diff(part["regret"]) >= -1e-9).all()  # per-slot pseudo-regret is >= 0
@@ -67,3 +67,30 @@ def test_presets_are_valid() -> None:
     for name in exp.presets:
         cfg = exp.make_config(preset=name)
         assert cfg.horizon >= 1
+
+
+def test_sweep_summary_has_means_and_t_intervals(tmp_path) -> None:
+    from scipy.stats import t as student_t
+
+    _run(tmp_path, {"figure": "sweep", "sweep": "normalisation", "sweep_values": ["band", "minmax"], "repeats": 3,
+                    "policies": ["ESDP", "Greedy", "LCF", "Oracle"]})
+    rows = pd.read_csv(tmp_path / "esdp_sweep_normalisation.csv")
+    summary = pd.read_csv(tmp_path / "esdp_sweep_normalisation_summary.csv")
+    assert len(summary) == 2 * 4 and (summary["repeats"] == 3).all()
+    part = rows[(rows["normalisation"] == "minmax") & (rows["policy"] == "Greedy")]
+    got = summary[(summary["normalisation"] == "minmax") & (summary["policy"] == "Greedy")].iloc[0]
+    assert got["asw_mean"] == pytest.approx(part["asw"].mean())
+    half = student_t.ppf(0.975, 2) * part["asw"].std(ddof=1) / np.sqrt(3)
+    assert got["asw_ci95"] == pytest.approx(half)
+    oracle = summary[summary["policy"] == "Oracle"]
+    assert np.allclose(oracle["oracle_share_mean"], 1.0) and np.allclose(oracle["regret_mean"], 0.0, atol=1e-9)
+    assert (summary["oracle_share_mean"] <= 1 + 1e-12).all()
+    esdp = summary[summary["policy"] == "ESDP"]
+    assert np.allclose(esdp["esdp_gain_mean"], 0.0)
+    assert summary["binding_share"].between(0, 1).all()
+
+
+@pytest.mark.parametrize("key", ["capacity_rule", "cost_model", "normalisation"])
+def test_scenario_keys_are_checked(key) -> None:
+    with pytest.raises(ValueError, match=key):
+        get_experiment("esdp").make_config({key: "nope"})

@@ -69,14 +69,14 @@ def test_aescb_choice_within_theorem1_bound_of_exact_p3(seed, t, arrivals, delta
         return
     model = EscbIndex(mean=mean[mask], variance=var[mask], weights=inst.requirements[:, mask], capacity=inst.capacity)
     exact = optsched.solve(model, "brute_force")
-    assert exact.status is optsched.Status.OPTIMAL
+    assert exact.termination is optsched.Termination.OPTIMAL
     value = float(mean @ x + math.sqrt(var @ x))
     size = int(x.sum())
     assert value <= exact.objective + 1e-9
     assert value >= exact.objective - (size + math.sqrt(size)) / xi - 1e-9
 
     # the exact index route (escb_oa) attains the brute-force optimum with the same statistics
-    exact_policy = EsdpPolicy(alpha=1.0, delta=delta, g=g, index="exact")
+    exact_policy = EsdpPolicy(alpha=1.0, delta=delta, g=g, backend="escb_oa")
     exact_policy.reset(_Env(inst), rng)
     exact_policy.stats = policy.stats
     x_exact = exact_policy.act(Observation(t=t - 1, arrived=arrived, channel_mask=mask))

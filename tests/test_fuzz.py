@@ -43,9 +43,10 @@ from optsched.models.budgeted_ip import BudgetedIP
 from optsched.models.capacity_projection import CapacityProjection
 from optsched.models.escb_index import EscbIndex
 from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
-from optsched.models.set_packing import SetPacking
+from optsched.models.set_packing import SetPacking, SetPackingBatch
+from optsched.models.stationary_allocation import UTILITIES, StationaryAllocation
 from optsched.onsocmax import utilities
-from optsched.result import Result, Status
+from optsched.result import Result, Termination
 from optsched.solvers.registry import fitting_backends
 
 # Relative agreement between exact backends, per model kind: |a - b| <= rtol * max(1, |a|, |b|).
@@ -55,13 +56,17 @@ RTOL: dict[str, float] = {
     # set packing's "extreme_weights" mixes weights 1 and 1e-9: exact only with HiGHS's
     # ORACLE_TOLERANCES (its defaults treat 1e-9 costs as zero).
     "set_packing": 1e-9,
+    "set_packing_batch": 1e-9,
     "budgeted_ip": 1e-9,
     "budget_family": 1e-9,
     "escb_index": 1e-6,  # escb_oa stops at tol = 1e-7 relative
     "capacity_projection": 1e-6,
+    # "stationary_alm" (first order) certifies a duality gap of 5e-7 relative; Clarabel runs at 1e-9
+    "stationary_allocation": 1e-6,
     "pseudo_welfare": 1e-6,
     "pseudo_welfare_integral": 1e-9,
     "onsocmax_offline_integral": 1e-9,
+    "linear_program": 1e-7,  # HiGHS's LP tolerances (1e-7) on fractional data
 }
 # Backends documented to return an infeasible point on some inputs (then verify -> "error").
 MAY_BE_INFEASIBLE = {"paper"}
@@ -86,7 +91,10 @@ def _not_better(model: Model, value: float, opt: float, rtol: float) -> bool:
 # Exact backends that may stop at a safeguard limit without a time limit given: HiGHS's QP
 # iteration limit (optsched/solvers/highs.py, QP_ITERATION_LIMIT: its QP cycles on some tied
 # projections). Counted in STOPPED_EARLY and printed by the long run.
-MAY_STOP_EARLY: dict[str, tuple[str, ...]] = {"capacity_projection": ("highs",)}
+MAY_STOP_EARLY: dict[str, tuple[str, ...]] = {
+    "capacity_projection": ("highs",),
+    "escb_index": ("scip",),  # gap_limit: SCIP's tolerance on t^2 <= u loosens its bound (solvers/scip.py)
+}
 STOPPED_EARLY: dict[str, int] = {}
 
 
@@ -97,21 +105,23 @@ def check_every_backend(model: Model, *, skip: frozenset[str] = frozenset()) -> 
     results = {b.NAME: optsched.solve(model, b.NAME) for b in backends}
     exact = {b.NAME: results[b.NAME] for b in backends if b.EXACT}
     heuristic = {b.NAME: results[b.NAME] for b in backends if not b.EXACT}
-    where = lambda name: (name, results[name].status, dict(results[name].extra), model.to_dict())  # noqa: E731
+    where = lambda name: (name, results[name].termination, dict(results[name].extra), model.to_dict())  # noqa: E731
 
     # exact backends: all infeasible, or all solved and agreeing
-    if any(r.status is Status.INFEASIBLE for r in exact.values()):
+    if any(r.termination is Termination.INFEASIBLE for r in exact.values()):
         for name, r in exact.items():
-            assert r.status is Status.INFEASIBLE, where(name)
+            assert r.termination is Termination.INFEASIBLE, where(name)
             assert r.solution is None, where(name)
         for name, r in heuristic.items():  # a heuristic cannot find what does not exist
-            assert r.status in (Status.INFEASIBLE, Status.ERROR) and r.solution is None, where(name)
+            assert r.termination in (Termination.INFEASIBLE, Termination.ERROR) and r.solution is None, where(name)
+        if model.name == "budget_family":  # the designated member is infeasible; the others still agree
+            _same_members(model, exact, rtol)
         return results
     stopped = {name for name, r in exact.items()
-               if r.status is Status.TIME_LIMIT and name in MAY_STOP_EARLY.get(model.name, ())}
+               if r.termination.stopped_early and name in MAY_STOP_EARLY.get(model.name, ())}
     for name, r in exact.items():
-        ok = (Status.OPTIMAL, Status.FEASIBLE) if name in EXACT_FEASIBLE_OK else (Status.OPTIMAL,)
-        assert name in stopped or r.status in ok, where(name)
+        ok = (Termination.OPTIMAL, Termination.FEASIBLE) if name in EXACT_FEASIBLE_OK else (Termination.OPTIMAL,)
+        assert name in stopped or r.termination in ok, where(name)
         assert r.solution is not None and model.violations(r.solution, tol=1e-6) == [], where(name)
     objectives = {name: r.objective for name, r in exact.items() if name not in stopped}
     assert objectives, where(next(iter(exact)))
@@ -122,28 +132,33 @@ def check_every_backend(model: Model, *, skip: frozenset[str] = frozenset()) -> 
         assert _not_better(model, results[name].objective, opt, rtol), (name, results[name].objective, opt)
         STOPPED_EARLY[model.name] = STOPPED_EARLY.get(model.name, 0) + 1
     if model.name == "budget_family":  # every member, not only the designated budget
-        members = {name: r.extra["values"] for name, r in exact.items()}
-        ref = members[ref_name]
-        for name, values in members.items():
-            assert [v is None for v in values] == [v is None for v in ref], (members, model.to_dict())
-            assert all(_close(v, w, rtol) for v, w in zip(values, ref) if v is not None), (members, model.to_dict())
+        _same_members(model, exact, rtol)
     for name, r in exact.items():
         if r.bound is not None:
             assert _not_better(model, opt, r.bound, rtol), (name, r.bound, opt)  # bound on the right side
 
     # heuristics: a status and a feasible solution, no better than the optimum
     for name, r in heuristic.items():
-        if name in MAY_BE_INFEASIBLE and r.status is Status.ERROR:
+        if name in MAY_BE_INFEASIBLE and r.termination is Termination.ERROR:
             assert "infeasible" in r.extra.get("message", ""), where(name)
             continue
-        assert r.status in (Status.OPTIMAL, Status.FEASIBLE), where(name)
+        # finished (optimal / feasible), or stopped at an iteration limit (alm's max_outer) with a point
+        assert r.termination in (Termination.OPTIMAL, Termination.FEASIBLE) or r.termination.stopped_early, where(name)
         assert r.solution is not None and model.violations(r.solution, tol=1e-6) == [], where(name)
         assert _not_better(model, r.objective, opt, rtol), (name, r.objective, opt, model.to_dict())
-        if r.status is Status.OPTIMAL:
+        if r.termination is Termination.OPTIMAL:
             assert _close(r.objective, opt, rtol), (name, r.objective, opt, model.to_dict())
         if r.bound is not None:
             assert _not_better(model, opt, r.bound, rtol), (name, r.bound, opt, model.to_dict())
     return results
+
+
+def _same_members(model: Model, exact: dict[str, Result], rtol: float) -> None:
+    members = {name: r.extra["values"] for name, r in exact.items()}
+    ref = next(iter(members.values()))
+    for name, values in members.items():
+        assert [v is None for v in values] == [v is None for v in ref], (members, model.to_dict())
+        assert all(_close(v, w, rtol) for v, w in zip(values, ref) if v is not None), (members, model.to_dict())
 
 
 # --- instance builders: build(rng, variant) -> model -------------------------------------------------
@@ -168,6 +183,14 @@ def build_set_packing(rng: np.random.Generator, variant: str) -> SetPacking:
     else:
         weights = rng.random(len(sets)) if rng.random() < 0.5 else rng.integers(0, 20, len(sets)).astype(float)
     return SetPacking(m, sets, weights)
+
+
+def build_set_packing_batch(rng: np.random.Generator, variant: str) -> SetPackingBatch:
+    """A max-weight frame: the family of ``build_set_packing``, 1..3 weight vectors."""
+    one = build_set_packing(rng, variant)
+    copies = int(rng.integers(1, 4))
+    weights = np.vstack([one.weights] + [rng.permutation(one.weights) for _ in range(copies - 1)])
+    return SetPackingBatch(one.n_elements, one.sets, weights)
 
 
 def _knapsack_data(rng: np.random.Generator, variant: str) -> dict[str, Any]:
@@ -256,6 +279,46 @@ def build_projection(rng: np.random.Generator, variant: str) -> CapacityProjecti
     return CapacityProjection(z=z, upper=upper, group=group, capacity=capacity)
 
 
+def build_stationary(rng: np.random.Generator, variant: str) -> StationaryAllocation:
+    """y* of (10) on a small random graph: ports x nodes edges, one variable per (edge, k),
+    groups (node, k), o_lk = N_l beta_k; arrival totals N_l at the scale of a T = 20..2000 run."""
+    L, R, K = int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 4))
+    adj = rng.random((L, R)) < rng.uniform(0.3, 1.0)
+    adj[np.arange(L), rng.integers(0, R, L)] = True  # every port has a node
+    ports, nodes = np.nonzero(adj)
+    E = ports.size
+    scale = float(rng.choice([0.1, 1.0, 30.0]))  # resource units
+    counts = np.round(rng.uniform(0, 1, L) * float(rng.choice([20, 2000])))
+    beta = rng.uniform(0.3, 0.5, K)
+    node_kind = rng.integers(0, len(UTILITIES), (R, K))
+    node_alpha = rng.uniform(1.0, 1.5, (R, K))
+    upper = np.repeat(rng.uniform(0.2, 1.0, (L, K)) * scale, np.bincount(ports, minlength=L), axis=0)
+    group = (nodes[:, None] * K + np.arange(K)).reshape(-1)
+    load = np.bincount(group, weights=upper.reshape(-1), minlength=R * K)
+    capacity = np.where(rng.random(R * K) < 0.6, rng.uniform(0.1, 0.9, R * K) * load, load + scale)
+    if variant == "zero_weights":
+        counts[rng.random(L) < 0.6] = 0.0
+    elif variant == "zero_capacity":
+        capacity[rng.random(R * K) < 0.7] = 0.0
+    elif variant == "zero_upper":
+        upper[rng.random(upper.shape) < 0.5] = 0.0
+    elif variant == "no_overhead":
+        beta = np.zeros(K)
+    elif variant == "all_linear":
+        node_kind[:] = 0
+    elif variant == "heavy_overhead":  # overhead above every marginal gain: y* = 0
+        beta = rng.uniform(5.0, 10.0, K)
+    elif variant == "ties":
+        beta, node_alpha = np.full(K, 0.4), np.full((R, K), 1.2)
+        upper = np.full((E, K), scale)
+        capacity = np.full(R * K, scale * float(rng.choice([0.5, 1.0, 2.0])))
+    return StationaryAllocation(
+        weight=np.repeat(counts[ports], K), alpha=node_alpha[nodes].reshape(-1), kind=node_kind[nodes].reshape(-1),
+        upper=upper.reshape(-1), group=group, capacity=capacity, port=np.repeat(ports, K),
+        resource=np.tile(np.arange(K), E), overhead=counts[:, None] * beta[None, :],
+    )
+
+
 def _welfare_job(rng: np.random.Generator, variant: str, cls: type) -> PseudoWelfare:
     n = 1 if variant == "one_unit" else int(rng.integers(1, 9 if cls is PseudoWelfareIntegral else 13))
     cap = np.abs(rng.normal(20, 2, n)) + 1.0
@@ -301,17 +364,34 @@ def build_offline_integral(rng: np.random.Generator, variant: str) -> Model:
     return OfflineWelfareIntegral(gen.draw(rng))
 
 
+def build_linear_program(rng: np.random.Generator, variant: str) -> Model:
+    """Generic programs as MPS/LP files hold them: 0-1 knapsacks, mixed integer, pure LP."""
+    from optsched.generators import generate
+    from optsched.models.linear_program import LinearProgram
+
+    m = generate("linear_program", int(rng.integers(1, 10)), rng)
+    integ = {"lp": np.zeros(m.n_vars, dtype=bool), "integer": np.ones(m.n_vars, dtype=bool)}.get(variant, m.integrality)
+    row_upper = m.row_upper - 1e3 if variant == "infeasible" else m.row_upper  # no x >= 0 reaches it
+    row_lower = np.where(np.isfinite(m.row_lower), np.minimum(m.row_lower, row_upper), m.row_lower)
+    return LinearProgram(m.c, m.A, row_lower, row_upper, m.col_lower, m.col_upper, integ, m.sense)
+
+
 KNAPSACK_VARIANTS = ["random", "zero_capacity", "too_heavy", "all_masked", "ties", "zero_values", "fractional",
                      "unreachable_budget", "no_budget"]
 BUILDERS: dict[str, tuple[Callable[[np.random.Generator, str], Model], list[str]]] = {
     "set_packing": (build_set_packing, ["random", "empty_sets", "zero_weights", "ties", "one_element", "extreme_weights"]),
+    "set_packing_batch": (build_set_packing_batch, ["random", "empty_sets", "zero_weights", "ties", "one_element",
+                                                    "extreme_weights"]),
     "budgeted_ip": (build_budgeted_ip, KNAPSACK_VARIANTS),
     "budget_family": (build_budget_family, [v for v in KNAPSACK_VARIANTS if v != "fractional"]),
     "escb_index": (build_escb, ["random", "zero_capacity", "too_heavy", "ties", "fractional", "zero_variance", "zero_mean"]),
     "capacity_projection": (build_projection, ["random", "one_variable", "zero_upper", "zero_capacity", "negative_z", "ties"]),
+    "stationary_allocation": (build_stationary, ["random", "zero_weights", "zero_capacity", "zero_upper", "no_overhead",
+                                                 "all_linear", "heavy_overhead", "ties"]),
     "pseudo_welfare": (build_pseudo_welfare, ["random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"]),
     "pseudo_welfare_integral": (build_pseudo_welfare_integral, ["random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"]),
     "onsocmax_offline_integral": (build_offline_integral, ["random", "congested", "ties"]),
+    "linear_program": (build_linear_program, ["random", "lp", "integer", "infeasible"]),
 }
 # Pyomo builds a model object per solve (~50-100 ms): run it on every instance in CI-sized tests
 # but only on every PYOMO_EVERY-th instance of the long run.
@@ -330,8 +410,9 @@ def test_every_model_kind_with_a_backend_is_fuzzed() -> None:
 
 # --- CI-sized: hypothesis draws the seed and the variant --------------------------------------------
 def _examples(kind: str) -> int:
-    return {"set_packing": 80, "budgeted_ip": 150, "budget_family": 100, "escb_index": 100, "capacity_projection": 100,
-            "pseudo_welfare": 80, "pseudo_welfare_integral": 60, "onsocmax_offline_integral": 40}[kind]
+    return {"set_packing": 80, "set_packing_batch": 60, "budgeted_ip": 150, "budget_family": 100, "escb_index": 100,
+            "capacity_projection": 100, "stationary_allocation": 60, "pseudo_welfare": 80, "pseudo_welfare_integral": 60,
+            "onsocmax_offline_integral": 40, "linear_program": 60}[kind]
 
 
 def _fuzz(kind: str) -> Callable[..., None]:
@@ -347,13 +428,16 @@ def _fuzz(kind: str) -> Callable[..., None]:
 
 
 test_fuzz_set_packing = _fuzz("set_packing")
+test_fuzz_set_packing_batch = _fuzz("set_packing_batch")
 test_fuzz_budgeted_ip = _fuzz("budgeted_ip")
 test_fuzz_budget_family = _fuzz("budget_family")
 test_fuzz_escb_index = _fuzz("escb_index")
 test_fuzz_capacity_projection = _fuzz("capacity_projection")
+test_fuzz_stationary_allocation = _fuzz("stationary_allocation")
 test_fuzz_pseudo_welfare = _fuzz("pseudo_welfare")
 test_fuzz_pseudo_welfare_integral = _fuzz("pseudo_welfare_integral")
 test_fuzz_onsocmax_offline_integral = _fuzz("onsocmax_offline_integral")
+test_fuzz_linear_program = _fuzz("linear_program")
 
 
 @pytest.mark.parametrize("kind", sorted(BUILDERS))
@@ -386,7 +470,94 @@ def test_fuzz_long_run(kind: str) -> None:
         model = build(rng, variants[i % len(variants)])
         skip = frozenset() if i % PYOMO_EVERY == 0 else frozenset({"pyomo"})
         results = check_every_backend(model, skip=skip)
-        first = next(iter(results.values())).status.value
+        first = next(iter(results.values())).termination.value
         statuses[first] = statuses.get(first, 0) + 1
     print(f"\nfuzz long run {kind}: {LONG_RUN} instances in {time.perf_counter() - start:.1f} s, "
           f"first exact backend's statuses {statuses}, stopped early (safeguard limit) {STOPPED_EARLY.get(kind, 0)}")
+
+
+# --- options: random values from each backend's declared schema --------------------------------------
+def _valid_value(spec: Any, rng: np.random.Generator) -> Any:
+    """A value the schema accepts, near its edges as often as inside."""
+    if spec.kind is bool:
+        return bool(rng.random() < 0.5)
+    if spec.kind in (int, float):
+        low = spec.minimum if spec.minimum is not None else -10.0
+        high = spec.maximum if spec.maximum is not None else low + 100.0
+        high = min(high, low + 100.0)
+        value = float(rng.choice([low, high, rng.uniform(low, high)]))
+        if spec.open_minimum and value <= low:
+            value = low + (high - low) * 1e-3 + 1e-12
+        return int(np.ceil(value)) if spec.kind is int else value
+    if spec.kind is str:
+        return str(rng.choice(spec.choices)) if spec.choices else spec.default
+    return spec.default  # tables of solver options: their keys are checked apart
+
+
+def _invalid_value(spec: Any, rng: np.random.Generator) -> Any | None:
+    """A value the schema must refuse (None when every value of the type is accepted)."""
+    if spec.kind is bool:
+        return 1
+    if spec.kind in (int, float):
+        if spec.minimum is not None:
+            return (spec.minimum - 1) if spec.kind is int else (spec.minimum - 1.0 if not spec.open_minimum else spec.minimum)
+        return "five"
+    if spec.kind is str:
+        return "no such choice" if spec.choices else 5
+    if spec.kind is dict:
+        return {"write_solution_to_file": True, "solution_file": "/tmp/x", "log_file": "/tmp/y"}
+    return None
+
+
+# backend options whose valid values still depend on the instance (inner backends, families)
+_SKIP_OPTION = {("budget_exact", "inner"), ("aescb", "family_backend"), ("pyomo", "solver"), ("cvxpy", "solver")}
+
+
+@settings(max_examples=12)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_option_fuzz_from_schemas(seed: int) -> None:
+    check_random_options(seed)
+
+
+@pytest.mark.slow
+def test_option_fuzz_long_run() -> None:
+    """OPTSCHED_FUZZ_INSTANCES / 20 seeds (default 500) of :func:`check_random_options`."""
+    start = time.perf_counter()
+    for seed in range(LONG_RUN // 20):
+        check_random_options(20261123 + seed)
+    print(f"\noption fuzz long run: {LONG_RUN // 20} option sets per backend in {time.perf_counter() - start:.1f} s")
+
+
+def check_random_options(seed: int) -> None:
+    """Every backend, random option values from its declared schema: valid ones solve a small
+    fitting instance without raising (any termination; a solution is feasible, optimal only with
+    an agreeing bound), invalid ones are a ValueError before anything runs."""
+    from optsched.models.base import model_kinds
+    from optsched.solvers.registry import all_backends
+
+    rng = np.random.default_rng(seed)
+    for name, backend in sorted(all_backends().items()):
+        if not backend.available():
+            continue
+        keys = [k for k in backend.OPTIONS if (name, k) not in _SKIP_OPTION]
+        for key in keys:
+            bad = _invalid_value(backend.OPTIONS[key], rng)
+            if bad is not None:
+                with pytest.raises(ValueError, match=key):
+                    optsched.prepare(next(k for k, c in model_kinds().items() if backend.fits_kind(c) is None), name,
+                                     **{key: bad})
+        options = {k: _valid_value(backend.OPTIONS[k], rng) for k in keys if rng.random() < 0.6}
+        if name == "alm":  # the one cross-option rule: theta1 <= theta2
+            t1, t2 = (options.get(k, backend.OPTIONS[k].default) for k in ("theta1", "theta2"))
+            options["theta1"], options["theta2"] = min(t1, t2), max(t1, t2)
+        for kind in (k for k, c in model_kinds().items() if backend.fits_kind(c) is None):
+            if kind not in BUILDERS:
+                continue
+            model = BUILDERS[kind][0](rng, "random")
+            if backend.fits(model) is not None:
+                continue
+            r = optsched.solve(model, name, time_limit=1.0, **options)
+            if r.solution is not None:
+                assert model.violations(r.solution, tol=1e-6) == [], (name, options, r)
+            if r.termination is Termination.OPTIMAL and r.bound is not None:
+                assert abs(r.bound - r.objective) <= 1e-6 * max(1.0, abs(r.objective)), (name, options, r)

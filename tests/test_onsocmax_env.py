@@ -156,3 +156,53 @@ def test_baselines_are_feasible_for_p1(seed: int, kind: str, congestion: float) 
         welfare, X = run_online(inst, policy)
         assert inst.violations(X, tol=1e-9) == []
         assert welfare == pytest.approx(inst.welfare(inst.pairs_of(X)))
+
+
+@settings(max_examples=60)
+@given(st.integers(0, 10_000), st.floats(0.0, 1.6))
+def test_pair_violations_agree_with_the_dense_check(seed: int, scale: float) -> None:
+    """The pair-vector check (no (N, n_units) matrix) finds the same broken constraints."""
+    inst = MeshGenerator(n_nodes=3, n_slots=6, n_jobs=8, capacity_mean=8.0).draw(np.random.default_rng(seed))
+    rng = np.random.default_rng(seed + 1)
+    x = rng.uniform(0, scale, inst.n_pairs) * inst.xbar
+    dense = inst.violations(inst.dense(x))
+    pairs = inst.pair_violations(x)
+    assert [p[:3] for p in pairs] == [p[:3] for p in dense]
+    assert (pairs == []) == (dense == [])
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 10_000), st.sampled_from(["linear", "log", "sqrt"]))
+def test_incremental_env_matches_the_dense_replay(seed: int, kind: str) -> None:
+    """The env's per-step checks on touched pairs, the kept usage and load, and the welfare
+    increments give the same allocation and welfare as the dense matrix and P1's objective."""
+    from optsched.onsocmax.env import replay
+    from optsched.onsocmax.policy import Onsocmax
+    from optsched.policy import evaluate
+
+    inst = MeshGenerator(n_nodes=4, n_slots=10, n_jobs=12, kind=kind, capacity_mean=6.0).draw(np.random.default_rng(seed))
+    for policy in (Onsocmax(), MaxFirst(), EqualShare()):
+        env = MeshEnv.fixed(inst)
+        gains = evaluate(env, policy, inst.n_slots, seed=0)["welfare"]
+        welfare, x = replay(inst, policy)
+        assert inst.pair_violations(x) == [] and inst.violations(env.allocation) == []
+        np.testing.assert_array_equal(inst.pairs_of(env.allocation), x)
+        assert float(np.sum(gains)) == pytest.approx(welfare, rel=1e-12, abs=1e-9)
+        X = env.allocation
+        assert np.allclose(X.sum(axis=0), env.observe(inst.n_slots - 1).usage)
+
+
+def test_env_refuses_what_breaks_a_sum_only_together() -> None:
+    """Two dispatches in one step that each fit but together break (6) are refused."""
+    inst = MeshInstance(
+        capacity=[[1.0]], tau=1.0, arrival=[0.0, 0.0], deadline=[0.0, 0.0], rho=[5.0, 5.0], nodes=[[0], [0]],
+        kind=["linear", "linear"], xbar=[1.0, 1.0], a=[1.0, 1.0], beta=[0.0, 0.0],
+    )
+    env = MeshEnv.fixed(inst)
+    env.reset(np.random.default_rng(0))
+    env.observe(0)
+    with pytest.raises(ValueError, match=r"\(6\)"):
+        env.step(Dispatch(np.array([0, 1]), np.array([0, 0]), np.array([0.6, 0.6])))
+    with pytest.raises(ValueError, match=r"\(7\)"):
+        env.step(Dispatch(np.array([0, 0]), np.array([0, 0]), np.array([0.6, 0.6])))
+    assert env.step(Dispatch(np.array([0, 1]), np.array([0, 0]), np.array([0.5, 0.5])))["welfare"] == pytest.approx(1.0)

@@ -37,7 +37,7 @@ def test_cvxpy_optimum_is_certified_by_weak_duality(seed: int, kind: str, conges
     assert cert.gap <= 1e-6
     # the same model through optsched.solve (re-verified there)
     res = optsched.solve(OfflineWelfare(inst), "cvxpy")
-    assert res.status is optsched.Status.OPTIMAL
+    assert res.termination is optsched.Termination.OPTIMAL
     assert res.objective == pytest.approx(cert.primal, rel=1e-7)
 
 
@@ -95,7 +95,7 @@ def test_integral_milp_equals_brute_force(seed: int, kind: str) -> None:
         return
     milp = optsched.solve(model, "highs")
     brute = optsched.solve(model, "brute_force")
-    assert milp.status is optsched.Status.OPTIMAL and brute.status is optsched.Status.OPTIMAL
+    assert milp.termination is optsched.Termination.OPTIMAL and brute.termination is optsched.Termination.OPTIMAL
     assert milp.objective == pytest.approx(brute.objective, rel=1e-9, abs=1e-12)
     assert model.violations(milp.solution, tol=1e-9) == []
     # integral decisions are feasible for the fractional P1, so they cannot beat it
@@ -134,8 +134,8 @@ def test_offline_long_run_every_answer_is_certified() -> None:
         assert cert.bound - cert.primal <= 1e-6 * max(1.0, abs(cert.primal)), where
         res = optsched.solve(OfflineWelfare(inst), "cvxpy")
         # Clarabel's "optimal_inaccurate" is reported as feasible, never as optimal
-        assert res.status in (optsched.Status.OPTIMAL, optsched.Status.FEASIBLE), (where, res.extra)
-        inaccurate += res.status is optsched.Status.FEASIBLE
+        assert res.termination in (optsched.Termination.OPTIMAL, optsched.Termination.FEASIBLE), (where, res.extra)
+        inaccurate += res.termination is optsched.Termination.FEASIBLE
         assert res.objective <= cert.bound + 1e-7 * max(1.0, abs(cert.bound)), where
         worst = max(worst, (cert.bound - cert.primal) / max(1.0, abs(cert.primal)))
     print(f"\noffline long run: {n} instances in {time.perf_counter() - start:.1f} s, "

@@ -8,10 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import optsched
 from optsched.models.pseudo_welfare import PseudoWelfare
 from optsched.onsocmax.env import MeshGenerator, MeshInstance
 from optsched.onsocmax.offline import certified_optimum
-from optsched.onsocmax.policy import Onsocmax, backend_solver, run_online, serve_ties
+from optsched.onsocmax.policy import Onsocmax, run_online, serve_ties
 from optsched.onsocmax.prices import alpha_hat
 from optsched.onsocmax.utilities import KINDS, derivative
 
@@ -60,7 +61,7 @@ def test_kkt_and_cvxpy_per_job_give_the_same_online_welfare(seed: int, kind: str
     same trajectory; the cvxpy path goes through optsched.solve (re-verified there)."""
     inst = draw(seed, kind, congestion, n_nodes=3, n_slots=6, n_jobs=6)
     kkt, _ = run_online(inst, Onsocmax())
-    cvx, _ = run_online(inst, Onsocmax(solver=backend_solver("cvxpy")))
+    cvx, _ = run_online(inst, Onsocmax(backend="cvxpy"))
     assert cvx == pytest.approx(kkt, rel=1e-6)
 
 
@@ -80,7 +81,7 @@ def test_serve_ties_keeps_p3_optimal_and_feasible(seed: int) -> None:
     upsilon = float(max(iota, (derivative(kind, a, 0.0) + beta / cap).max()))
     model = PseudoWelfare(utility=[KINDS[k] for k in kind], a=a, beta=beta, capacity=cap, xbar=xbar, rho=rho,
                           usage=usage, iota=iota, upsilon=upsilon)
-    x = backend_solver("kkt")(kind, a, beta, cap, xbar, usage, rho, iota, upsilon)
+    x = optsched.solve(model, "kkt").solution
     y = serve_ties(x, kind, a, beta, cap, xbar, usage, rho, iota, float(alpha_hat(upsilon / iota)))
     assert model.violations(y, tol=1e-9) == []
     assert (y >= x).all()

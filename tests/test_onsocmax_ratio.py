@@ -13,7 +13,7 @@ from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
 from optsched.onsocmax.env import MeshGenerator, MeshInstance
 from optsched.onsocmax.experiments import FAMILIES, OnsocmaxConfig, ratio_record, small_instance
 from optsched.onsocmax.offline import OfflineWelfareIntegral, certified_optimum
-from optsched.onsocmax.policy import Onsocmax, backend_solver, run_online
+from optsched.onsocmax.policy import Onsocmax, run_online
 from optsched.onsocmax.prices import alpha_hat
 from optsched.onsocmax.utilities import KINDS
 
@@ -95,10 +95,10 @@ def test_documented_case_integral_variant_breaks_theorem_2() -> None:
     iota, upsilon = inst.marginal_bounds()
     ah = alpha_hat(upsilon / iota)
     assert ah == pytest.approx(6.638201335050523, rel=1e-12)
-    online, X = run_online(inst, Onsocmax(solver=backend_solver("highs", integral=True), serve_ties=False))
+    online, X = run_online(inst, Onsocmax(backend="highs", integral=True, serve_ties=False))
     model = OfflineWelfareIntegral(inst)
     milp, brute = optsched.solve(model, "highs"), optsched.solve(model, "brute_force")
-    assert milp.status is optsched.Status.OPTIMAL and brute.status is optsched.Status.OPTIMAL
+    assert milp.termination is optsched.Termination.OPTIMAL and brute.termination is optsched.Termination.OPTIMAL
     assert milp.objective == pytest.approx(brute.objective, rel=1e-12) == pytest.approx(240.1)
     assert online == pytest.approx(12.0)
     assert milp.objective / online == pytest.approx(20.008333333333333, rel=1e-12)
@@ -106,7 +106,7 @@ def test_documented_case_integral_variant_breaks_theorem_2() -> None:
     for p3 in _p3_models(inst, X, integral=True):
         a, b = optsched.solve(p3, "highs"), optsched.solve(p3, "brute_force")
         assert a.ok and b.ok and a.objective == pytest.approx(b.objective, rel=1e-9, abs=1e-12)
-    assert run_online(inst, Onsocmax(solver=backend_solver("brute_force", integral=True), serve_ties=False))[0] == pytest.approx(online)
+    assert run_online(inst, Onsocmax(backend="brute_force", integral=True, serve_ties=False))[0] == pytest.approx(online)
 
 
 @pytest.mark.slow

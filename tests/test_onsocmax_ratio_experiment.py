@@ -32,9 +32,12 @@ def test_tiny_sweep_writes_csv_png_json(tmp_path: Path) -> None:
     exp = get_experiment("onsocmax")
     cfg = exp.make_config({"values": [2.0, 6.0], "repeats": 1, "kinds": ["log"], "n_jobs": 6, "sweep": "congestion"})
     paths = exp.run(cfg, tmp_path)
-    assert sorted(p.suffix for p in paths) == [".csv", ".json", ".png"]
+    assert sorted(p.name for p in paths) == sorted(f"onsocmax_congestion{s}" for s in (".csv", ".json", ".png", "_timing.csv"))
     df = pd.read_csv(tmp_path / "onsocmax_congestion.csv")
     assert len(df) == 2 * 3  # two values x three policies
+    timing = pd.read_csv(tmp_path / "onsocmax_congestion_timing.csv")
+    assert len(timing) == len(df) and (timing[["runtime_s", "cpu_s", "opt_cpu_s"]] >= 0).all().all()
+    assert not {"runtime_s", "cpu_s"} & set(df.columns) and (df["n_jobs"] == 6).all()
     assert (df["welfare"] <= df["opt_bound"] * (1 + 1e-9)).all()
     assert np.allclose(df["ratio"], df["opt"] / df["welfare"])
     meta = json.loads((tmp_path / "onsocmax_congestion.json").read_text())

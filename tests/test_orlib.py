@@ -11,7 +11,7 @@ import pytest
 import optsched
 from optsched.io import load_instance, load_instances
 from optsched.io.orlib import read_orlib
-from optsched.result import Status
+from optsched.result import Termination
 
 SMALL = """2
  3 2 7
@@ -61,7 +61,7 @@ def test_exact_backends_reach_mknap1_optima(shared_data: Path, backend: str) -> 
     assert [i.optimum for i in insts] == [3800, 8706.1, 4015, 6120, 12400, 10618, 16537]
     for inst in insts:
         r = optsched.solve(inst.model, backend)
-        assert r.status is Status.OPTIMAL, (inst.name, r.extra)
+        assert r.termination is Termination.OPTIMAL, (inst.name, r.extra)
         assert r.objective == pytest.approx(inst.optimum, rel=1e-9)
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import optsched
 from optsched.models import model_from_dict
 from optsched.models.capacity_projection import CapacityProjection
-from optsched.result import Status
+from optsched.result import Termination
 from optsched.solvers.projection_fast import group_thresholds, project_capacity
 from optsched.solvers.projection_paper import paper_projection
 
@@ -102,7 +102,7 @@ def assert_feasible(m: CapacityProjection, y: np.ndarray) -> None:
 def test_fast_matches_cvxpy_osqp(m: CapacityProjection) -> None:
     fast = optsched.solve(m, "fast")
     ref = optsched.solve(m, "cvxpy")
-    assert fast.status is Status.OPTIMAL and ref.status is Status.OPTIMAL
+    assert fast.termination is Termination.OPTIMAL and ref.termination is Termination.OPTIMAL
     assert_feasible(m, fast.solution)
     assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(m.z).max())
     assert abs(fast.objective - ref.objective) <= AGREE * max(1.0, ref.objective)
@@ -113,7 +113,7 @@ def test_fast_matches_cvxpy_osqp(m: CapacityProjection) -> None:
 def test_fast_matches_highs_qp(m: CapacityProjection) -> None:
     fast = optsched.solve(m, "fast")
     ref = optsched.solve(m, "highs")
-    assert ref.status is Status.OPTIMAL
+    assert ref.termination is Termination.OPTIMAL
     assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(m.z).max())
     # HiGHS proves a bound; the exact projection can never beat it
     assert fast.objective >= ref.bound - AGREE * max(1.0, ref.objective)
@@ -123,7 +123,7 @@ def test_fast_matches_highs_qp(m: CapacityProjection) -> None:
 @given(instances(max_n=12, max_groups=3))
 def test_fast_matches_pyomo_reference(m: CapacityProjection) -> None:
     ref = optsched.solve(m, "pyomo")
-    assert ref.status is Status.OPTIMAL
+    assert ref.termination is Termination.OPTIMAL
     fast = optsched.solve(m, "fast")
     assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(m.z).max())
 
@@ -135,7 +135,7 @@ def test_thousands_of_instances_stacked_vs_cvxpy(seed: int) -> None:
     big = stacked(random_instances(seed, 400))
     fast = optsched.solve(big, "fast")
     ref = optsched.solve(big, "cvxpy")
-    assert ref.status is Status.OPTIMAL
+    assert ref.termination is Termination.OPTIMAL
     assert_feasible(big, fast.solution)
     assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(big.z).max())
     assert np.abs(fast.solution - exact_by_bisection(big)).max() <= 1e-9 * np.abs(big.z).max()
@@ -178,7 +178,7 @@ def test_kkt_residual_detects_a_wrong_point() -> None:
 def test_hand_worked_projections(z, upper, capacity, expected) -> None:  # type: ignore[no-untyped-def]
     m = CapacityProjection(z=z, upper=upper, group=[0] * len(z), capacity=[capacity])
     r = optsched.solve(m, "fast")
-    assert r.status is Status.OPTIMAL
+    assert r.termination is Termination.OPTIMAL
     np.testing.assert_allclose(r.solution, expected, atol=1e-12)
 
 
@@ -221,7 +221,7 @@ def test_ten_thousand_instances_stacked_vs_cvxpy(seed: int) -> None:
     big = stacked(random_instances(seed, 400))
     fast = optsched.solve(big, "fast")
     ref = optsched.solve(big, "cvxpy")
-    assert ref.status is Status.OPTIMAL
+    assert ref.termination is Termination.OPTIMAL
     assert_feasible(big, fast.solution)
     assert np.abs(fast.solution - ref.solution).max() <= AGREE * max(1.0, np.abs(big.z).max())
 
@@ -244,7 +244,7 @@ def test_large_groups_with_ties_vs_bisection_and_cvxpy(seed: int) -> None:
     rho = 2.0 * group_thresholds(big.z, big.upper, big.group, big.capacity)
     assert big.kkt_residual(y, rho) <= 1e-9 * scale * max(1.0, rho.max())
     ref = optsched.solve(big, "cvxpy")
-    assert ref.status is Status.OPTIMAL
+    assert ref.termination is Termination.OPTIMAL
     assert np.abs(y - ref.solution).max() <= AGREE * max(1.0, np.abs(big.z).max())
 
 
@@ -285,16 +285,17 @@ def test_paper_is_suboptimal_when_capacity_does_not_bind() -> None:
     r = optsched.solve(m, "paper")
     # (38) gives rho = -8 < 0: every y is pushed up to fill the capacity
     np.testing.assert_allclose(r.solution, [5.0, 5.0])
-    assert r.status is Status.FEASIBLE
+    assert r.termination is Termination.FEASIBLE
     assert r.objective == pytest.approx(32.0)
     assert optsched.solve(m, "fast").objective == 0.0
 
 
 def test_paper_is_infeasible_with_unequal_caps() -> None:
     m = CapacityProjection(z=[3.0, 2.0], upper=[10.0, 0.5], group=[0, 0], capacity=[4.0])
+    y, _ = paper_projection(m.z, m.upper, m.group, m.capacity)
+    np.testing.assert_allclose(y, [2.5, 1.5])  # y_2 > a_2: only y_1 is capped
     r = optsched.solve(m, "paper")
-    np.testing.assert_allclose(r.solution, [2.5, 1.5])  # y_2 > a_2: only y_1 is capped
-    assert r.status is Status.ERROR
+    assert r.termination is Termination.ERROR and r.solution is None  # an error carries no solution
     assert "upper" in r.extra["message"]
 
 
@@ -302,7 +303,7 @@ def test_paper_caps_only_the_largest_member() -> None:
     m = CapacityProjection(z=[5.0, 4.9, 0.0], upper=[1.0, 1.0, 1.0], group=[0] * 3, capacity=[2.5])
     y, _ = paper_projection(m.z, m.upper, m.group, m.capacity)
     assert y[0] == 1.0 and y[1] > 1.0  # member 2 exceeds a = 1 after pass 2
-    assert optsched.solve(m, "paper").status is Status.ERROR
+    assert optsched.solve(m, "paper").termination is Termination.ERROR
 
 
 @settings(max_examples=300)
@@ -318,7 +319,7 @@ def test_paper_is_exact_when_capacity_binds_and_no_cap_is_active(seed: int, n: i
         return
     m = CapacityProjection(z=z, upper=upper, group=[0] * n, capacity=[load * rng.uniform(0.0, 0.999)])
     paper = optsched.solve(m, "paper")
-    assert paper.status is Status.FEASIBLE
+    assert paper.termination is Termination.FEASIBLE
     np.testing.assert_allclose(paper.solution, optsched.solve(m, "fast").solution, atol=1e-9)
 
 

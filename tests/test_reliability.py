@@ -272,9 +272,9 @@ def test_result_files_follow_the_umask(tmp_path: Path, umask: int, mode: int) ->
 
 
 # --- numba without a writable cache ------------------------------------------------------------------------
-KERNELS = ("optsched.solvers.budget_dp_kernel", "optsched.solvers.greedy_set_packing_kernel",
-           "optsched.solvers.projection_kernel", "optsched.solvers.pseudo_welfare_kkt_kernel",
-           "optsched.ogasched.placement_kernel")
+KERNELS = tuple(sorted(
+    ".".join(p.relative_to(ROOT).with_suffix("").parts) for p in (ROOT / "optsched").rglob("*_kernel.py")
+))
 NUMBA_PROBE = f"""
 import importlib, numpy as np, optsched
 from numba.core import config
@@ -282,7 +282,7 @@ for name in {KERNELS!r}:
     importlib.import_module(name)
 from optsched.models.set_packing import SetPacking
 res = optsched.solve(SetPacking.random(np.random.default_rng(0), 8, 6), "greedy")
-print(res.status.value, config.CACHE_DIR or "no-cache-dir")
+print(res.termination.value, config.CACHE_DIR or "no-cache-dir")
 """
 
 
@@ -301,6 +301,13 @@ def _read_only_package(tmp_path: Path) -> tuple[Path, dict[str, str]]:
                TMPDIR=str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     return pkg, env
+
+
+def test_every_kernel_module_takes_njit_from_optsched_jit() -> None:
+    assert len(KERNELS) >= 7
+    for name in KERNELS:
+        text = (ROOT / (name.replace(".", "/") + ".py")).read_text()
+        assert "from optsched.jit import njit" in text and "from numba import njit" not in text, name
 
 
 def test_numba_kernels_without_a_writable_cache_use_a_private_directory(tmp_path: Path) -> None:

@@ -32,7 +32,8 @@ def test_every_run_is_a_registered_preset_and_its_reduced_settings_are_valid(nam
         exp = get_experiment(run.experiment)
         assert run.preset in exp.presets
         exp.make_config(_settings_for(run, False, {}), run.preset)  # raises on an unknown key
-        assert _settings_for(run, True, {}) == {}  # --full: the preset as it stands (paper scale)
+        assert _settings_for(run, True, {}) == dict(run.settings)  # --full: the preset (+ the run's own backend)
+        exp.make_config(_settings_for(run, True, {}), run.preset)
         assert run.reduced, f"{name}/{run.preset} has no reduced scale"
 
 

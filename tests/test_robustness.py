@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import optsched
 from optsched.models.set_packing import SetPacking
-from optsched.result import Status
+from optsched.result import Termination
 from optsched.results import write_csv, write_text
 
 SET_PACKING_BACKENDS = ["greedy", "cpsat", "highs", "brute_force"]
@@ -35,7 +35,7 @@ def degenerate_packings(draw) -> SetPacking:
 def check_set_packing_everywhere(model: SetPacking) -> None:
     results = {b: optsched.solve(model, b) for b in SET_PACKING_BACKENDS}
     for b, r in results.items():
-        assert r.status in (Status.OPTIMAL, Status.FEASIBLE), (b, r.status, r.extra)
+        assert r.termination in (Termination.OPTIMAL, Termination.FEASIBLE), (b, r.termination, r.extra)
         assert model.is_feasible(r.solution), b
     opt = results["brute_force"].objective
     for b in ("cpsat", "highs"):
@@ -62,7 +62,7 @@ def test_set_packing_fuzz_long_run() -> None:
 def test_pyomo_time_limit_is_a_status() -> None:
     model = SetPacking.random(np.random.default_rng(1), n_sets=400, n_elements=150, max_size=6, integer_weights=True)
     res = optsched.solve(model, "pyomo", time_limit=0.05)
-    assert res.status in (Status.TIME_LIMIT, Status.OPTIMAL)
+    assert res.termination in (Termination.TIME_LIMIT, Termination.OPTIMAL)
     if res.solution is not None:
         assert model.is_feasible(res.solution)
 

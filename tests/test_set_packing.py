@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import optsched
 from optsched.io import load_instance
 from optsched.models.set_packing import SetPacking
-from optsched.result import Status
+from optsched.result import Termination
 
 EXACT = ["cpsat", "highs", "pyomo", "brute_force"]
 REL = 1e-6  # CP-SAT scales float objectives to integers with this precision
@@ -40,10 +40,10 @@ def close(a: float, b: float) -> bool:
 @given(packings())
 def test_exact_backends_match_brute_force(model: SetPacking) -> None:
     reference = optsched.solve(model, "brute_force")
-    assert reference.status is Status.OPTIMAL
-    for backend in ["cpsat", "highs"]:
+    assert reference.termination is Termination.OPTIMAL
+    for backend in ["cpsat", "highs", "enumerate", "scip"]:
         res = optsched.solve(model, backend)
-        assert res.status is Status.OPTIMAL, (backend, res.extra)
+        assert res.termination is Termination.OPTIMAL, (backend, res.extra)
         assert model.is_feasible(res.solution)
         assert close(res.objective, reference.objective), (backend, res.objective, reference.objective)
 
@@ -53,7 +53,7 @@ def test_exact_backends_match_brute_force(model: SetPacking) -> None:
 def test_pyomo_reference_matches_brute_force(model: SetPacking) -> None:
     reference = optsched.solve(model, "brute_force")
     res = optsched.solve(model, "pyomo")
-    assert res.status is Status.OPTIMAL
+    assert res.termination is Termination.OPTIMAL
     assert model.is_feasible(res.solution)
     assert close(res.objective, reference.objective)
 
@@ -64,7 +64,7 @@ def test_exact_backends_agree_on_larger_instances(seed: int) -> None:
     model = SetPacking.random(rng, n_sets=40, n_elements=30, max_size=5)
     values = {b: optsched.solve(model, b) for b in ["cpsat", "highs"]}
     for b, r in values.items():
-        assert r.status is Status.OPTIMAL, b
+        assert r.termination is Termination.OPTIMAL, b
         assert model.is_feasible(r.solution)
     assert close(values["cpsat"].objective, values["highs"].objective)
     # the dual bound HiGHS proves is a valid bound for the CP-SAT optimum too
@@ -75,7 +75,7 @@ def test_exact_backends_agree_on_larger_instances(seed: int) -> None:
 @given(packings(max_sets=12, max_elements=10))
 def test_greedy_is_feasible_and_within_sqrt_m(model: SetPacking) -> None:
     greedy = optsched.solve(model, "greedy")
-    assert greedy.status in (Status.FEASIBLE, Status.OPTIMAL)
+    assert greedy.termination in (Termination.FEASIBLE, Termination.OPTIMAL)
     assert model.is_feasible(greedy.solution)
     opt = optsched.solve(model, "brute_force").objective
     assert greedy.objective * math.sqrt(model.n_elements) >= opt * (1 - 1e-12)
@@ -109,7 +109,7 @@ def test_verify_turns_a_wrong_answer_into_an_error(monkeypatch: pytest.MonkeyPat
     model = SetPacking(2, [[0, 1], [1]], [1.0, 1.0])
     monkeypatch.setattr(greedy_set_packing, "greedy_packing", lambda m: np.array([0, 1]))
     res = optsched.solve(model, "greedy")
-    assert res.status is Status.ERROR
+    assert res.termination is Termination.ERROR
     assert "infeasible" in res.extra["message"]
 
 
@@ -127,7 +127,7 @@ def test_compare_table_has_gaps_to_best_bound() -> None:
     table = optsched.compare(model, ["greedy", "highs", "cpsat"])
     assert list(table["backend"]) == ["greedy", "highs", "cpsat"]
     exact = table[table["backend"] != "greedy"]
-    assert (exact["status"] == "optimal").all()
+    assert (exact["termination"] == "optimal").all()
     assert (exact["gap_to_best_bound"] <= 1e-6).all()
     assert table.loc[0, "gap_to_best_bound"] >= 0
 
@@ -137,20 +137,20 @@ def test_best_bound_is_the_tightest_bound_but_never_beaten_by_a_solution() -> No
     from optsched.solve import best_bound
 
     model = SetPacking(n_elements=2, sets=[[0], [1]], weights=[1.0, 2.0])
-    r = lambda status, obj, bound=None: Result(status, "set_packing", "x", objective=obj, bound=bound)  # noqa: E731
-    assert best_bound(model, [r(Status.FEASIBLE, 2.0, 6.0), r(Status.TIME_LIMIT, 2.5, 3.5)]) == 3.5
-    assert best_bound(model, [r(Status.OPTIMAL, 3.0), r(Status.FEASIBLE, 1.0, 4.2)]) == 3.0
+    r = lambda status, obj, bound=None: Result(status, objective=obj, bound=bound, model="set_packing", backend="x")  # noqa: E731
+    assert best_bound(model, [r(Termination.FEASIBLE, 2.0, 6.0), r(Termination.TIME_LIMIT, 2.5, 3.5)]) == 3.5
+    assert best_bound(model, [r(Termination.OPTIMAL, 3.0), r(Termination.FEASIBLE, 1.0, 4.2)]) == 3.0
     # two "optimal" answers 1e-9 apart: the lower one's claim is beaten by the other's solution
-    assert best_bound(model, [r(Status.OPTIMAL, 3.0 - 1e-9), r(Status.OPTIMAL, 3.0)]) == 3.0
-    assert best_bound(model, [r(Status.ERROR, 9.0, 9.0), r(Status.FEASIBLE, 1.0)]) is None
+    assert best_bound(model, [r(Termination.OPTIMAL, 3.0 - 1e-9), r(Termination.OPTIMAL, 3.0)]) == 3.0
+    assert best_bound(model, [r(Termination.ERROR, 9.0, 9.0), r(Termination.FEASIBLE, 1.0)]) is None
 
 
 def test_time_limit_reports_status_not_exception() -> None:
     model = load_instance_or_random()
     for backend in ["cpsat", "highs"]:
         res = optsched.solve(model, backend, time_limit=0.01)
-        assert res.status in (Status.TIME_LIMIT, Status.OPTIMAL)
-        if res.status is Status.TIME_LIMIT and res.solution is not None:
+        assert res.termination in (Termination.TIME_LIMIT, Termination.OPTIMAL)
+        if res.termination is Termination.TIME_LIMIT and res.solution is not None:
             assert model.is_feasible(res.solution)
             assert res.bound >= res.objective - 1e-9
 
@@ -202,7 +202,7 @@ def test_delorme_known_optima(shared_data, name: str, backend: str) -> None:
     known = _known_optima(shared_data)[name]
     model = load_instance(shared_data / "setpacking" / f"{name}.dat")
     res = optsched.solve(model, backend, time_limit=120)
-    assert res.status is Status.OPTIMAL
+    assert res.termination is Termination.OPTIMAL
     assert res.objective == pytest.approx(float(known["highs_value"]))
     if known["listed_value"]:
         assert res.objective == pytest.approx(float(known["listed_value"]))
@@ -217,7 +217,7 @@ def test_delorme_all_proven_optima(shared_data, backend: str) -> None:
             continue
         model = load_instance(shared_data / "setpacking" / f"{name}.dat")
         res = optsched.solve(model, backend, time_limit=300)
-        assert res.status is Status.OPTIMAL, name
+        assert res.termination is Termination.OPTIMAL, name
         assert res.objective == pytest.approx(float(row["highs_value"])), name
 
 

@@ -15,78 +15,24 @@ from __future__ import annotations
 import warnings
 from typing import Callable
 
-import numpy as np
 import pytest
 
 import optsched
+from optsched.generators import HARD_INSTANCES, hard_enumeration, hard_mknap
 from optsched.models.base import Model
 from optsched.models.budget_family import BudgetFamily
 from optsched.models.budgeted_ip import BudgetedIP
-from optsched.models.capacity_projection import CapacityProjection
 from optsched.models.escb_index import EscbIndex
-from optsched.models.pseudo_welfare import PseudoWelfare
-from optsched.result import Status
+from optsched.result import Termination
 from optsched.solvers.registry import all_backends, fitting_backends
 
 LIMIT = 0.05
 
 
-def chu_beasley(rng: np.random.Generator, n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Correlated 0-1 multidimensional knapsack (Chu & Beasley 1998): hard for exact MIP."""
-    w = rng.integers(1, 1001, (k, n)).astype(float)
-    capacity = np.floor(0.5 * w.sum(axis=1))
-    values = np.floor(w.sum(axis=0) / k + 500 * rng.random(n))
-    return values, w, capacity
-
-
-def hard_mknap() -> BudgetedIP:
-    return BudgetedIP(*chu_beasley(np.random.default_rng(7), 250, 10))
-
-
-def hard_family() -> BudgetFamily:
-    v, w, c = chu_beasley(np.random.default_rng(7), 250, 10)
-    return BudgetFamily(v, w, c, budget_coeffs=np.ones(250), max_budget=3)
-
-
-def hard_escb() -> EscbIndex:
-    rng = np.random.default_rng(8)
-    _, w, c = chu_beasley(rng, 100, 5)
-    return EscbIndex(mean=rng.random(100), variance=0.3 * rng.random(100), weights=w, capacity=c)
-
-
-def hard_enumeration() -> BudgetedIP:
-    rng = np.random.default_rng(9)
-    return BudgetedIP(rng.uniform(0, 10, 22), rng.integers(1, 10, (3, 22)), [40, 40, 40])
-
-
-def big_projection() -> CapacityProjection:  # OSQP (cvxpy's solver for this model)
-    rng = np.random.default_rng(10)
-    n = 20_000
-    return CapacityProjection(rng.normal(1, 2, n), rng.uniform(0, 4, n), rng.integers(0, 200, n), rng.uniform(0, 50, 200))
-
-
-def big_job() -> PseudoWelfare:  # Clarabel (cvxpy's solver for this model)
-    rng = np.random.default_rng(11)
-    n = 5000
-    cap = np.abs(rng.normal(20, 2, n)) + 1
-    return PseudoWelfare(utility="log", a=rng.uniform(1, 3, n), beta=rng.uniform(0.1, 0.5, n), capacity=cap,
-                         xbar=np.abs(rng.normal(7, 1, n)), usage=cap * rng.uniform(0, 0.9, n), rho=1500.0)
-
-
-# backend -> instances it cannot finish within LIMIT
-HARD: dict[str, list[Callable[[], Model]]] = {
-    "highs": [hard_mknap],
-    "cpsat": [hard_mknap],
-    "pyomo": [hard_mknap],
-    "budget_exact": [hard_family],
-    "escb_oa": [hard_escb],
-    "brute_force": [hard_enumeration],
-    "cvxpy": [big_projection, big_job],
-    "alm": [big_job],
-}
+HARD = HARD_INSTANCES  # backend -> instances it cannot finish within LIMIT
 # Backends without a time limit: one pass of bounded work (sorts and scans; dp's table is capped
 # by max_table_cells, and aescb runs dp), so there is nothing to stop early.
-BOUNDED_WORK = {"greedy", "fast", "paper", "kkt", "dp", "aescb"}
+BOUNDED_WORK = {"greedy", "enumerate", "fast", "paper", "kkt", "dp", "aescb"}
 # Backends whose solver reports a proven bound with any incumbent it returns.
 BOUND_WITH_INCUMBENT = {"highs", "cpsat"}
 
@@ -105,7 +51,7 @@ def test_time_limit_stops_with_status_time_limit(backend: str, build: Callable[[
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # cvxpy: "Solution may be inaccurate" after a stop
         r = optsched.solve(model, backend, time_limit=LIMIT)
-    assert r.status is Status.TIME_LIMIT, (r.status, r.extra)
+    assert r.termination is Termination.TIME_LIMIT, (r.termination, r.extra)
     if r.solution is not None:
         assert model.violations(r.solution, tol=1e-6) == []
         assert r.objective == pytest.approx(model.objective(r.solution), rel=1e-9, abs=1e-9)
@@ -120,7 +66,7 @@ def test_time_limit_stops_with_status_time_limit(backend: str, build: Callable[[
 def test_backends_without_time_limit_say_they_ignored_it() -> None:
     model = BudgetedIP([3.0, 2.0, 4.0], [[1, 1, 2]], [2])
     r = optsched.solve(model, "dp", time_limit=LIMIT)
-    assert r.status is Status.OPTIMAL and r.extra["time_limit"].startswith("ignored")
+    assert r.termination is Termination.OPTIMAL and r.extra["time_limit"].startswith("ignored")
     assert "time_limit" not in optsched.solve(model, "highs", time_limit=LIMIT).extra
 
 
@@ -129,14 +75,14 @@ def test_time_limit_zero_is_a_status_not_an_exception() -> None:
     for backend in ("highs", "cpsat", "brute_force"):
         m = hard_enumeration() if backend == "brute_force" else model
         r = optsched.solve(m, backend, time_limit=0.0)
-        assert r.status in (Status.TIME_LIMIT, Status.OPTIMAL), (backend, r.status, r.extra)
-        assert r.status is not Status.ERROR
+        assert r.termination in (Termination.TIME_LIMIT, Termination.OPTIMAL), (backend, r.termination, r.extra)
+        assert r.termination is not Termination.ERROR
 
 
 def test_brute_force_time_limit_keeps_the_best_vector_so_far() -> None:
     model = hard_enumeration()
     r = optsched.solve(model, "brute_force", time_limit=LIMIT)
-    assert r.status is Status.TIME_LIMIT and r.bound is None
+    assert r.termination is Termination.TIME_LIMIT and r.bound is None
     assert r.solution is not None and model.is_feasible(r.solution)  # x = 0 is in the first chunk
     assert 0 < r.iterations < 1 << 22
 
@@ -163,18 +109,18 @@ def test_infeasible_budget_is_infeasible_from_every_backend(name: str) -> None:
     model = INFEASIBLE[name]
     names = [b.NAME for b in fitting_backends(model)]
     integral = {"fractional data": set(), "fractional budget": {"dp"}}.get(name, {"dp", "cpsat"})  # CP-SAT: whole bounds
-    expected = {"highs", "pyomo", "brute_force"} | integral
+    expected = {"highs", "pyomo", "scip", "brute_force"} | integral
     assert set(names) == expected
     for backend in names:
         r = optsched.solve(model, backend)
-        assert r.status is Status.INFEASIBLE, (backend, r.status, r.extra)
+        assert r.termination is Termination.INFEASIBLE, (backend, r.termination, r.extra)
         assert r.solution is None and r.objective is None, backend
 
 
 def test_infeasible_budgets_with_a_time_limit_are_still_infeasible() -> None:
     model = INFEASIBLE["budget only over capacity"]
     for backend in ("highs", "cpsat", "pyomo", "brute_force"):
-        assert optsched.solve(model, backend, time_limit=10.0).status is Status.INFEASIBLE, backend
+        assert optsched.solve(model, backend, time_limit=10.0).termination is Termination.INFEASIBLE, backend
 
 
 def test_budget_family_levels_no_selection_reaches() -> None:
@@ -187,15 +133,18 @@ def test_budget_family_levels_no_selection_reaches() -> None:
     assert set(family_backends) == {"dp", "budget_exact"}
     for backend in family_backends:
         r = optsched.solve(fam, backend)
-        assert r.status is Status.OPTIMAL, (backend, r.extra)
         values = r.extra["values"]
         assert [v is None for v in values] == [False] * 6 + [True] * 3, (backend, values)
-        assert [e is None for e in r.solution] == [v is None for v in values]
-        assert r.objective == -np.inf  # the designated budget 7 is out of reach
+        # the designated budget 7 is out of reach: the family is infeasible there (no objective)
+        assert r.termination is Termination.INFEASIBLE and r.objective is None and r.solution is None, r
+        at_five = optsched.solve(BudgetFamily([3, 4, 5, 1], [[1, 2, 2, 1]], [4], budget_coeffs=[1, 2, 3, 1],
+                                              max_budget=8, budget=5), backend)
+        assert at_five.termination is Termination.OPTIMAL, (backend, at_five.extra)
+        assert [e is None for e in at_five.solution] == [v is None for v in values]
     for s in range(fam.max_budget + 1):
         member = fam.member(s)
-        statuses = {b.NAME: optsched.solve(member, b.NAME).status for b in fitting_backends(member)}
-        want = Status.INFEASIBLE if s > 5 else Status.OPTIMAL
+        statuses = {b.NAME: optsched.solve(member, b.NAME).termination for b in fitting_backends(member)}
+        want = Termination.INFEASIBLE if s > 5 else Termination.OPTIMAL
         assert set(statuses.values()) == {want}, (s, statuses)
 
 
@@ -205,7 +154,7 @@ def test_highs_parallel_column_presolve_fault_is_avoided() -> None:
     model = BudgetedIP([2.0] * 7, [[1.0] * 7], [4.0], budget_coeffs=[3, 3, 3, 3, 1, 0, 2], budget=7.0)
     for backend in ("highs", "pyomo", "cpsat", "dp", "brute_force"):
         r = optsched.solve(model, backend)
-        assert r.status is Status.OPTIMAL and r.objective == pytest.approx(8.0), (backend, r.objective)
+        assert r.termination is Termination.OPTIMAL and r.objective == pytest.approx(8.0), (backend, r.objective)
 
 
 def test_highs_presolve_fault_in_escb_outer_approximation_is_avoided() -> None:
@@ -215,5 +164,5 @@ def test_highs_presolve_fault_in_escb_outer_approximation_is_avoided() -> None:
                       variance=[0.03677982254163061, 0.057130209508872154, 0.0], weights=[[1.147, 0.538, 1.202]],
                       capacity=[2.834])
     oa, enum = optsched.solve(model, "escb_oa"), optsched.solve(model, "brute_force")
-    assert oa.status is Status.OPTIMAL and enum.status is Status.OPTIMAL
+    assert oa.termination is Termination.OPTIMAL and enum.termination is Termination.OPTIMAL
     assert oa.objective == pytest.approx(enum.objective, rel=1e-9) == pytest.approx(1.3065500756846788)

@@ -129,10 +129,10 @@ def test_solve_sweep_marks_instances_a_backend_cannot_take(tmp_path: Path) -> No
                           'sizes = [6, 30]\n')
     run_sweep(cfg, tmp_path, executor="serial", progress=False)
     rows = {(r["backend"], r["size"]): r for r in read_rows(tmp_path / "results.csv")}
-    assert rows[("brute_force", "6")]["status"] == "optimal"
-    assert rows[("brute_force", "30")]["status"] == "unfit" and "30 binary" in rows[("brute_force", "30")]["message"]
+    assert rows[("brute_force", "6")]["termination"] == "optimal"
+    assert rows[("brute_force", "30")]["termination"] == "unfit" and "30 binary" in rows[("brute_force", "30")]["message"]
     assert rows[("brute_force", "30")]["objective"] == ""
-    assert rows[("greedy", "30")]["status"] == "feasible"
+    assert rows[("greedy", "30")]["termination"] == "feasible"
     assert float(rows[("brute_force", "6")]["objective"]) >= float(rows[("greedy", "6")]["objective"])
 
 
@@ -168,8 +168,8 @@ def test_solve_sweep_batching_and_rerun(tmp_path: Path) -> None:
     res = (tmp_path / "a" / "results.csv").read_bytes()
     assert res == (tmp_path / "b" / "results.csv").read_bytes()
     rows = read_rows(tmp_path / "a" / "results.csv")
-    assert {r["status"] for r in rows} <= {"optimal", "feasible"}
-    assert all(r["status"] == "optimal" for r in rows if r["backend"] == "highs")
+    assert {r["termination"] for r in rows} <= {"optimal", "feasible"}
+    assert all(r["termination"] == "optimal" for r in rows if r["backend"] == "highs")
     # a rerun skips every stored run and rewrites the same bytes
     again = run_sweep(cfg, tmp_path / "a", executor="serial", progress=False)
     assert again.ran == 0 and again.stored_before == a.total

@@ -1,15 +1,20 @@
 """The handcrafted baselines of Section 4.1. Each estimates Z_tilde by the average of its own
 past observations (v_hat of (8), 0 for a channel never used), ranks, and fills greedily:
 
-HSWF  ports with a job in descending order of their estimated welfare sum_{r in R_l} v_hat_(l,r);
-LCF   channels of ports with a job in ascending order of the supply cost sum_k f_k(a_k^(l,r))
-      (ties: higher v_hat first);
-LWTF  ports with a job in descending order of waiting time, the number of slots since the
-      port was last served (ties: lower port index first).
+HSWF         ports with a job in descending order of their estimated welfare
+             sum_{r in R_l} v_hat_(l,r);
+LCF          the paper's reading: "ranks each job (non-empty port) in the ascending order of
+             cost": ports with a job in ascending order of the supply cost of serving the job,
+             sum_{r in R_l} C_(l,r) with C_(l,r) = sum_k f_k(a_k^(l,r)) (ties: lower port index);
+             within a port, channels by ascending C (ties: higher v_hat first);
+LCF-channel  every channel of a port with a job ranked on its own by ascending C (ties: higher
+             v_hat first), ports mixed (the reading this module used first; kept for comparison);
+LWTF         ports with a job in descending order of waiting time, the number of slots since the
+             port was last served (ties: lower port index first).
 
-Within a port, channels go in descending v_hat. "Set x = 1 in turn until (1) cannot be
-satisfied" is read as first fit: a channel that does not fit in the remaining capacity is
-skipped and the scan goes on (the stronger reading of the two; see docs/esdp.md).
+Within a port, HSWF and LWTF take channels in descending v_hat. "Set x = 1 in turn until (1)
+cannot be satisfied" is read as first fit: a channel that does not fit in the remaining
+capacity is skipped and the scan goes on (the stronger reading of the two; see docs/esdp.md).
 """
 
 from __future__ import annotations
@@ -34,12 +39,15 @@ def first_fit(order: np.ndarray, requirements: np.ndarray, capacity: np.ndarray)
     return x
 
 
-def _by_ports(ports: np.ndarray, inst: DispatchInstance, v_hat: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Channel order: ports in the given order, each port's available channels by v_hat desc."""
+def _by_ports(ports: np.ndarray, inst: DispatchInstance, v_hat: np.ndarray, mask: np.ndarray,
+              cost_first: bool = False) -> np.ndarray:
+    """Channel order: ports in the given order, each port's available channels by v_hat desc
+    (with ``cost_first``: by ascending cost C, ties by v_hat desc)."""
     chunks = []
     for p in ports:
         chans = np.flatnonzero((inst.edge_port == p) & mask)
-        chunks.append(chans[np.argsort(-v_hat[chans], kind="stable")])
+        keys = (-v_hat[chans], inst.cost[chans]) if cost_first else (-v_hat[chans],)
+        chunks.append(chans[np.lexsort(keys)])
     return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
 
 
@@ -51,6 +59,13 @@ def _hswf(policy: "GreedyBaseline", obs: Observation, v_hat: np.ndarray) -> np.n
 
 
 def _lcf(policy: "GreedyBaseline", obs: Observation, v_hat: np.ndarray) -> np.ndarray:
+    inst = policy.instance
+    ports = np.flatnonzero(obs.arrived)
+    job_cost = np.bincount(inst.edge_port, weights=inst.cost, minlength=inst.n_ports)[ports]
+    return _by_ports(ports[np.argsort(job_cost, kind="stable")], inst, v_hat, obs.channel_mask, cost_first=True)
+
+
+def _lcf_channel(policy: "GreedyBaseline", obs: Observation, v_hat: np.ndarray) -> np.ndarray:
     chans = np.flatnonzero(obs.channel_mask)
     return chans[np.lexsort((-v_hat[chans], policy.instance.cost[chans]))]
 
@@ -64,12 +79,13 @@ def _lwtf(policy: "GreedyBaseline", obs: Observation, v_hat: np.ndarray) -> np.n
 RANKINGS: dict[str, Callable[["GreedyBaseline", Observation, np.ndarray], np.ndarray]] = {
     "HSWF": _hswf,
     "LCF": _lcf,
+    "LCF-channel": _lcf_channel,
     "LWTF": _lwtf,
 }
 
 
 class GreedyBaseline:
-    """One of HSWF, LCF, LWTF (by ``name``), a :class:`optsched.policy.Policy`."""
+    """One of HSWF, LCF, LCF-channel, LWTF (by ``name``), a :class:`optsched.policy.Policy`."""
 
     def __init__(self, name: str) -> None:
         if name not in RANKINGS:

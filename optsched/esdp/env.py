@@ -5,22 +5,30 @@ Instance (Section 4.1, Table 2 as readable; see docs/esdp.md for every choice ma
 
 * channel (l, r) exists with probability ``edge_prob``; channels are ordered by (l, r);
 * requirements A[k, e] uniform in {1, ..., a_max};
-* capacity rule: c_k = ceil(alpha * sum_e A[k, e]), so that a set of alpha * |E| channels with
-  average requirements fits exactly, matching m = alpha * |E| used by the policy;
-* supply costs are linear, f_k(a) = f_k * a with f_k ~ N(0.5, 0.1), so the cost of channel e
-  is C_e = sum_k f_k A[k, e];
-* valuations Z_e(t) ~ N(mu_e, mu_e / 2) with mu_e ~ U[0.1, 1].
+* capacity rule (``CAPACITY_RULES``): ``"total"`` (default) c_k = ceil(alpha * sum_e A[k, e]),
+  so that a set of alpha * |E| channels with average requirements fits exactly, matching
+  m = alpha * |E| used by the policy; ``"demand"`` c_k = ceil(alpha * sum_e rho_l(e) A[k, e]),
+  alpha times the expected demand of a slot, which still binds when alpha reaches 1;
+* supply costs (``COST_MODELS``): ``"linear"`` (default) f_k(a) = f_k * a with f_k ~ N(0.5, 0.1),
+  so the cost of channel e is C_e = sum_k f_k A[k, e] (proportional to its size);
+  ``"independent"``: f_k(a_k^e) ~ N(0.5, 0.1) drawn per (resource, channel), independent of A,
+  C_e = sum_k f_k(a_k^e);
+* valuations Z_e(t) ~ N(mu_e, sigma_e) with mu_e ~ U[0.1, 1] and sigma_e = mu_e / 2 (Table 2;
+  ``noise`` = sigma_e / mu_e is an option, 0.5 by default).
 
 Welfare normalisation (the paper only says Z_tilde "is normalized into [0, 1]"): one affine
 map for all channels followed by clipping,
 
     Z_tilde_e(t) = clip((Z_e(t) - C_e - lo) / (hi - lo), 0, 1),
-    lo = min_e (-C_e),  hi = max_e (2 mu_e - C_e),
 
-i.e. [lo, hi] spans every channel's mu +- 2 sigma band of Z - C. The map is common to all
-channels, so it keeps the order of channel welfares. The true means v_tilde_e = E[Z_tilde_e]
-are the exact means of the clipped normals (not the unclipped ones), so the oracle and the
-regret (5) use the same quantity the policies learn.
+with [lo, hi] chosen by ``NORMALISATIONS``: ``"band"`` (default) lo = min_e (mu_e - 2 sigma_e - C_e),
+hi = max_e (mu_e + 2 sigma_e - C_e) (= min_e (-C_e), max_e (2 mu_e - C_e) at sigma = mu / 2), i.e.
+[lo, hi] spans every channel's mu +- 2 sigma band of Z - C;
+``"minmax"`` lo = min_e (mu_e - C_e), hi = max_e (mu_e - C_e), the range of the channel means,
+without the large common constant that ``"band"`` adds to every channel when costs exceed
+valuations. The map is common to all channels, so it keeps the order of channel welfares. The
+true means v_tilde_e = E[Z_tilde_e] are the exact means of the clipped normals (not the
+unclipped ones), so the oracle and the regret (5) use the same quantity the policies learn.
 
 Social welfare of a decision (4): Sw(x(t)) = Z_tilde(t) . x(t).
 """
@@ -57,13 +65,51 @@ def _int_array(name: str, value: Any, ndim: int) -> np.ndarray:
     return out
 
 
+def _band(mu: np.ndarray, sigma: np.ndarray, cost: np.ndarray) -> tuple[float, float]:
+    """[min_e mu_e - 2 sigma_e - C_e, max_e mu_e + 2 sigma_e - C_e]: every channel's mu +- 2 sigma
+    band of Z - C."""
+    return float(np.min(mu - 2.0 * sigma - cost)), float(np.max(mu + 2.0 * sigma - cost))
+
+
+def _minmax(mu: np.ndarray, sigma: np.ndarray, cost: np.ndarray) -> tuple[float, float]:
+    """[min_e, max_e] of the channel means mu_e - C_e (with one distinct mean: that mean +- mu)."""
+    means = mu - cost
+    lo, hi = float(means.min()), float(means.max())
+    if hi - lo <= 1e-12 * max(1.0, abs(lo)):
+        lo, hi = lo - float(mu.max()), hi + float(mu.max())
+    return lo, hi
+
+
+# name -> (mu, sigma, C) -> (lo, hi) of the affine map Z_tilde = clip((Z - C - lo) / (hi - lo), 0, 1)
+NORMALISATIONS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[float, float]]] = {
+    "band": _band,
+    "minmax": _minmax,
+}
+
+# name -> (alpha, A, rho per channel) -> c
+CAPACITY_RULES: dict[str, Callable[[float, np.ndarray, np.ndarray], np.ndarray]] = {
+    "total": lambda alpha, req, rho: alpha * req.sum(axis=1),
+    "demand": lambda alpha, req, rho: alpha * (req * rho[None, :]).sum(axis=1),
+}
+
+# name -> (rng, (mean, std), K, |E|) -> unit_costs: (K,) for f_k(a) = f_k a, (K, |E|) for
+# f_k(a_k^e) drawn per (resource, channel)
+COST_MODELS: dict[str, Callable[[np.random.Generator, tuple[float, float], int, int], np.ndarray]] = {
+    "linear": lambda rng, f, k, e: rng.normal(f[0], f[1], size=k),
+    "independent": lambda rng, f, k, e: rng.normal(f[0], f[1], size=(k, e)),
+}
+
+
 @dataclass(frozen=True, eq=False)
 class DispatchInstance:
     """One bipartite dispatching system.
 
     ``edges`` (E, 2) with rows (port, server); ``requirements`` A (K, E) positive integers;
-    ``capacity`` c (K,) positive integers; ``unit_costs`` f (K,); ``mu`` (E,) valuation means
-    (the valuation of channel e has standard deviation mu_e / 2); ``arrival_prob`` rho (L,).
+    ``capacity`` c (K,) positive integers; ``unit_costs`` either f (K,), linear costs
+    f_k(a) = f_k a, or (K, E), the supply cost f_k(a_k^e) of every (resource, channel);
+    ``mu`` (E,) valuation means (the valuation of channel e has standard deviation
+    ``noise`` * mu_e, mu_e / 2 by default); ``arrival_prob`` rho (L,); ``normalisation`` a
+    name in ``NORMALISATIONS``.
     """
 
     n_ports: int
@@ -74,6 +120,8 @@ class DispatchInstance:
     unit_costs: Any
     mu: Any
     arrival_prob: Any
+    normalisation: str = "band"
+    noise: float = 0.5
     cost: np.ndarray = field(init=False)
     lo: float = field(init=False)
     hi: float = field(init=False)
@@ -106,7 +154,15 @@ class DispatchInstance:
         if cap.shape != (req.shape[0],) or (cap < 1).any():
             raise ValueError(f"capacity: expected {req.shape[0]} positive integers")
         set_("capacity", cap)
-        set_("unit_costs", float_array("unit_costs", self.unit_costs, shape=(req.shape[0],)))
+        try:  # (K, E) supply costs per (resource, channel), else f (K,)
+            costs = float_array("unit_costs", self.unit_costs, ndim=2)
+        except ValueError:
+            costs = float_array("unit_costs", self.unit_costs)
+        if costs.shape not in ((req.shape[0],), req.shape):
+            raise ValueError(f"unit_costs: expected shape ({req.shape[0]},) or {req.shape}, got {costs.shape}")
+        set_("unit_costs", costs)
+        if self.normalisation not in NORMALISATIONS:
+            raise ValueError(f"normalisation: must be one of {list(NORMALISATIONS)}, got {self.normalisation!r}")
         mu = float_array("mu", self.mu, shape=(n_edges,))
         if (mu <= 0).any():
             raise ValueError("mu: valuation means must be positive")
@@ -116,10 +172,13 @@ class DispatchInstance:
             raise ValueError("arrival_prob: must be probabilities in [0, 1]")
         set_("arrival_prob", rho)
 
-        cost = self.unit_costs @ req
-        lo = float(np.min(-cost))
-        hi = float(np.max(2.0 * mu - cost))
-        means = clipped_normal_mean((mu - cost - lo) / (hi - lo), (mu / 2.0) / (hi - lo))
+        noise = finite_float("noise", self.noise)
+        if noise <= 0:
+            raise ValueError(f"noise: must be > 0, got {noise}")
+        set_("noise", noise)
+        cost = self.unit_costs @ req if self.unit_costs.ndim == 1 else self.unit_costs.sum(axis=0)
+        lo, hi = NORMALISATIONS[self.normalisation](mu, noise * mu, cost)
+        means = clipped_normal_mean((mu - cost - lo) / (hi - lo), (noise * mu) / (hi - lo))
         for name, value in (("cost", cost), ("true_means", means)):
             value.setflags(write=False)
             set_(name, value)
@@ -139,7 +198,7 @@ class DispatchInstance:
         return self.edges[:, 0]
 
     def normalise(self, z: np.ndarray) -> np.ndarray:
-        """Z_tilde = clip((Z - C - lo) / (hi - lo), 0, 1) (module docstring)."""
+        """Z_tilde = clip((Z - C - lo) / (hi - lo), 0, 1), [lo, hi] by ``normalisation``."""
         return np.clip((z - self.cost - self.lo) / (self.hi - self.lo), 0.0, 1.0)
 
     def channel_mask(self, arrived: np.ndarray) -> np.ndarray:
@@ -163,9 +222,16 @@ def generate_instance(
     a_max: int = 2,
     mu_range: tuple[float, float] = (0.1, 1.0),
     unit_cost: tuple[float, float] = (0.5, 0.1),
+    capacity_rule: str = "total",
+    cost_model: str = "linear",
+    normalisation: str = "band",
+    noise: float = 0.5,
 ) -> DispatchInstance:
     """A random instance with the defaults of Table 2 (module docstring); the graph is redrawn
-    until it has at least one channel (at most :data:`optsched.sampling.MAX_REDRAWS` times)."""
+    until it has at least one channel (at most :data:`optsched.sampling.MAX_REDRAWS` times).
+    ``capacity_rule``, ``cost_model`` and ``normalisation`` name entries of ``CAPACITY_RULES``,
+    ``COST_MODELS`` and ``NORMALISATIONS``; the draws are made in the same order for every
+    choice (graph, A, costs, mu)."""
     n_ports = positive_int("n_ports", n_ports)
     n_servers = positive_int("n_servers", n_servers)
     n_resources = positive_int("n_resources", n_resources)
@@ -176,21 +242,28 @@ def generate_instance(
         raise ValueError(f"edge_prob: must be in (0, 1], got {edge_prob}")
     if not 0.0 < alpha <= 1.0:
         raise ValueError(f"alpha: must be in (0, 1], got {alpha}")
+    for name, value, table in (("capacity_rule", capacity_rule, CAPACITY_RULES), ("cost_model", cost_model, COST_MODELS),
+                               ("normalisation", normalisation, NORMALISATIONS)):
+        if value not in table:
+            raise ValueError(f"{name}: must be one of {list(table)}, got {value!r}")
     adjacency = redraw_until(lambda: rng.random((n_ports, n_servers)) < edge_prob, lambda adj: bool(adj.any()),
                              setting="edge_prob", what=f"channel (a {n_ports} x {n_servers} graph at edge_prob = {edge_prob:g})")
     edges = np.argwhere(adjacency)
     n_edges = len(edges)
+    rho = np.full(n_ports, arrival_prob)
     req = rng.integers(1, a_max + 1, size=(n_resources, n_edges))
-    capacity = np.maximum(1, np.ceil(alpha * req.sum(axis=1) - 1e-9)).astype(np.int64)
+    capacity = np.maximum(1, np.ceil(CAPACITY_RULES[capacity_rule](alpha, req, rho[edges[:, 0]]) - 1e-9)).astype(np.int64)
     return DispatchInstance(
         n_ports=n_ports,
         n_servers=n_servers,
         edges=edges,
         requirements=req,
         capacity=capacity,
-        unit_costs=rng.normal(unit_cost[0], unit_cost[1], size=n_resources),
+        unit_costs=COST_MODELS[cost_model](rng, unit_cost, n_resources, n_edges),
         mu=rng.uniform(mu_range[0], mu_range[1], size=n_edges),
-        arrival_prob=np.full(n_ports, arrival_prob),
+        arrival_prob=rho,
+        normalisation=normalisation,
+        noise=noise,
     )
 
 
@@ -219,7 +292,9 @@ class DispatchEnv:
                           (only when an ``oracle`` is given; regret (5) is its difference
                           to ``expected_welfare``);
     ``x``, ``z``          the decision and the semi-bandit feedback (Z_tilde on the chosen
-                          channels, NaN elsewhere).
+                          channels, NaN elsewhere);
+    ``capacity_binds``    whether the channels of the ports with a job do not all fit in (1)
+                          (the same for every policy: it depends on the arrivals only).
     """
 
     def __init__(self, instance: DispatchInstance, oracle: Oracle | None = None) -> None:
@@ -238,7 +313,7 @@ class DispatchEnv:
             raise RuntimeError("DispatchEnv.observe before reset")
         inst = self.instance
         arrived = self._rng.random(inst.n_ports) < inst.arrival_prob
-        self._z = inst.normalise(self._rng.normal(inst.mu, inst.mu / 2.0))
+        self._z = inst.normalise(self._rng.normal(inst.mu, inst.noise * inst.mu))
         self._obs = Observation(t=t, arrived=arrived, channel_mask=inst.channel_mask(arrived))
         return self._obs
 
@@ -258,6 +333,7 @@ class DispatchEnv:
             "expected_welfare": float(inst.true_means @ x),
             "x": x,
             "z": np.where(x, self._z, np.nan),
+            "capacity_binds": not inst.fits(self._obs.channel_mask),
         }
         if self.oracle is not None:
             out["oracle_welfare"] = self.oracle(self._obs.channel_mask)[0]

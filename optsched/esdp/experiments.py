@@ -7,8 +7,16 @@
                          size) vs graph size, swept over ``sweep`` (default ``n_servers``).
 ``figure = "sweep"``     Fig. 6-10: final ASW of every policy vs one setting (``sweep``):
                          alpha (solution space, Fig. 6), delta (Fig. 7), g (Fig. 8),
-                         arrival_prob (Fig. 9), edge_prob (Fig. 10), or mask (the order of
-                         Algorithm 1's masking step).
+                         arrival_prob (Fig. 9), edge_prob (Fig. 10), mask (the order of
+                         Algorithm 1's masking step), or a scenario option (capacity_rule,
+                         cost_model, normalisation, noise; docs/esdp.md). Besides one row per
+                         (value, repeat, policy) it writes a summary over the repeats: mean
+                         and 95 % t-interval of the ASW, of its share of the oracle's ASW, of
+                         the regret and of ESDP's gain over the policy.
+
+Policies (``POLICIES``): ESDP (and ESDP-exact), the Section 4.1 baselines HSWF, LCF (the paper's
+reading: jobs ranked by cost), LCF-channel (channels ranked by cost), LWTF, the learning
+baselines CUCB, Greedy (no exploration), TS (:mod:`optsched.esdp.learners`), and the Oracle.
 
 Every run draws instance ``repeat`` from ``[seed, repeat]`` (so sweeps of delta, g, mask,
 alpha and arrival_prob share graphs, requirements and means) and evaluates every policy with
@@ -20,15 +28,16 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
 from optsched.config import probability, require, within_memory
 from optsched.esdp.baselines import RANKINGS, GreedyBaseline
-from optsched.esdp.env import DispatchEnv, DispatchInstance, generate_instance
+from optsched.esdp.env import CAPACITY_RULES, COST_MODELS, NORMALISATIONS, DispatchEnv, DispatchInstance, generate_instance
+from optsched.esdp.learners import INDICES, IndexLearner
 from optsched.esdp.oracle import MkpOracle, OraclePolicy
 from optsched.esdp.policy import MASK_MODES, EsdpPolicy
 from optsched.esdp.statistics import DELTA_SEQUENCES, G_SEQUENCES
@@ -43,7 +52,7 @@ class EsdpConfig:
     seed: int = 0
     horizon: int = 150
     repeats: int = 1
-    policies: tuple[str, ...] = ("ESDP", "HSWF", "LCF", "LWTF", "Oracle")
+    policies: tuple[str, ...] = ("ESDP", "HSWF", "LCF", "LCF-channel", "LWTF", "Oracle")
     # system (Table 2)
     n_ports: int = 8
     n_servers: int = 40
@@ -52,12 +61,21 @@ class EsdpConfig:
     arrival_prob: float = 0.9
     alpha: float = 0.5
     a_max: int = 2
+    # scenario options (docs/esdp.md; the defaults are the reading of Table 2 used throughout)
+    capacity_rule: str = "total"  # c_k = ceil(alpha sum_e A_ke); "demand": alpha x expected demand
+    cost_model: str = "linear"  # C_e = sum_k f_k A_ke; "independent": f_k(a_k^e) drawn per (k, e)
+    normalisation: str = "band"  # Z_tilde map; "minmax": the range of the channel means
+    noise: float = 0.5  # sigma_e / mu_e of the valuations (Table 2: mu / 2)
     # ESDP
     delta: str = "loglog"
     g: str = "default"
     mask: Literal["before", "after"] = "before"
+    # ESDP's index P3(t): backend ("" = aescb, the paper's route) and its options
+    backend: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
     # sweeps (figure = "overhead" or "sweep")
-    sweep: Literal["alpha", "delta", "g", "arrival_prob", "edge_prob", "n_servers", "mask"] = "n_servers"
+    sweep: Literal["alpha", "delta", "g", "arrival_prob", "edge_prob", "n_servers", "mask", "capacity_rule",
+                   "cost_model", "normalisation", "noise"] = "n_servers"
     sweep_values: tuple[float | str, ...] = (10.0, 20.0, 40.0)
 
     def check(self) -> None:
@@ -75,6 +93,15 @@ class EsdpConfig:
         require(0.0 < self.alpha <= 1.0, "alpha", "must be in (0, 1]")
         require(self.delta in DELTA_SEQUENCES, "delta", f"must be one of {list(DELTA_SEQUENCES)}")
         require(self.g in G_SEQUENCES, "g", f"must be one of {list(G_SEQUENCES)}")
+        require(self.capacity_rule in CAPACITY_RULES, "capacity_rule", f"must be one of {list(CAPACITY_RULES)}")
+        require(self.cost_model in COST_MODELS, "cost_model", f"must be one of {list(COST_MODELS)}")
+        require(self.normalisation in NORMALISATIONS, "normalisation", f"must be one of {list(NORMALISATIONS)}")
+        require(self.noise > 0, "noise", "must be > 0")
+        from optsched.esdp.policy import DEFAULT_BACKEND
+        from optsched.models.escb_index import EscbIndex
+        from optsched.solve import check_backend
+
+        check_backend(EscbIndex, self.backend or DEFAULT_BACKEND, self.options)
         if self.figure != "asw":
             require(len(self.sweep_values) >= 1, "sweep_values", "name at least one value")
             for v in self.sweep_values:
@@ -85,10 +112,12 @@ class EsdpConfig:
 
 
 POLICIES: dict[str, Callable[[EsdpConfig], Any]] = {
-    "ESDP": lambda cfg: EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask),
-    "ESDP-exact": lambda cfg: EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask, index="exact",
+    "ESDP": lambda cfg: EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask,
+                                   backend=cfg.backend or None, options=cfg.options),
+    "ESDP-exact": lambda cfg: EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask, backend="escb_oa",
                                          name="ESDP-exact"),
     **{name: (lambda cfg, name=name: GreedyBaseline(name)) for name in RANKINGS},
+    **{name: (lambda cfg, name=name: IndexLearner(name)) for name in INDICES},
     "Oracle": lambda cfg: OraclePolicy(),
 }
 
@@ -121,6 +150,10 @@ SWEEPS: dict[str, Callable[[Any], Any]] = {
     "edge_prob": _number(float),
     "n_servers": _number(int),
     "mask": _choice(MASK_MODES),
+    "capacity_rule": _choice(CAPACITY_RULES),
+    "cost_model": _choice(COST_MODELS),
+    "normalisation": _choice(NORMALISATIONS),
+    "noise": _number(float),
 }
 
 
@@ -141,6 +174,10 @@ def make_instance(cfg: EsdpConfig, repeat: int) -> DispatchInstance:
         arrival_prob=cfg.arrival_prob,
         alpha=cfg.alpha,
         a_max=cfg.a_max,
+        capacity_rule=cfg.capacity_rule,
+        cost_model=cfg.cost_model,
+        normalisation=cfg.normalisation,
+        noise=cfg.noise,
     )
 
 
@@ -290,6 +327,9 @@ def run_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
                         "n_edges": rec["n_edges"],
                         "asw": float(rec["welfare"].sum()),
                         "regret": float((rec["oracle_welfare"] - rec["expected_welfare"]).sum()),
+                        "expected_asw": float(rec["expected_welfare"].sum()),
+                        "oracle_asw": float(rec["oracle_welfare"].sum()),
+                        "binding_share": float(np.mean(rec["capacity_binds"])),
                     }
                 )
                 times.append({cfg.sweep: rows[-1][cfg.sweep], "repeat": r, "policy": name,
@@ -317,7 +357,41 @@ def run_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
     # measured seconds differ from run to run: kept out of the (byte-reproducible) results
     timing = df[[cfg.sweep, "repeat", "policy", "runtime_s", "cpu_s"]]
     paths = _finish(cfg, out, stem, df.drop(columns=["runtime_s", "cpu_s"]), fig, {})
-    return paths + [write_csv(timing, out / f"{stem}_timing.csv")]
+    summary = sweep_summary(df, cfg.sweep)
+    return paths + [write_csv(timing, out / f"{stem}_timing.csv"), write_csv(summary, out / f"{stem}_summary.csv")]
+
+
+def mean_ci95(values: Any) -> tuple[float, float]:
+    """Mean and the half-width of its 95 % Student-t interval (NaN for one value)."""
+    from scipy.stats import t as student_t
+
+    x = np.asarray(values, dtype=np.float64)
+    if x.size < 2:
+        return float(x.mean()), float("nan")
+    return float(x.mean()), float(student_t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+
+
+def sweep_summary(df: Any, key: str) -> Any:
+    """Per (value, policy), over the repeats (each a new instance and sample path): mean and
+    95 % half-width of the ASW, of the expected ASW's share of the oracle's (v_tilde . x over
+    v_tilde . x*: the noise-free comparison), of the regret (5), and of ESDP's gain in expected
+    ASW over the policy (paired by repeat; only when ESDP ran). ``binding_share``: the share of
+    slots in which the available channels do not all fit (capacity binds)."""
+    import pandas as pd
+
+    rows = []
+    esdp = df[df["policy"] == "ESDP"].set_index([key, "repeat"])["expected_asw"]
+    for (value, policy), part in df.groupby([key, "policy"], sort=False):
+        row: dict[str, Any] = {key: value, "policy": policy, "repeats": len(part)}
+        share = part["expected_asw"] / part["oracle_asw"]
+        for name, series in (("asw", part["asw"]), ("oracle_share", share), ("regret", part["regret"])):
+            row[f"{name}_mean"], row[f"{name}_ci95"] = mean_ci95(series)
+        if len(esdp):
+            gain = esdp.loc[[(value, r) for r in part["repeat"]]].to_numpy() / part["expected_asw"].to_numpy() - 1
+            row["esdp_gain_mean"], row["esdp_gain_ci95"] = mean_ci95(gain)
+        row["binding_share"] = float(part["binding_share"].mean())
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 FIGURES: dict[str, Callable[[EsdpConfig, Path], list[Path]]] = {
@@ -327,6 +401,7 @@ FIGURES: dict[str, Callable[[EsdpConfig, Path], list[Path]]] = {
 }
 
 PAPER_T = 2000
+LEARNING_POLICIES = ("ESDP", "CUCB", "Greedy", "TS", "HSWF", "LCF", "LCF-channel", "LWTF", "Oracle")
 PRESETS: dict[str, dict[str, Any]] = {
     "fig2-4": {"figure": "asw", "horizon": PAPER_T},
     "fig5": {"figure": "overhead", "sweep": "n_servers", "sweep_values": [10, 20, 30, 40, 50], "horizon": 200},
@@ -342,6 +417,18 @@ PRESETS: dict[str, dict[str, Any]] = {
     "exact-index": {"figure": "asw", "horizon": PAPER_T, "policies": ["ESDP", "ESDP-exact", "LCF", "Oracle"]},
     "mask": {"figure": "sweep", "sweep": "mask", "sweep_values": list(MASK_MODES), "horizon": PAPER_T,
              "policies": ["ESDP", "Oracle"]},
+    # Fig. 6 with capacity = alpha x the expected demand of a slot: it still binds at alpha = 1
+    "fig6-demand": {"figure": "sweep", "sweep": "alpha", "sweep_values": [0.3, 0.5, 0.7, 0.9, 1.0],
+                    "capacity_rule": "demand", "horizon": PAPER_T, "repeats": 5},
+    # does ESDP's exploration pay? learning baselines with the oracle's exact solver, 10 instances
+    "learning": {"figure": "sweep", "sweep": "normalisation", "sweep_values": list(NORMALISATIONS),
+                 "horizon": PAPER_T, "repeats": 10, "policies": list(LEARNING_POLICIES)},
+    # 4x the paper's graph (|L| = 16, |R| = 80, |E| ~ 128): the DP route's table exceeds its cell
+    # limit there (docs/esdp.md), so ESDP runs with the exact index (P3 by escb_oa)
+    "scale4x": {"figure": "asw", "n_ports": 16, "n_servers": 80, "horizon": PAPER_T,
+                "policies": ["ESDP-exact", "HSWF", "LCF", "LCF-channel", "LWTF", "Oracle"]},
+    "learning-noise": {"figure": "sweep", "sweep": "noise", "sweep_values": [0.5, 1.0, 2.0], "normalisation": "minmax",
+                       "horizon": PAPER_T, "repeats": 10, "policies": list(LEARNING_POLICIES)},
 }
 
 
@@ -350,6 +437,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     config=EsdpConfig,
     description="Paper 000 (ESDP): ASW, ratios, regret vs baselines and oracle; overhead; sensitivity",
     presets=PRESETS,
+    subproblems=("escb_index", "budgeted_ip"),
+    bench_capture={"settings": {"horizon": 60, "policies": ["ESDP"]}, "every": 6},
 )
 def run(cfg: EsdpConfig, out_dir: Path) -> list[Path]:
     return FIGURES[cfg.figure](cfg, Path(out_dir))

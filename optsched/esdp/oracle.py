@@ -1,10 +1,17 @@
-"""The omniscient oracle of (5)-(6): it knows the true means v_tilde and, each slot, solves
+"""The exact per-slot knapsack, and the omniscient oracle of (5)-(6) built on it.
 
-    x*(t) = argmax { v_tilde . x : A x <= c (1), x_e = 0 for channels of empty ports (2), x in {0,1}^E }
+Each slot, a policy that knows (or estimates) a value per channel can solve
 
-exactly: a 0-1 multidimensional knapsack, by HiGHS (highspy, mip_rel_gap = 0). The model is
-built once; each slot only changes the column upper bounds to the arrival mask. Answers are
-cached per mask (with |L| ports there are at most 2^|L| masks).
+    max { values . x : A x <= c (1), x_e = 0 for channels of empty ports (2), x in {0,1}^E }
+
+exactly: a 0-1 multidimensional knapsack (model ``budgeted_ip`` without a budget). :class:`SlotKnapsack`
+is that one helper: the slot's model through the seam, with the ``highs`` backend by default
+(exact: mip_rel_gap = 0, presolve rule 13 off, oracle tolerances) and its feasibility-jump
+heuristic off; any exact ``budgeted_ip`` backend can replace it (``dp``, ``cpsat``, ``scip``), and
+shadow solves see every call.
+
+The oracle knows the true means v_tilde: x*(t) = SlotKnapsack(v_tilde, mask(t)), cached per
+mask (with |L| ports there are at most 2^|L| masks).
 """
 
 from __future__ import annotations
@@ -16,38 +23,49 @@ import numpy as np
 from optsched.esdp.env import DispatchInstance, Observation
 
 
+# HiGHS's feasibility-jump heuristic (exactness does not depend on it) cost a fixed ~4 ms CPU
+# per run, 3-10x the whole solve of these knapsacks (|E| = 5-33)
+KNAPSACK_OPTIONS: Mapping[str, Mapping[str, Any]] = {
+    "highs": {"highs_options": {"mip_heuristic_run_feasibility_jump": False}},
+}
+DEFAULT_BACKEND = "highs"
+
+
+class SlotKnapsack:
+    """Callable ``knapsack(values, mask, capacity=None) -> x`` for fixed weights A and
+    capacities c (``capacity`` replaces c for one call): the slot's ``budgeted_ip`` through the
+    seam (:class:`optsched.observe.SubproblemSolver`, labelled ``label`` in shadow rows)."""
+
+    def __init__(self, weights: np.ndarray, capacity: np.ndarray, *, backend: str | None = None,
+                 options: Mapping[str, Any] | None = None, label: str = "knapsack") -> None:
+        from optsched.models.budgeted_ip import BudgetedIP
+        from optsched.observe import SubproblemSolver
+
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.capacity = np.asarray(capacity, dtype=np.float64)
+        name = backend or DEFAULT_BACKEND
+        chosen = dict(KNAPSACK_OPTIONS.get(name, {})) if options is None else dict(options)
+        self.solver = SubproblemSolver(BudgetedIP, name, default=DEFAULT_BACKEND, options=chosen, label=label)
+        self._model = BudgetedIP
+
+    def __call__(self, values: np.ndarray, mask: np.ndarray, capacity: np.ndarray | None = None) -> np.ndarray:
+        mask = np.asarray(mask, dtype=bool)
+        values = np.asarray(values, dtype=np.float64)
+        if not np.isfinite(values[mask]).all():
+            raise ValueError("values: the knapsack needs finite values on the available channels")
+        model = self._model(np.where(mask, values, 0.0), self.weights,
+                            self.capacity if capacity is None else capacity, mask=mask)
+        x = np.zeros(mask.shape[0], dtype=bool)
+        x[np.asarray(self.solver.solution(model), dtype=np.int64)] = True
+        return x
+
+
 class MkpOracle:
     """Callable ``oracle(mask) -> (value, x)`` for fixed values, weights A and capacities c."""
 
     def __init__(self, values: np.ndarray, weights: np.ndarray, capacity: np.ndarray) -> None:
-        import highspy
-
         self.values = np.asarray(values, dtype=np.float64)
-        weights = np.asarray(weights, dtype=np.float64)
-        n = len(self.values)
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("mip_rel_gap", 0.0)
-        h.setOptionValue("threads", 1)
-        lp = highspy.HighsLp()
-        lp.num_col_ = n
-        lp.num_row_ = weights.shape[0]
-        lp.col_cost_ = self.values
-        lp.col_lower_ = np.zeros(n)
-        lp.col_upper_ = np.ones(n)
-        lp.row_lower_ = np.full(weights.shape[0], -highspy.kHighsInf)
-        lp.row_upper_ = np.asarray(capacity, dtype=np.float64)
-        lp.sense_ = highspy.ObjSense.kMaximize
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = np.arange(0, weights.size + 1, weights.shape[0], dtype=np.int32)
-        lp.a_matrix_.index_ = np.tile(np.arange(weights.shape[0], dtype=np.int32), n)
-        lp.a_matrix_.value_ = weights.T.ravel()
-        lp.a_matrix_.num_col_ = n
-        lp.a_matrix_.num_row_ = weights.shape[0]
-        lp.integrality_ = [highspy.HighsVarType.kInteger] * n
-        h.passModel(lp)
-        self._highs = h
-        self._n = n
+        self._knapsack = SlotKnapsack(weights, capacity, label="Oracle")
         self._cache: dict[bytes, tuple[float, np.ndarray]] = {}
 
     @classmethod
@@ -58,21 +76,9 @@ class MkpOracle:
         mask = np.asarray(mask, dtype=bool)
         key = np.packbits(mask).tobytes()
         if key not in self._cache:
-            self._cache[key] = self._solve(mask)
+            x = self._knapsack(self.values, mask)
+            self._cache[key] = (float(self.values @ x), x)
         return self._cache[key]
-
-    def _solve(self, mask: np.ndarray) -> tuple[float, np.ndarray]:
-        import highspy
-
-        h = self._highs
-        idx = np.arange(self._n, dtype=np.int32)
-        h.changeColsBounds(self._n, idx, np.zeros(self._n), mask.astype(np.float64))
-        h.run()
-        status = h.modelStatusToString(h.getModelStatus())
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            raise RuntimeError(f"oracle: HiGHS ended with status {status}")
-        x = np.round(np.asarray(h.getSolution().col_value)).astype(bool) & mask
-        return float(self.values @ x), x
 
 
 class OraclePolicy:

@@ -6,15 +6,18 @@ At slot t (1-based):
    S(t) = {0, ..., xi(t) m}.
 2. Never-tried channels (sigma2_hat = +inf in (9); the DP cannot carry infinity) are explored
    first: the never-tried channels of ports with a job are taken by first fit in index order.
-3. The remaining capacity goes to the channels already tried, by the index route ``index``:
-   ``"dp"`` (the paper): the AESCB route, Upsilon, Sigma2 by (13)-(14), the whole family
-   P4(s, t), s in S(t), by the DP of Algorithm 2 (:func:`optsched.solvers.budget_dp.aescb_index`),
-   and x*_{P4}(t) = x*_{P4}(s*, t) with s* of (17). ``dp_method`` (default ``"envelope"``)
-   computes only that member, by the DP pruned to the points that can reach the best score of
-   (17) (:func:`optsched.solvers.budget_dp.envelope_pick`: the same s* and x as the whole
-   family); ``"reach"``, ``"pareto"``, ``"dense"`` solve the whole family first;
-   ``"exact"``: P3(t) (11) itself, max v_hat.x + sqrt(sigma2_hat.x), solved exactly through
-   ``optsched.solve`` (model ``escb_index``, backend ``escb_oa``: outer approximation + HiGHS).
+3. The remaining capacity goes to the channels already tried: the slot's subproblem is P3(t) (11)
+   on them, max v_hat.x + sqrt(sigma2_hat.x) s.t. A x <= residual capacity (model
+   ``escb_index``), solved through the seam by ``backend``: ``aescb`` (the paper, default): the
+   AESCB route, Upsilon, Sigma2 by (13)-(14), the family P4(s, t), s in S(t), by the DP of
+   Algorithm 2 and x*_{P4}(t) = x*_{P4}(s*, t) with s* of (17); xi(t) and S = xi(t) m are passed
+   to it each slot. Its option ``method`` (default ``"envelope"``) computes only that member, by
+   the DP pruned to the points that can reach the best score of (17)
+   (:func:`optsched.solvers.budget_dp.envelope_pick`: the same s* and x as the whole family);
+   ``"reach"``, ``"pareto"``, ``"dense"`` solve the whole family first; option
+   ``family_backend = "budget_exact"`` solves the family one budget at a time exactly.
+   ``escb_oa`` solves P3(t) itself exactly (outer approximation + HiGHS); ``brute_force`` on tiny
+   graphs. A slot whose backend returns no solution is solved by ``aescb`` (counted).
 4. Constraint (2): with ``mask="before"`` (default) the channels of empty ports are removed
    before solving; with ``mask="after"`` the family is solved over every channel and those
    channels are zeroed afterwards (steps 10-16 as printed).
@@ -40,30 +43,13 @@ from optsched.esdp.statistics import (
     max_selection,
     scaling_size,
 )
+from optsched.models.escb_index import EscbIndex
+from optsched.observe import SubproblemSolver
 
 MASK_MODES = ("before", "after")
 
 
-def _dp_route(mean, variance, weights, capacity, mask, xi: int, max_budget: int, method: str) -> np.ndarray:
-    from optsched.solvers.budget_dp import aescb_index
-
-    return aescb_index(mean, variance, weights, capacity, xi, max_budget=max_budget, mask=mask, method=method)[0]
-
-
-def _exact_route(mean, variance, weights, capacity, mask, xi: int, max_budget: int, method: str) -> np.ndarray:
-    import optsched
-    from optsched.models.escb_index import EscbIndex
-
-    model = EscbIndex(mean=mean[mask], variance=variance[mask], weights=weights[:, mask], capacity=capacity)
-    res = optsched.solve(model, "escb_oa")
-    if res.status is not optsched.Status.OPTIMAL:
-        raise RuntimeError(f"ESDP exact index: escb_oa ended with {res.status.value}: {res.extra.get('message')}")
-    x = np.zeros(len(mean), dtype=bool)
-    x[np.flatnonzero(mask)[np.asarray(res.solution, dtype=np.int64)]] = True
-    return x
-
-
-INDEX_ROUTES = {"dp": _dp_route, "exact": _exact_route}
+DEFAULT_BACKEND = "aescb"
 
 
 class EsdpPolicy:
@@ -76,8 +62,8 @@ class EsdpPolicy:
         delta: str = "loglog",
         g: str = "default",
         mask: Literal["before", "after"] = "before",
-        index: Literal["dp", "exact"] = "dp",
-        dp_method: str = "envelope",
+        backend: str | None = None,
+        options: Mapping[str, Any] | None = None,
         name: str = "ESDP",
     ) -> None:
         if not 0.0 < alpha <= 1.0:
@@ -88,15 +74,8 @@ class EsdpPolicy:
             raise ValueError(f"g: unknown sequence {g!r} (known: {', '.join(G_SEQUENCES)})")
         if mask not in MASK_MODES:
             raise ValueError(f"mask: must be one of {MASK_MODES}, got {mask!r}")
-        if index not in INDEX_ROUTES:
-            raise ValueError(f"index: must be one of {tuple(INDEX_ROUTES)}, got {index!r}")
-        from optsched.solvers.budget_dp import DP_METHODS
-
-        if dp_method != "envelope" and dp_method not in DP_METHODS:
-            raise ValueError(f"dp_method: must be 'envelope' or one of {tuple(DP_METHODS)}, got {dp_method!r}")
         self.alpha = alpha
-        self.dp_method = dp_method
-        self._route = INDEX_ROUTES[index]
+        self.solver = SubproblemSolver(EscbIndex, backend, default=DEFAULT_BACKEND, options=options, label=name)
         self._delta = DELTA_SEQUENCES[delta]
         self._g = G_SEQUENCES[g]
         self.mask = mask
@@ -123,10 +102,13 @@ class EsdpPolicy:
         residual = inst.capacity - inst.requirements @ x
         dp_mask = tried & avail if self.mask == "before" else tried
         if dp_mask.any():
+            items = np.flatnonzero(dp_mask)
             variance = np.where(tried, self.stats.sigma2_hat(g), 0.0)
-            chosen = self._route(
-                self.stats.v_hat(), variance, inst.requirements, residual, dp_mask, xi, xi * self.m, self.dp_method
-            )
+            index = EscbIndex(mean=self.stats.v_hat()[items], variance=variance[items],
+                              weights=inst.requirements[:, items], capacity=residual)
+            chosen = np.zeros(inst.n_edges, dtype=bool)
+            chosen[items[np.asarray(self.solver.solution(index, params={"xi": xi, "max_budget": xi * self.m}),
+                                    dtype=np.int64)]] = True
             x = x | (chosen & avail)
         self.budget_levels.append(xi * self.m + 1)
         self.act_seconds.append(time.perf_counter() - start)

@@ -21,6 +21,9 @@ class Experiment:
     config_type: type
     run: Callable[[Any, Path], list[Path]]
     presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    subproblems: tuple[str, ...] = ()  # the model kinds its policies solve each slot
+    # a short seeded run whose subproblems ``optsched bench --quick`` captures: {"settings", "every"}
+    bench_capture: Mapping[str, Any] = field(default_factory=dict)
 
     def make_config(self, settings: Mapping[str, Any] | None = None, preset: str | None = None) -> Any:
         merged: dict[str, Any] = {}
@@ -39,12 +42,14 @@ EXPERIMENT_MODULES = ("optsched.maxweight.experiments", "optsched.esdp.experimen
 
 
 def experiment(
-    name: str, *, config: type, description: str, presets: Mapping[str, Mapping[str, Any]] | None = None
+    name: str, *, config: type, description: str, presets: Mapping[str, Mapping[str, Any]] | None = None,
+    subproblems: tuple[str, ...] = (), bench_capture: Mapping[str, Any] | None = None,
 ) -> Callable[[Callable[[Any, Path], list[Path]]], Callable[[Any, Path], list[Path]]]:
     def deco(fn: Callable[[Any, Path], list[Path]]) -> Callable[[Any, Path], list[Path]]:
         if name in _EXPERIMENTS:
             raise RuntimeError(f"experiment {name!r} registered twice")
-        _EXPERIMENTS[name] = Experiment(name, description, config, fn, dict(presets or {}))
+        _EXPERIMENTS[name] = Experiment(name, description, config, fn, dict(presets or {}), tuple(subproblems),
+                                        dict(bench_capture or {}))
         return fn
 
     return deco

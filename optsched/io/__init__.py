@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from optsched.files import read_user_text
+from optsched.files import check_user_file, read_user_text
 from optsched.models.base import Model
 
 Reader = Callable[[str], list[Model]]
@@ -29,11 +29,33 @@ def register_reader(*suffixes: str) -> Callable[[Reader], Reader]:
     return deco
 
 
+PathReader = Callable[[Path], list[Model]]
+_PATH_READERS: dict[str, PathReader] = {}
+
+
+def register_path_reader(*suffixes: str) -> Callable[[PathReader], PathReader]:
+    """Decorator: ``reader(path) -> list of models`` for formats a solver library reads itself."""
+
+    def deco(fn: PathReader) -> PathReader:
+        for s in suffixes:
+            if s in _READERS or s in _PATH_READERS:
+                raise RuntimeError(f"two readers for {s!r}")
+            _PATH_READERS[s] = fn
+        return fn
+
+    return deco
+
+
 def load_instances(path: str | Path) -> list[Model]:
     path = Path(path)
-    reader = _READERS.get(path.suffix.lower())
+    suffix = path.suffix.lower()
+    if suffix in _PATH_READERS:
+        check_user_file(path, "file")  # the library reads it: a regular file within the byte cap
+        return _PATH_READERS[suffix](path)
+    reader = _READERS.get(suffix)
     if reader is None:
-        raise ValueError(f"file: unknown instance format {path.suffix!r} (known: {', '.join(sorted(_READERS))})")
+        known = ", ".join(sorted([*_READERS, *_PATH_READERS]))
+        raise ValueError(f"file: unknown instance format {path.suffix!r} (known: {known})")
     text = read_user_text(path, "file")
     models = reader(text)
     if not models:
@@ -52,4 +74,4 @@ def load_instance(path: str | Path, instance: int | None = None) -> Model:
     return models[instance - 1]
 
 
-from optsched.io import delorme, json_instance, orlib  # noqa: E402,F401  (register the readers)
+from optsched.io import delorme, json_instance, model_files, orlib  # noqa: E402,F401  (register the readers)

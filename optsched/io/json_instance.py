@@ -1,4 +1,6 @@
-"""JSON instances: one object ``{"model": NAME, ...}`` or a list of them.
+"""JSON instances: one object ``{"model": NAME, ...}`` or a list of them (``.json``), or one
+object a line (``.jsonl``, what ``optsched run --capture`` writes; the ``capture`` key of each
+line says where the instance came from and is not part of the model).
 
 The decoder is strict where Python's ``json`` is lenient: a key repeated in one object (the
 last would silently win), ``NaN``/``Infinity`` literals, and integers beyond the float range
@@ -59,3 +61,22 @@ def read_json(text: str) -> list[Model]:
 def dumps_float(x: float | None) -> float | None:
     """JSON has no inf/nan: map them to None."""
     return None if x is None or not math.isfinite(x) else x
+
+
+CAPTURE_KEY = "capture"
+
+
+@register_reader(".jsonl")
+def read_json_lines(text: str) -> list[Model]:
+    models = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = loads_strict(line)
+            if isinstance(data, dict):
+                data = {k: v for k, v in data.items() if k != CAPTURE_KEY}
+            models.append(model_from_dict(data))
+        except ValueError as exc:
+            raise ValueError(f"jsonl: line {number}: {exc}") from None
+    return models

@@ -8,20 +8,21 @@ requirement of a grid is simulated side by side on the same sample path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
 from optsched.config import probability, require, within_memory
 from optsched.experiments import experiment
 from optsched.maxweight.network import JobNetwork, NetworkEnv
-from optsched.maxweight.policy import BATCH_SOLVERS, MaxWeightPolicy
+from optsched.maxweight.policy import MaxWeightPolicy
 from optsched.policy import evaluate
 from optsched.results import run_metadata, write_csv, write_metadata, write_png
 
-POLICIES = {"Alg. 1 (exact)": "exact_backend", "Alg. 2 (greedy)": "greedy_backend"}
+# policy label -> the config key naming its set-packing backend
+POLICIES = {"Alg. 1 (exact)": "exact_backend", "Alg. 2 (greedy)": "backend"}
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,11 @@ class MaxWeightConfig:
     seed: int = 0
     frames: int = 10_000
     tolerance: float = 0.01
+    # Alg. 2's set-packing backend ("" = greedy, the paper's Algorithm 2) and its options;
+    # Alg. 1's exact backend
+    backend: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
     exact_backend: str = "enumerate"
-    greedy_backend: str = "greedy"
     # Fig. 3 / Fig. 4 (N = M = 2) on a grid of requirements [0, grid_max]^2
     grid_step: float = 0.02
     grid_max: float = 0.7
@@ -77,19 +81,28 @@ class MaxWeightConfig:
         for key in ("fig3_app2_task_probs", "fig4_worker2_completion_probs", "fig5_task_probs"):
             for p in getattr(self, key):
                 probability(p, key)
-        from optsched.solvers.registry import get_backend
+        from optsched.maxweight.policy import DEFAULT_BACKEND
+        from optsched.models.set_packing import SetPackingBatch
+        from optsched.solve import check_backend
 
-        for key in ("exact_backend", "greedy_backend"):
-            name = getattr(self, key)
-            if name not in BATCH_SOLVERS:
-                get_backend(name)  # raises ValueError naming the backend
+        # a backend that does not fit the frame's set packing is refused before any frame runs
+        check_backend(SetPackingBatch, self.backend or DEFAULT_BACKEND, self.options)
+        exact = check_backend(SetPackingBatch, self.exact_backend)
+        require(exact.EXACT, "exact_backend", f"{self.exact_backend!r} is not an exact backend")
 
 
-def achieved_rates(net: JobNetwork, requirements: np.ndarray, backend: str, cfg: MaxWeightConfig) -> np.ndarray:
+def make_policy(cfg: MaxWeightConfig, label: str, requirements: np.ndarray) -> MaxWeightPolicy:
+    """The policy ``label`` of ``POLICIES`` with the config's backend (and options, for Alg. 2)."""
+    key = POLICIES[label]
+    options = cfg.options if key == "backend" else {}
+    return MaxWeightPolicy(requirements, backend=getattr(cfg, key) or None, options=options, name=label)
+
+
+def achieved_rates(net: JobNetwork, requirements: np.ndarray, label: str, cfg: MaxWeightConfig) -> np.ndarray:
     """Completed-job rate of each app for each requirement row, over ``cfg.frames`` frames."""
     env = NetworkEnv(net, len(requirements))
-    policy = MaxWeightPolicy(requirements, backend=backend)
-    out = evaluate(env, policy, cfg.frames, seed=cfg.seed, progress=f"{backend} N={net.n_apps}")
+    policy = make_policy(cfg, label, requirements)
+    out = evaluate(env, policy, cfg.frames, seed=cfg.seed, progress=f"{policy.backend} N={net.n_apps}")
     return out["completed"].mean(axis=0)
 
 
@@ -104,8 +117,8 @@ def region_rows(curves: dict[str, JobNetwork], cfg: MaxWeightConfig) -> "object"
     grid = _grid(cfg)
     frames = []
     for curve, net in curves.items():
-        for policy, key in POLICIES.items():
-            rate = achieved_rates(net, grid, getattr(cfg, key), cfg)
+        for policy in POLICIES:
+            rate = achieved_rates(net, grid, policy, cfg)
             frames.append(
                 pd.DataFrame(
                     {
@@ -193,11 +206,9 @@ def run_fig5(cfg: MaxWeightConfig, out: Path) -> list[Path]:
         for n in cfg.fig5_sizes:
             net = JobNetwork.uniform(n, n, p, cfg.fig5_completion_prob)
             reqs = np.repeat(r_grid[:, None], n, axis=1)
-            policies = {"Alg. 2 (greedy)": cfg.greedy_backend}
-            if n <= cfg.fig5_exact_up_to:
-                policies["Alg. 1 (exact)"] = cfg.exact_backend
-            for policy, backend in policies.items():
-                rate = achieved_rates(net, reqs, backend, cfg)
+            policies = ["Alg. 2 (greedy)"] + (["Alg. 1 (exact)"] if n <= cfg.fig5_exact_up_to else [])
+            for policy in policies:
+                rate = achieved_rates(net, reqs, policy, cfg)
                 ok = (rate >= reqs - cfg.tolerance).all(axis=1)
                 rows.append({"task_prob": p, "n": n, "policy": policy,
                              "max_symmetric_r": float(r_grid[ok].max()) if ok.any() else 0.0})
@@ -226,9 +237,9 @@ def run_simulate(cfg: MaxWeightConfig, out: Path) -> list[Path]:
     frames = np.arange(1, cfg.frames + 1)
     parts = []
     fig, ax = plt.subplots(figsize=(6, 4))
-    for j, (policy, key) in enumerate(POLICIES.items()):
+    for j, policy in enumerate(POLICIES):
         env = NetworkEnv(net, 1)
-        out_ = evaluate(env, MaxWeightPolicy(req, backend=getattr(cfg, key)), cfg.frames, seed=cfg.seed, progress=policy)
+        out_ = evaluate(env, make_policy(cfg, policy, req), cfg.frames, seed=cfg.seed, progress=policy)
         running = np.cumsum(out_["completed"][:, 0, :], axis=0) / frames[:, None]
         for i in range(cfg.n_apps):
             parts.append(pd.DataFrame({"policy": policy, "app": i + 1, "frame": frames, "rate": running[:, i]}))
@@ -265,6 +276,8 @@ PRESETS = {
     config=MaxWeightConfig,
     description="paper 004: max-weight scheduling regions (Fig. 3, 4), symmetric requirement vs N (Fig. 5)",
     presets=PRESETS,
+    subproblems=("set_packing_batch",),
+    bench_capture={"settings": {"experiment": "fig3", "frames": 300, "grid_step": 0.05}, "every": 100},
 )
 def run(cfg: MaxWeightConfig, out: Path) -> list[Path]:
     return RUNNERS[cfg.experiment](cfg, Path(out))

@@ -1,76 +1,39 @@
 """Algorithms 1 and 2 of paper 004 on the virtual queues of Section III-A.
 
 Each frame: Q_i(t) <- Q_i(t-1) + r_i (line 2); choose interference-free jobs D(t) maximising
-Eq. (2), sum_{i in D} Q_i(t) 1{|J_i| != 0} prod_{j in J_i} P_ij (Algorithm 1, exactly) or
-greedily by Eq. (3) (Algorithm 2); at the end of the frame Q_i <- max(Q_i - 1, 0) for every
-scheduled job that completed. The policy runs B requirement vectors side by side.
+Eq. (2), sum_{i in D} Q_i(t) 1{|J_i| != 0} prod_{j in J_i} P_ij (Algorithm 1 with an exact
+backend) or greedily by Eq. (3) (Algorithm 2, backend ``greedy``); at the end of the frame
+Q_i <- max(Q_i - 1, 0) for every scheduled job that completed. The policy runs B requirement
+vectors side by side: the frame's subproblem is one ``set_packing_batch`` (B weight vectors
+over the frame's jobs), solved through the seam (:class:`optsched.observe.SubproblemSolver`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from optsched.maxweight.network import Frame, NetworkEnv
-from optsched.models.set_packing import SetPacking
-from optsched.solvers.greedy_set_packing import greedy_packing_batch
+from optsched.models.set_packing import SetPackingBatch
+from optsched.observe import SubproblemSolver
 
-# (incidence (N', M) bool of the generated jobs, weights (B, N')) -> chosen (B, N') bool
-PackingSolver = Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-
-def exact_packing_batch(incidence: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Algorithm 1's Eq. (2) solved exactly for B weight vectors at once by enumerating every
-    packing of the N' jobs (2^N' subsets: meant for the paper's small N)."""
-    if incidence.shape[0] == 0:
-        return np.zeros((weights.shape[0], 0), dtype=bool)
-    packings = SetPacking(incidence.shape[1], [np.flatnonzero(r) for r in incidence], np.zeros(len(incidence))).all_packings()
-    best = np.argmax(weights @ packings.T.astype(np.float64), axis=1)
-    return packings[best]
-
-
-def backend_packing_solver(backend: str, **options: Any) -> PackingSolver:
-    """Solve each copy's set packing through ``optsched.solve`` with a registered backend."""
-    import optsched
-
-    def run(incidence: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        sets = [np.flatnonzero(r) for r in incidence]
-        out = np.zeros(weights.shape, dtype=bool)
-        for b, w in enumerate(weights):
-            res = optsched.solve(SetPacking(incidence.shape[1], sets, w), backend, verify=False, **options)
-            if not res.ok:
-                raise RuntimeError(f"backend {backend!r} failed on a frame: {res.status.value}")
-            out[b, res.solution] = True
-        return out
-
-    return run
-
-
-# In-process kernels that solve all copies at once; any other registered backend goes
-# through ``backend_packing_solver``.
-BATCH_SOLVERS: Mapping[str, PackingSolver] = {
-    "greedy": greedy_packing_batch,
-    "enumerate": exact_packing_batch,
-}
-
-
-def packing_solver(backend: str) -> PackingSolver:
-    return BATCH_SOLVERS.get(backend) or backend_packing_solver(backend)
+DEFAULT_BACKEND = "greedy"  # Algorithm 2
 
 
 class MaxWeightPolicy:
-    """Max-weight scheduling on virtual queues: ``backend`` "enumerate" (or any exact backend)
-    is Algorithm 1; "greedy" is Algorithm 2."""
+    """Max-weight scheduling on virtual queues: an exact ``backend`` ("enumerate", "highs",
+    "cpsat", ...) is Algorithm 1; "greedy" (the default) is Algorithm 2."""
 
-    def __init__(self, requirements: np.ndarray, *, backend: str, name: str | None = None) -> None:
+    def __init__(self, requirements: np.ndarray, *, backend: str | None = None,
+                 options: Mapping[str, Any] | None = None, name: str | None = None) -> None:
         self.requirements = np.atleast_2d(np.asarray(requirements, dtype=np.float64))
-        self.backend = backend
-        self.name = name or f"max-weight[{backend}]"
-        self._solve = packing_solver(backend)
+        self.name = name or f"max-weight[{backend or DEFAULT_BACKEND}]"
+        self.solver = SubproblemSolver(SetPackingBatch, backend, default=DEFAULT_BACKEND, options=options,
+                                       label=self.name)
+        self.backend = self.solver.backend
         self.queues = np.zeros_like(self.requirements)
         self._log_success = np.zeros(0)
-        self._jobs = np.zeros((0, 0), dtype=bool)
 
     def reset(self, env: NetworkEnv, rng: np.random.Generator) -> None:
         if self.requirements.shape != (env.copies, env.network.n_apps):
@@ -91,8 +54,8 @@ class MaxWeightPolicy:
         generated = np.flatnonzero(frame.jobs.any(axis=1))
         decision = np.zeros(self.queues.shape, dtype=bool)
         if generated.size:
-            w = self.weights(frame.jobs)[:, generated]
-            decision[:, generated] = self._solve(frame.jobs[generated], w)
+            batch = SetPackingBatch.from_incidence(frame.jobs[generated], self.weights(frame.jobs)[:, generated])
+            decision[:, generated] = self.solver.solution(batch)
         return decision
 
     def observe(self, feedback: Mapping[str, np.ndarray]) -> None:

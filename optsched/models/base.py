@@ -15,13 +15,28 @@ itself to the forms that backends accept, listed in ``FORMS``:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Mapping
+import functools
+from typing import Any, Callable, ClassVar, Mapping, TypeVar
 
 import numpy as np
 
 from optsched.models.validate import check_keys
 
 _MODELS: dict[str, type["Model"]] = {}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def cached_form(method: F) -> F:
+    """Build a form once per model instance (models are frozen, so it cannot go stale): a
+    backend's instance check and its solve then share one lowering."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def wrapper(self: "Model") -> Any:
+        return self.memo(name, lambda: method(self))
+
+    return wrapper  # type: ignore[return-value]
 
 
 def register_model(cls: type["Model"]) -> type["Model"]:
@@ -52,6 +67,7 @@ class Model:
     ``__post_init__`` and set the class variables below."""
 
     name: ClassVar[str]
+    SIZE_LABEL: ClassVar[str] = "model.size"  # what ``size`` counts, for tables and plots
     maximize: ClassVar[bool]
     FORMS: ClassVar[frozenset[str]] = frozenset()
     # Traits of the kind's algebraic forms, matched against backends' capability flags.
@@ -70,6 +86,14 @@ class Model:
 
     def is_feasible(self, solution: Any, *, tol: float = 1e-9) -> bool:
         return not self.violations(solution, tol=tol)
+
+    def memo(self, key: Any, build: Callable[[], Any]) -> Any:
+        """``build()`` once per instance and ``key`` (forms, a backend's lowering): a frozen
+        model cannot change under its cache."""
+        cache = self.__dict__.setdefault("_memo", {})
+        if key not in cache:
+            cache[key] = build()
+        return cache[key]
 
     def better(self, a: float, b: float) -> bool:
         """Is objective value ``a`` strictly better than ``b`` in this model's sense?"""

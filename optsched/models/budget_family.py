@@ -36,6 +36,7 @@ class BudgetFamily(Model):
     mask: Any = None
 
     name: ClassVar[str] = "budget_family"
+    SIZE_LABEL: ClassVar[str] = "items"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset()
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("values", "weights", "capacity", "budget_coeffs", "max_budget")

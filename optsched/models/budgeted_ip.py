@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, register_model
+from optsched.models.base import Model, cached_form, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import finite_float, float_array
 
@@ -79,6 +79,7 @@ class BudgetedIP(Model):
     mask: Any = None
 
     name: ClassVar[str] = "budgeted_ip"
+    SIZE_LABEL: ClassVar[str] = "items"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "pyomo", "binary"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("values", "weights", "capacity")
@@ -141,6 +142,7 @@ class BudgetedIP(Model):
         return feasible, x @ self.values
 
     # --- forms ---------------------------------------------------------------------------------
+    @cached_form
     def standard_form(self) -> StandardForm:
         import scipy.sparse as sp
         n, k = self.n_items, self.weights.shape[0]

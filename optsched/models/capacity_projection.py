@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, register_model
+from optsched.models.base import Model, cached_form, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import float_array, index_array
 
@@ -49,6 +49,7 @@ class CapacityProjection(Model):
     capacity: Any
 
     name: ClassVar[str] = "capacity_projection"
+    SIZE_LABEL: ClassVar[str] = "variables"
     maximize: ClassVar[bool] = False
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "pyomo", "cvxpy"})
     CONTINUOUS: ClassVar[bool] = True
@@ -68,6 +69,17 @@ class CapacityProjection(Model):
         object.__setattr__(self, "upper", u)
         object.__setattr__(self, "group", g)
         object.__setattr__(self, "capacity", c)
+
+    def with_z(self, z: Any) -> "CapacityProjection":
+        """The same polytope with another point ``z`` (a policy's next slot): only ``z`` is
+        checked, the rest is already valid and is shared (with the cached incidence)."""
+        new = object.__new__(CapacityProjection)
+        object.__setattr__(new, "z", float_array("z", z, shape=(self.n_vars,)))
+        for key in ("upper", "group", "capacity"):
+            object.__setattr__(new, key, getattr(self, key))
+        if "incidence" in self.__dict__:
+            new.__dict__["incidence"] = self.__dict__["incidence"]
+        return new
 
     @property
     def n_vars(self) -> int:
@@ -104,16 +116,17 @@ class CapacityProjection(Model):
         y = np.asarray(solution, dtype=np.float64)
         if y.shape != (self.n_vars,):
             return [f"solution has shape {y.shape}, expected ({self.n_vars},)"]
-        if not np.isfinite(y).all():
+        low, excess = y.min(), (y - self.upper * (1 + tol)).max()  # one pass each: the common case is clean
+        if not (np.isfinite(low) and np.isfinite(excess)):
             return ["solution has a non-finite entry"]
-        out = []
-        low = np.flatnonzero(y < -tol)
-        out += [f"y[{i}] = {y[i]:.6g} < 0" for i in low[:3]]
+        load = self.group_load(y)
+        over_cap = load > self.capacity + tol * (1 + self.capacity)
+        if low >= -tol and excess <= tol and not over_cap.any():
+            return []
+        out = [f"y[{i}] = {y[i]:.6g} < 0" for i in np.flatnonzero(y < -tol)[:3]]
         high = np.flatnonzero(y > self.upper + tol * (1 + self.upper))
         out += [f"y[{i}] = {y[i]:.6g} > upper {self.upper[i]:.6g}" for i in high[:3]]
-        load = self.group_load(y)
-        over = np.flatnonzero(load > self.capacity + tol * (1 + self.capacity))
-        out += [f"group {g} load {load[g]:.9g} > capacity {self.capacity[g]:.9g}" for g in over[:3]]
+        out += [f"group {g} load {load[g]:.9g} > capacity {self.capacity[g]:.9g}" for g in np.flatnonzero(over_cap)[:3]]
         return out
 
     def kkt_residual(self, y: Any, rho: Any) -> float:
@@ -145,6 +158,7 @@ class CapacityProjection(Model):
         return self.objective(y) + float(rho @ (self.group_load(y) - self.capacity))
 
     # --- forms ---------------------------------------------------------------------------------
+    @cached_form
     def standard_form(self) -> StandardForm:
         """||y - z||^2 = 0.5 y'(2I)y - 2 z'y + z'z."""
         import scipy.sparse as sp

@@ -33,6 +33,7 @@ class EscbIndex(Model):
     capacity: Any
 
     name: ClassVar[str] = "escb_index"
+    SIZE_LABEL: ClassVar[str] = "items (channels)"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"binary"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("mean", "variance", "weights", "capacity")

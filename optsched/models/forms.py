@@ -62,3 +62,10 @@ class StandardForm:
             and whole(self.col_lower)
             and whole(self.col_upper)
         )
+
+
+def all_binary_rows(n: int, start: int, stop: int) -> np.ndarray:
+    """Rows ``start..stop-1`` of the 2^n x n table of 0-1 vectors (bit j of the row number): the
+    enumeration of the ``binary`` form."""
+    codes = np.arange(start, stop, dtype=np.int64)
+    return ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(bool)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, register_model
+from optsched.models.base import Model, cached_form, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import finite_float, float_array
 from optsched.onsocmax import prices, utilities
@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 @register_model
 @dataclass(frozen=True, eq=False)
 class PseudoWelfare(Model):
-    """P3 for one arriving job. ``utility`` is one kind name for every unit or one per unit;
+    """P3 for one arriving job. ``utility`` is one kind name for every unit, one per unit, or an
+    integer array of kind codes (:data:`optsched.onsocmax.utilities.KINDS`);
     ``iota``/``upsilon`` default to (8) over this job's own units; ``alpha`` to alpha-hat."""
 
     utility: Any
@@ -55,6 +56,7 @@ class PseudoWelfare(Model):
     alpha: float | None = None
 
     name: ClassVar[str] = "pseudo_welfare"
+    SIZE_LABEL: ClassVar[str] = "resource units of the job"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"cvxpy"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("utility", "a", "beta", "capacity", "xbar", "rho")
@@ -65,6 +67,10 @@ class PseudoWelfare(Model):
         n = a.size
         if isinstance(self.utility, str):
             kinds = np.full(n, utilities.kind_codes(self.utility)[0])
+        elif isinstance(self.utility, np.ndarray) and self.utility.dtype.kind in "iu":  # codes (a policy's loop)
+            if self.utility.shape != (n,) or (self.utility < 0).any() or (self.utility >= len(utilities.KINDS)).any():
+                raise ValueError(f"utility: expected {n} kind codes in [0, {len(utilities.KINDS)})")
+            kinds = self.utility.astype(np.int64)
         elif isinstance(self.utility, (list, tuple, np.ndarray)):
             if len(self.utility) != n:
                 raise ValueError(f"utility: has {len(self.utility)} kinds, expected {n}")
@@ -83,7 +89,8 @@ class PseudoWelfare(Model):
         if (usage > cap).any():
             raise ValueError("usage: a unit is already used above its capacity")
         rho = finite_float("rho", self.rho, minimum=0.0)
-        own_iota, own_upsilon = prices.iota_upsilon(kinds, a, beta, cap, xbar)
+        if self.iota is None or self.upsilon is None:
+            own_iota, own_upsilon = prices.iota_upsilon(kinds, a, beta, cap, xbar)
         iota = own_iota if self.iota is None else finite_float("iota", self.iota)
         if iota <= 0:
             raise ValueError(f"iota: must be > 0, got {iota}")
@@ -230,6 +237,7 @@ class PseudoWelfareIntegral(PseudoWelfare):
     makes it "pick at most one unit"; we keep general xbar so both cases are covered.)"""
 
     name: ClassVar[str] = "pseudo_welfare_integral"
+    SIZE_LABEL: ClassVar[str] = "resource units of the job"
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
 
     @property
@@ -249,6 +257,7 @@ class PseudoWelfareIntegral(PseudoWelfare):
         off = (np.abs(x) > tol) & (np.abs(x - self.xbar) > tol * np.maximum(1.0, self.xbar))
         return [f"(43): x[{r}] = {x[r]} is neither 0 nor xbar = {self.xbar[r]}" for r in np.flatnonzero(off)[:3]]
 
+    @cached_form
     def standard_form(self) -> StandardForm:
         import scipy.sparse as sp
         n = self.n_units

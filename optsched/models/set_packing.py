@@ -5,7 +5,12 @@ weights w_i >= 0, choose pairwise disjoint sets D maximising sum_{i in D} w_i.
 In paper 004 the weight of job i in frame t is Q_i(t) * prod_{j in J_i(t)} P_ij, which makes
 this Eq. (2) of Algorithm 1 (line 3); Lemma 8 shows it is NP-hard.
 
-Solution type: a sorted ``int64`` array of chosen set indices (0-based).
+``SetPacking`` is one instance; its solution type is a sorted ``int64`` array of chosen set
+indices (0-based). ``SetPackingBatch`` is B instances over one family of sets, one per row of a
+(B, N) weight matrix: the frame of a max-weight policy that runs B requirement vectors side by
+side (Section IV's regions). It is itself a set packing (max sum_b w_b . x_b over B disjoint
+copies of the family), so every set-packing backend solves it; its solution type is a (B, N)
+bool matrix.
 """
 
 from __future__ import annotations
@@ -19,9 +24,124 @@ import numpy as np
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-from optsched.models.base import Model, register_model
-from optsched.models.forms import StandardForm
-from optsched.models.validate import float_array, index_array, positive_int
+from optsched.models.base import Model, cached_form, register_model
+from optsched.models.forms import StandardForm, all_binary_rows
+from optsched.models.validate import float_array, positive_int, refuse_non_numbers
+
+
+@dataclass(frozen=True, eq=False)
+class SetFamily:
+    """N sets over M elements in CSR layout: set i is ``indices[indptr[i]:indptr[i+1]]`` (sorted)."""
+
+    n_elements: int
+    indptr: np.ndarray
+    indices: np.ndarray
+
+    @property
+    def n_sets(self) -> int:
+        return int(self.indptr.shape[0] - 1)
+
+    @cached_property
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.indptr)
+
+    @cached_property
+    def rows(self) -> np.ndarray:
+        """The set of each entry of ``indices``."""
+        return np.repeat(np.arange(self.n_sets), self.sizes)
+
+    @cached_property
+    def used(self) -> np.ndarray:
+        """The elements some set contains, sorted (the others constrain nothing; M itself may
+        be far larger than the data, so nothing here allocates M entries)."""
+        return np.unique(self.indices)
+
+    @cached_property
+    def dense(self) -> np.ndarray:
+        """(N, U) bool incidence over the ``used`` elements."""
+        out = np.zeros((self.n_sets, self.used.shape[0]), dtype=bool)
+        out[self.rows, np.searchsorted(self.used, self.indices)] = True
+        return out
+
+    def sets(self) -> tuple[np.ndarray, ...]:
+        out = tuple(np.split(self.indices, self.indptr[1:-1]))
+        for s in out:
+            s.setflags(write=False)
+        return out
+
+    def loads(self, chosen: np.ndarray) -> np.ndarray:
+        """How many chosen sets hold each used element, per 0-1 row of ``chosen`` (k, N): (k, U)."""
+        return np.asarray(chosen, dtype=np.float64) @ self.dense
+
+    @classmethod
+    def from_sets(cls, n_elements: Any, sets: Any) -> "SetFamily":
+        """Validate sets of element indices (ValueError naming ``sets[i]``), vectorised: one
+        concatenate for the ranges, one sort for the repeats."""
+        m = positive_int("n_elements", n_elements)
+        if isinstance(sets, (str, bytes)) or not isinstance(sets, (list, tuple, np.ndarray)):
+            raise ValueError("sets: expected a list of lists of element indices")
+        if len(sets) == 0:
+            raise ValueError("sets: needs at least one set")
+        parts = []
+        for i, s in enumerate(sets):
+            if isinstance(s, (str, bytes, dict)) or not hasattr(s, "__len__"):
+                raise ValueError(f"sets[{i}]: expected a list of element indices")
+            refuse_non_numbers(f"sets[{i}]", s)  # np.asarray([True, 2]) would make True the index 1
+            try:
+                arr = np.asarray(s)
+            except ValueError:  # ragged nesting
+                raise ValueError(f"sets[{i}]: expected a list of element indices") from None
+            if arr.ndim != 1:
+                raise ValueError(f"sets[{i}]: expected a list of element indices")
+            parts.append(arr)
+        sizes = np.fromiter((p.shape[0] for p in parts), dtype=np.int64, count=len(parts))
+        indptr = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=indptr[1:])
+        rows = np.repeat(np.arange(len(parts)), sizes)
+        flat = np.concatenate(parts) if indptr[-1] else np.zeros(0, dtype=np.int64)
+        indices = _whole_indices(flat, rows, m)
+        order = np.lexsort((indices, rows))
+        indices = np.ascontiguousarray(indices[order])
+        repeat = np.flatnonzero((indices[1:] == indices[:-1]) & (rows[1:] == rows[:-1]))
+        if repeat.size:
+            raise ValueError(f"sets[{rows[repeat[0]]}]: repeats an element")
+        indices.setflags(write=False)
+        indptr.setflags(write=False)
+        return cls(m, indptr, indices)
+
+    @classmethod
+    def from_incidence(cls, incidence: np.ndarray) -> "SetFamily":
+        """The family of the rows of a (N, M) 0-1 matrix (trusted: bools are valid sets)."""
+        inc = np.asarray(incidence, dtype=bool)
+        if inc.ndim != 2 or inc.shape[0] == 0 or inc.shape[1] == 0:
+            raise ValueError("sets: expected a non-empty (N, M) incidence matrix")
+        rows, cols = np.nonzero(inc)
+        indptr = np.zeros(inc.shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=inc.shape[0]), out=indptr[1:])
+        return cls(int(inc.shape[1]), indptr, cols.astype(np.int64))
+
+
+def _whole_indices(flat: np.ndarray, rows: np.ndarray, m: int) -> np.ndarray:
+    """Element indices as int64: whole numbers (not bools, not strings) in [0, m)."""
+    if flat.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if flat.dtype.kind not in "iuf":  # bools, strings, None, nested objects
+        wrong = np.fromiter((isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating))
+                             for v in flat), dtype=bool, count=flat.shape[0])
+        if wrong.any() or flat.dtype.kind == "b":
+            first = int(np.argmax(wrong)) if wrong.any() else 0
+            raise ValueError(f"sets[{rows[first]}]: element indices must be whole numbers")
+    try:
+        values = flat.astype(np.float64)
+    except OverflowError:
+        raise ValueError("sets: an element index is too large") from None
+    bad = ~np.isfinite(values) | (values != np.round(values))
+    if bad.any():
+        raise ValueError(f"sets[{rows[np.argmax(bad)]}]: element indices must be whole numbers")
+    off = (values < 0) | (values >= m)  # before the cast: 1e300 has no int64
+    if off.any():
+        raise ValueError(f"sets[{rows[np.argmax(off)]}]: index out of range [0, {m})")
+    return values.astype(np.int64)
 
 
 @register_model
@@ -34,63 +154,54 @@ class SetPacking(Model):
     weights: Any
 
     name: ClassVar[str] = "set_packing"
+    SIZE_LABEL: ClassVar[str] = "sets N"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "pyomo", "binary"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("n_elements", "sets", "weights")
 
     def __post_init__(self) -> None:
-        m = positive_int("n_elements", self.n_elements)
-        if m > 10**6:  # backends allocate per element (HiGHS rows, bitsets): 10^7 takes HiGHS 3 GB
-            raise ValueError(f"n_elements: must be <= 1000000, got {m}")
-        if isinstance(self.sets, (str, bytes)) or not isinstance(self.sets, (list, tuple, np.ndarray)):
-            raise ValueError("sets: expected a list of lists of element indices")
-        if len(self.sets) == 0:
-            raise ValueError("sets: needs at least one set")
-        sets = []
-        for i, s in enumerate(self.sets):
-            if isinstance(s, (str, bytes, dict)) or not hasattr(s, "__len__"):
-                raise ValueError(f"sets[{i}]: expected a list of element indices")
-            arr = index_array(f"sets[{i}]", list(s), upper=m)
-            if len(np.unique(arr)) != len(arr):
-                raise ValueError(f"sets[{i}]: repeats an element")
-            arr = np.sort(arr)
-            arr.setflags(write=False)
-            sets.append(arr)
-        w = float_array("weights", self.weights, shape=(len(sets),), nonnegative=True)
-        object.__setattr__(self, "n_elements", m)
-        object.__setattr__(self, "sets", tuple(sets))
+        if not isinstance(self.sets, SetFamily) and positive_int("n_elements", self.n_elements) > 10**6:
+            # backends allocate per element (HiGHS rows, bitsets): 10^7 takes HiGHS 3 GB
+            raise ValueError(f"n_elements: must be <= 1000000, got {self.n_elements}")
+        family = self.sets if isinstance(self.sets, SetFamily) else SetFamily.from_sets(self.n_elements, self.sets)
+        w = float_array("weights", self.weights, shape=(family.n_sets,), nonnegative=True)
+        object.__setattr__(self, "family", family)
+        object.__setattr__(self, "n_elements", family.n_elements)
+        object.__setattr__(self, "sets", family.sets())
         object.__setattr__(self, "weights", w)
+
+    family: ClassVar[SetFamily]  # set in __post_init__ (not a field)
 
     @property
     def n_sets(self) -> int:
-        return len(self.sets)
+        return self.family.n_sets
 
     @property
     def size(self) -> int:
         return self.n_sets
 
+    @property
+    def set_sizes(self) -> np.ndarray:
+        return self.family.sizes
+
     @cached_property
     def incidence(self) -> "sp.csr_matrix":
-        """N x M 0-1 matrix: row i marks the elements of set i."""
-        indptr = np.cumsum([0] + [len(s) for s in self.sets])
-        indices = np.concatenate(self.sets) if indptr[-1] else np.zeros(0, np.int64)
-        data = np.ones(indptr[-1], dtype=np.float64)
+        """N x U 0-1 matrix over the used elements (``family.used``): row i marks set i's."""
         import scipy.sparse as sp
 
-        return sp.csr_matrix((data, indices, indptr), shape=(self.n_sets, self.n_elements))
+        f = self.family
+        cols = np.searchsorted(f.used, f.indices)
+        return sp.csr_matrix((np.ones(f.indices.shape[0]), cols, f.indptr), shape=(f.n_sets, f.used.shape[0]))
 
     @cached_property
     def element_words(self) -> np.ndarray:
-        """N x ceil(M/64) uint64 matrix: bit j % 64 of word j // 64 of row i marks element j of set i."""
-        words = np.zeros((self.n_sets, (self.n_elements + 63) // 64), dtype=np.uint64)
-        rows = np.repeat(np.arange(self.n_sets), self.set_sizes)
-        cols = np.concatenate(self.sets) if rows.size else np.zeros(0, np.int64)
-        np.bitwise_or.at(words, (rows, cols // 64), np.left_shift(np.uint64(1), (cols % 64).astype(np.uint64)))
+        """N x ceil(U/64) uint64 matrix over the used elements: bit j % 64 of word j // 64 of row i
+        marks used element j of set i."""
+        f = self.family
+        words = np.zeros((f.n_sets, (f.used.shape[0] + 63) // 64), dtype=np.uint64)
+        cols = np.searchsorted(f.used, f.indices)
+        np.bitwise_or.at(words, (f.rows, cols // 64), np.left_shift(np.uint64(1), (cols % 64).astype(np.uint64)))
         return words
-
-    @cached_property
-    def set_sizes(self) -> np.ndarray:
-        return np.array([len(s) for s in self.sets], dtype=np.int64)
 
     # --- the model's own math ------------------------------------------------------------
     def _as_indices(self, solution: Any) -> np.ndarray:
@@ -103,13 +214,14 @@ class SetPacking(Model):
         idx = self._as_indices(solution)
         if idx.size and (idx.min() < 0 or idx.max() >= self.n_sets):
             return [f"set index out of range [0, {self.n_sets})"]
-        if len(np.unique(idx)) != len(idx):
+        chosen = np.zeros(self.n_sets, dtype=np.int64)
+        np.add.at(chosen, idx, 1)
+        if (chosen > 1).any():
             return ["a set is chosen twice"]
-        counts = np.zeros(self.n_elements, dtype=np.int64)
-        for i in idx:
-            counts[self.sets[i]] += 1
+        f = self.family
+        elements, counts = np.unique(f.indices[chosen[f.rows] == 1], return_counts=True)
         clash = np.flatnonzero(counts > 1)
-        return [f"element {j} is in {counts[j]} chosen sets" for j in clash[:3]]
+        return [f"element {elements[j]} is in {counts[j]} chosen sets" for j in clash[:3]]
 
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = rows.astype(np.float64)
@@ -122,15 +234,13 @@ class SetPacking(Model):
 
     def all_packings(self) -> np.ndarray:
         """Every feasible 0-1 selection as rows of a (K, N) bool matrix (small N only)."""
-        from optsched.solvers.brute_force import all_binary_rows
-
-        rows = all_binary_rows(self.n_sets, 0, 1 << self.n_sets)
-        feasible, _ = self.evaluate_binary(rows)
-        return rows[feasible]
+        return all_packings(self.family)
 
     # --- forms ---------------------------------------------------------------------------------
+    @cached_form
     def standard_form(self) -> StandardForm:
-        n, m = self.n_sets, self.n_elements
+        """One packing row per used element (elements in no set constrain nothing)."""
+        n, m = self.n_sets, self.incidence.shape[1]
         return StandardForm(
             maximize=True,
             c=np.asarray(self.weights, dtype=np.float64),
@@ -149,12 +259,13 @@ class SetPacking(Model):
         import pyomo.environ as pyo
 
         m = pyo.ConcreteModel(name="set_packing")
+        used = self.family.used
         m.I = pyo.RangeSet(0, self.n_sets - 1)
-        m.J = pyo.RangeSet(0, self.n_elements - 1)
+        m.J = pyo.RangeSet(0, used.shape[0] - 1)  # the elements some set contains
         m.x = pyo.Var(m.I, domain=pyo.Binary)
-        members: list[list[int]] = [[] for _ in range(self.n_elements)]
+        members: list[list[int]] = [[] for _ in range(used.shape[0])]
         for i, s in enumerate(self.sets):
-            for j in s:
+            for j in np.searchsorted(used, s):
                 members[j].append(i)
 
         def pack(mm: Any, j: int) -> Any:
@@ -188,5 +299,120 @@ class SetPacking(Model):
             "model": self.name,
             "n_elements": self.n_elements,
             "sets": [s.tolist() for s in self.sets],
+            "weights": self.weights.tolist(),
+        }
+
+
+def all_packings(family: SetFamily) -> np.ndarray:
+    """Every feasible 0-1 selection of the family's sets as rows of a (K, N) bool matrix
+    (2^N rows are enumerated: small N only)."""
+    rows = all_binary_rows(family.n_sets, 0, 1 << family.n_sets)
+    return rows[family.loads(rows).max(axis=1, initial=0.0) <= 1.0]
+
+
+@register_model
+@dataclass(frozen=True, eq=False)
+class SetPackingBatch(Model):
+    """B set packings over one family: max sum_b w_b . x_b, each x_b a packing of the sets.
+
+    ``weights`` is (B, N). The copies share no constraint, so the optimum is the sum of the
+    members' optima (:meth:`member`); the standard form is the block-diagonal program."""
+
+    n_elements: int
+    sets: Sequence[Sequence[int]]
+    weights: Any
+
+    name: ClassVar[str] = "set_packing_batch"
+    SIZE_LABEL: ClassVar[str] = "copies x sets (B N)"
+    maximize: ClassVar[bool] = True
+    FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
+    JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("n_elements", "sets", "weights")
+
+    family: ClassVar[SetFamily]  # set in __post_init__ (not a field)
+
+    def __post_init__(self) -> None:
+        family = self.sets if isinstance(self.sets, SetFamily) else SetFamily.from_sets(self.n_elements, self.sets)
+        w = float_array("weights", self.weights, ndim=2, shape=(None, family.n_sets), nonnegative=True, min_size=1)
+        object.__setattr__(self, "family", family)
+        object.__setattr__(self, "n_elements", family.n_elements)
+        object.__setattr__(self, "weights", w)
+
+    @classmethod
+    def from_incidence(cls, incidence: np.ndarray, weights: Any) -> "SetPackingBatch":
+        """The batch over the rows of a (N, M) 0-1 matrix (the jobs of one frame)."""
+        family = SetFamily.from_incidence(incidence)
+        return cls(family.n_elements, family, weights)  # type: ignore[arg-type]
+
+    @property
+    def n_copies(self) -> int:
+        return int(self.weights.shape[0])
+
+    @property
+    def n_sets(self) -> int:
+        return self.family.n_sets
+
+    @property
+    def size(self) -> int:
+        return self.n_copies * self.n_sets
+
+    def member(self, b: int) -> SetPacking:
+        """Copy b as a stand-alone :class:`SetPacking`."""
+        return SetPacking(self.n_elements, self.family, self.weights[b])  # type: ignore[arg-type]
+
+    # --- the model's own math ------------------------------------------------------------
+    def _as_matrix(self, solution: Any) -> np.ndarray:
+        return np.asarray(solution)
+
+    def objective(self, solution: Any) -> float:
+        return float(np.vdot(self.weights, self._as_matrix(solution).astype(np.float64)))
+
+    def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
+        x = self._as_matrix(solution)
+        if x.shape != self.weights.shape:
+            return [f"solution has shape {x.shape}, expected {self.weights.shape}"]
+        if x.dtype != bool and not np.isin(x, (0, 1)).all():
+            return ["solution entries must be 0 or 1"]
+        loads = self.family.loads(x)
+        over = np.argwhere(loads > 1)
+        used = self.family.used
+        return [f"copy {b}: element {used[j]} is in {int(loads[b, j])} chosen sets" for b, j in over[:3]]
+
+    @property
+    def n_binary(self) -> int:
+        return self.n_copies * self.n_sets
+
+    def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = rows.reshape(rows.shape[0] * self.n_copies, self.n_sets)
+        feasible = self.family.loads(x).max(axis=1, initial=0.0) <= 1.0
+        return feasible.reshape(rows.shape[0], self.n_copies).all(axis=1), rows.astype(np.float64) @ self.weights.ravel()
+
+    @cached_form
+    def standard_form(self) -> StandardForm:
+        import scipy.sparse as sp
+
+        B, n, m = self.n_copies, self.n_sets, self.family.used.shape[0]
+        block = sp.csr_matrix(self.family.dense.T.astype(np.float64))  # rows: the used elements
+        return StandardForm(
+            maximize=True,
+            c=self.weights.ravel().astype(np.float64),
+            A=sp.kron(sp.identity(B, format="csr"), block, format="csr"),
+            row_lower=np.full(B * m, -np.inf),
+            row_upper=np.ones(B * m),
+            col_lower=np.zeros(B * n),
+            col_upper=np.ones(B * n),
+            integrality=np.ones(B * n, dtype=bool),
+        )
+
+    def solution_from_vector(self, x: np.ndarray) -> np.ndarray:
+        return (np.asarray(x) > 0.5).reshape(self.n_copies, self.n_sets)
+
+    def solution_to_json(self, solution: Any) -> Any:
+        return np.asarray(solution, dtype=bool).astype(int).tolist()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.name,
+            "n_elements": self.n_elements,
+            "sets": [s.tolist() for s in self.family.sets()],
             "weights": self.weights.tolist(),
         }

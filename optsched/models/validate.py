@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 
-def _refuse_non_numbers(name: str, value: Any, bools: bool) -> None:
+def refuse_non_numbers(name: str, value: Any, bools: bool = False) -> None:
     """numpy turns ``True`` into 1 and ``"2"`` into 2.0 silently: refuse both (booleans only
     where ``bools``, e.g. a 0/1 mask)."""
     if isinstance(value, np.ndarray):
@@ -32,7 +32,7 @@ def _refuse_non_numbers(name: str, value: Any, bools: bool) -> None:
 def _to_array(name: str, value: Any, dtype: type, bools: bool = False) -> np.ndarray:
     if isinstance(value, (str, bytes)) or value is None:
         raise ValueError(f"{name}: expected numbers, got {type(value).__name__}")
-    _refuse_non_numbers(name, value, bools)
+    refuse_non_numbers(name, value, bools)
     try:
         arr = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError) as exc:
@@ -63,12 +63,15 @@ def float_array(
                 raise ValueError(f"{name}: axis {axis} has length {got}, expected {want}")
     if arr.size < min_size:
         raise ValueError(f"{name}: needs at least {min_size} entries")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name}: contains NaN")
-    if not allow_inf and np.isinf(arr).any():
-        raise ValueError(f"{name}: contains an infinite value")
-    if nonnegative and (arr < 0).any():
-        raise ValueError(f"{name}: contains a negative value")
+    if arr.size:
+        low = arr.min()  # one pass: NaN propagates, -inf is the minimum
+        high = arr.max()
+        if low != low or high != high:
+            raise ValueError(f"{name}: contains NaN")
+        if not allow_inf and (low == -np.inf or high == np.inf):
+            raise ValueError(f"{name}: contains an infinite value")
+        if nonnegative and low < 0:
+            raise ValueError(f"{name}: contains a negative value")
     arr = np.array(arr, dtype=np.float64, copy=True)
     arr.setflags(write=False)
     return arr

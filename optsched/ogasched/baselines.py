@@ -2,18 +2,22 @@
 
 Each sees the arrivals x(t) of the slot and returns a decision y(t) in Y: it only uses the
 channels (l, r) in E (service locality) and never exceeds a request (5) or a capacity (6).
-A job of type l may take up to a_l^k of resource k from each of its nodes r in R_l (the
-channel bound (5), as OGASched may). The paper describes the baselines in one sentence
-each; the precise rules chosen here are:
+All four give an arrived job of type l the same allowance, up to a_l^k of resource k from
+each of its nodes r in R_l (the channel bound (5), as OGASched may): the paper describes
+them as differing in where (in which order) they place, not in how much a job may take.
+Without contention they therefore coincide. The rules chosen here:
 
 - DRF: every node serves the arrived ports of L_r in ascending order of their dominant share
   s_l = max_k a_l^k / sum_{r in R_l} c_r^k, each up to a_l^k, until its capacity runs out.
 - FAIRNESS: every node splits c_r^k among the arrived ports of L_r in proportion to
   a_l^k / sum_{arrived l' in L_r} a_l'^k, capped at a_l^k (the share of absent ports is not
   reserved, else capacity would be wasted on jobs that did not come).
-- BINPACKING / SPREADING: the arrived jobs are placed one after another on ``servers[l]``
-  of their nodes, scored by utilisation (Kubernetes MostAllocated / LeastAllocated); see
-  :func:`optsched.ogasched.placement_kernel.place_jobs`.
+- BINPACKING / SPREADING: the arrived jobs' tasks (one per node of R_l) are placed round
+  robin, each on the job's best remaining node by utilisation (Kubernetes MostAllocated /
+  LeastAllocated), nodes that fit the whole request first; see
+  :func:`optsched.ogasched.allocation_kernel.place_tasks`.
+
+Each rule is a compiled kernel (:mod:`optsched.ogasched.allocation_kernel`).
 """
 
 from __future__ import annotations
@@ -25,49 +29,45 @@ import numpy as np
 from optsched.ogasched.scenario import Scenario
 
 
-def drf_allocation(scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
-    """DRF: per node, greedy fill in ascending dominant share (vectorised segmented cumsum)."""
-    perm, seg_first = layout["perm"], layout["seg_first"]
-    demand = scn.upper[perm] * (np.asarray(x)[scn.edge_port[perm]] > 0)[:, None]
-    csum = np.cumsum(demand, axis=0)
-    before = csum - demand
-    before -= before[seg_first]
-    y_sorted = np.clip(scn.capacity[scn.edge_node[perm]] - before, 0.0, demand)
-    y = np.empty_like(y_sorted)
-    y[perm] = y_sorted
-    return y
+def _node_layout(scn: Scenario, port_rank: np.ndarray) -> dict[str, np.ndarray]:
+    """Each node's edges, ordered by the rank of their port (CSR ``node_ptr`` / ``node_edges``)."""
+    node_edges = np.lexsort((port_rank[scn.edge_port], scn.edge_node))
+    node_ptr = np.r_[0, np.cumsum(np.bincount(scn.edge_node, minlength=scn.n_nodes))]
+    return {"node_ptr": node_ptr, "node_edges": node_edges}
 
 
 def drf_layout(scn: Scenario) -> dict[str, np.ndarray]:
-    """Edges ordered by (node, dominant-share rank of the port), and each edge's segment start."""
-    total = scn.port_incidence @ scn.capacity[scn.edge_node]
+    """Every node's edges in ascending dominant share s_l = max_k a_l^k / sum_{r in R_l} c_r^k."""
+    total = np.zeros((scn.n_ports, scn.n_resources))
+    np.add.at(total, scn.edge_port, scn.capacity[scn.edge_node])
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(total > 0, scn.requests / total, np.where(scn.requests > 0, np.inf, 0.0)).max(axis=1)
     rank = np.argsort(np.argsort(share, kind="stable"), kind="stable")
-    perm = np.lexsort((rank[scn.edge_port], scn.edge_node))
-    nodes = scn.edge_node[perm]
-    start = np.r_[True, nodes[1:] != nodes[:-1]]
-    seg_first = np.flatnonzero(start)[np.cumsum(start) - 1]
-    return {"perm": perm, "seg_first": seg_first, "share": share}
+    return {**_node_layout(scn, rank), "share": share}
 
 
-def fairness_allocation(scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
-    """FAIRNESS: proportional shares of every node among its arrived ports, capped at a_l^k."""
-    demand = scn.upper * (np.asarray(x)[scn.edge_port] > 0)[:, None]
-    total = scn.node_incidence @ demand
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(total > 0, scn.capacity / total, 0.0)
-    return np.minimum(demand, demand * share[scn.edge_node])
+def fairness_layout(scn: Scenario) -> dict[str, np.ndarray]:
+    """Every node's edges in port order."""
+    return _node_layout(scn, np.arange(scn.n_ports))
+
+
+def _node_rule(name: str) -> Callable[[Scenario, np.ndarray, Mapping[str, np.ndarray]], np.ndarray]:
+    def allocate(scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
+        from optsched.ogasched import allocation_kernel
+
+        rule = getattr(allocation_kernel, name)
+        return rule(np.asarray(x, dtype=np.float64), scn.edge_port, layout["node_ptr"], layout["node_edges"],
+                    scn.requests, scn.capacity)
+
+    return allocate
 
 
 def _placement(favour_full: bool) -> Callable[[Scenario, np.ndarray, Mapping[str, np.ndarray]], np.ndarray]:
     def allocate(scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
-        from optsched.ogasched.placement_kernel import place_jobs
+        from optsched.ogasched.allocation_kernel import place_tasks
 
-        return place_jobs(
-            np.asarray(x, dtype=np.float64), layout["port_ptr"], scn.edge_node, scn.requests,
-            scn.capacity, scn.servers, favour_full,
-        )
+        return place_tasks(np.asarray(x, dtype=np.float64), layout["port_ptr"], scn.edge_node, scn.requests,
+                           scn.capacity, favour_full)
 
     return allocate
 
@@ -79,8 +79,8 @@ def placement_layout(scn: Scenario) -> dict[str, np.ndarray]:
 
 # name -> (layout builder run once per scenario, per-slot allocation rule)
 BASELINES: dict[str, tuple[Callable[[Scenario], dict[str, np.ndarray]], Callable[..., np.ndarray]]] = {
-    "DRF": (drf_layout, drf_allocation),
-    "FAIRNESS": (lambda scn: {}, fairness_allocation),
+    "DRF": (drf_layout, _node_rule("drf")),
+    "FAIRNESS": (fairness_layout, _node_rule("fairness")),
     "BINPACKING": (placement_layout, _placement(True)),
     "SPREADING": (placement_layout, _placement(False)),
 }

@@ -4,7 +4,8 @@ Parts (config ``parts``), each writing CSV + PNG into the output directory:
 
 - ``fig2``   average and cumulative reward over t of OGASched and the four baselines, the
              ratio of OGASched to each, and (``offline = true``) the regret
-             R_T = Q(y*_T) - Q(OGASched) at ``regret_points`` horizons (y* of (10) exact, cvxpy).
+             R_T = Q(y*_T) - Q(OGASched) at ``regret_points`` horizons (y* of (10) by the
+             ``offline_backend``: the certified first-order solver, or cvxpy).
 - ``fig3``   cumulative reward against |R|, |L| and the contention level.
 - ``fig7``   cumulative reward for each utility kind of (54).
 - ``table3`` average reward against T, the arrival probability and the graph density.
@@ -16,9 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
@@ -58,7 +59,11 @@ class OgaConfig:
     eta0: float = 25.0
     decay: float = 0.9999
     step: Literal["decay", "theory"] = "decay"
+    # OGASched's projection (32): backend ("" = fast, the exact kernel) and its options
+    backend: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
     offline: bool = True
+    offline_backend: str = "stationary_alm"  # backend of y* (10): the first-order one or "cvxpy"
     regret_points: int = 5
     fig3_nodes: tuple[int, ...] = (16, 32, 64)
     fig3_ports: tuple[int, ...] = (5, 10, 20)
@@ -98,6 +103,13 @@ class OgaConfig:
         within_memory("horizon", horizon * ports, "the arrivals (horizon x n_ports x copies)")
         within_memory("n_nodes", nodes * (ports + self.n_resources), "the graph and node arrays (n_nodes x (n_ports x copies + n_resources))")
         within_memory("regret_points", self.regret_points, "the regret horizons")
+        from optsched.models.capacity_projection import CapacityProjection
+        from optsched.models.stationary_allocation import StationaryAllocation
+        from optsched.ogasched.policy import DEFAULT_BACKEND
+        from optsched.solve import check_backend
+
+        check_backend(CapacityProjection, self.backend or DEFAULT_BACKEND, self.options)
+        check_backend(StationaryAllocation, self.offline_backend)  # a name that does not solve y* is refused
 
 
 # --- building scenarios and policies ---------------------------------------------------------
@@ -135,7 +147,8 @@ def build_env(cfg: OgaConfig, seed: int) -> SchedulingEnv:
 
 
 def policies(cfg: OgaConfig) -> list[Any]:
-    oga = OGASched(eta0=cfg.eta0, decay=cfg.decay, step=cfg.step, horizon=cfg.horizon)
+    oga = OGASched(eta0=cfg.eta0, decay=cfg.decay, step=cfg.step, horizon=cfg.horizon, backend=cfg.backend or None,
+                   options=cfg.options)
     return [oga, *(BaselinePolicy(name) for name in BASELINES)]
 
 
@@ -212,7 +225,8 @@ def part_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     _close(fig)
     if cfg.offline:
         points = np.unique(np.linspace(cfg.horizon / cfg.regret_points, cfg.horizon, cfg.regret_points).astype(int))
-        reg = pd.DataFrame(regret_curve(env.scenario, env.arrivals, out["OGASched"]["reward"], points))
+        reg = pd.DataFrame(regret_curve(env.scenario, env.arrivals, out["OGASched"]["reward"], points,
+                                        cfg.offline_backend))
         reg["regret_over_sqrtT"] = reg["regret"] / np.sqrt(reg["T"])
         paths.append(write_csv(reg, out_dir / "fig2_regret.csv"))
         fig, (ax,) = _figure(1)
@@ -306,6 +320,9 @@ PRESETS: dict[str, dict[str, Any]] = {
                **{k: PAPER_SWEEPS[k] for k in ("table3_horizons", "table3_densities")}},
     "large": {"parts": ["fig2"], "n_ports": 100, "n_nodes": 1024, "n_resources": 6, "horizon": 10000,
               "contention": 5.0, "regret_points": 1},
+    # ten times the paper's largest setting (Fig. 5): |L| = 1000, |R| = 10,000
+    "huge": {"parts": ["fig2"], "n_ports": 1000, "n_nodes": 10000, "n_resources": 6, "horizon": 10000,
+             "contention": 5.0, "regret_points": 1},
     "paper": {"parts": list(PART_NAMES), "n_nodes": 128, "horizon": 8000, "sweep_horizon": 2000, **PAPER_SWEEPS},
 }
 
@@ -315,6 +332,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     config=OgaConfig,
     description="OGASched (paper 003) vs DRF/FAIRNESS/BINPACKING/SPREADING: rewards, regret, scale, utilities",
     presets=PRESETS,
+    subproblems=("capacity_projection",),
+    bench_capture={"settings": {"horizon": 100, "offline": False}, "every": 20},
 )
 def run(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     from optsched.results import run_metadata, write_metadata

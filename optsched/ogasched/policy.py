@@ -6,9 +6,11 @@ y(t) is committed before x(t) is revealed (online learning: the policy is compar
 best fixed y* of (10)); the observation of slot t is only used for the update after it.
 Step sizes: ``"decay"`` eta_t = eta_0 * decay^t (Table II: eta_0 = 25, decay 0.9999), or
 ``"theory"`` (53): eta_t = diam(Y) / (||grad q(x(t), y(t))|| sqrt(T)), with diam(Y) bounded by
-(51), sqrt(2 sum_k abar^k sum_r c_r^k). The projection is
-:func:`optsched.solvers.projection_fast.project_capacity` (exact; Algorithm 1's own steps 6-31
-assume the capacity binds and are kept only as the ``paper`` backend of that model).
+(51), sqrt(2 sum_k abar^k sum_r c_r^k). The projection is the slot's ``capacity_projection``
+subproblem, solved through the seam by ``backend``: ``fast`` (default, exact, the compiled
+kernel), ``paper`` (Algorithm 1's own steps 6-31 as printed: they assume the capacity binds and
+cap only the largest element, so the point can leave Y; such a slot is projected by ``fast``
+instead and counted in ``solver.fallbacks``), ``highs``, ``cvxpy`` or ``pyomo``.
 y(1) = 0, which is in Y.
 """
 
@@ -18,9 +20,12 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from optsched.models.capacity_projection import CapacityProjection
+from optsched.observe import SubproblemSolver
 from optsched.ogasched.scenario import Scenario
 from optsched.ogasched.utilities import gradient
-from optsched.solvers.projection_fast import project_capacity
+
+DEFAULT_BACKEND = "fast"
 
 
 def diameter_bound(scn: Scenario) -> float:
@@ -44,7 +49,7 @@ class OGASched:
     """The OGASched policy as an :class:`optsched.policy.Policy`."""
 
     def __init__(self, *, eta0: float = 25.0, decay: float = 0.9999, step: str = "decay", horizon: int | None = None,
-                 name: str = "OGASched") -> None:
+                 backend: str | None = None, options: Mapping[str, Any] | None = None, name: str = "OGASched") -> None:
         if step not in STEP_RULES:
             raise ValueError(f"step: unknown step rule {step!r} (known: {', '.join(STEP_RULES)})")
         if step == "theory" and not horizon:
@@ -54,6 +59,7 @@ class OGASched:
         self.name = name
         self.eta0, self.decay, self.horizon = float(eta0), float(decay), horizon
         self._step = STEP_RULES[step]
+        self.solver = SubproblemSolver(CapacityProjection, backend, default=DEFAULT_BACKEND, options=options, label=name)
 
     def reset(self, env: Any, rng: np.random.Generator) -> None:
         scn: Scenario = env.scenario
@@ -61,8 +67,8 @@ class OGASched:
         self.t = 0
         self.diam = diameter_bound(scn)
         self.y = np.zeros((scn.n_edges, scn.n_resources))
-        self._upper = scn.upper.reshape(-1)
-        self._cap = scn.capacity.reshape(-1)
+        self._polytope = CapacityProjection(z=self.y.reshape(-1), upper=scn.upper.reshape(-1), group=scn.group,
+                                            capacity=scn.capacity.reshape(-1))
 
     def act(self, observation: np.ndarray) -> np.ndarray:
         self.x = observation
@@ -72,7 +78,7 @@ class OGASched:
         """Steps 4-5 and 32-33 of Algorithm 1 for the arrivals x(t) of the slot just played."""
         grad = gradient(self.scn, x, self.y)
         z = self.y + self._step(self, grad) * grad
-        self.y = project_capacity(z.reshape(-1), self._upper, self.scn.group, self._cap).reshape(self.y.shape)
+        self.y = self.solver.solution(self._polytope.with_z(z.reshape(-1))).reshape(self.y.shape)
         self.t += 1
 
     def observe(self, feedback: Mapping[str, Any]) -> None:

@@ -30,8 +30,7 @@ class Scenario:
     ``requests`` (L, K) is a_l^k (already multiplied by the contention level),
     ``capacity`` (R, K) is c_r^k, ``alpha`` (R, K) the utility coefficients of (54),
     ``kind`` (R, K) the index into ``UTILITY_KINDS`` of f_r^k, ``beta`` (K,) the overhead
-    weights, ``servers`` (L,) the number of servers a type-l job asks for (used by the
-    BINPACKING/SPREADING placement heuristics only).
+    weights.
     """
 
     n_ports: int
@@ -43,7 +42,6 @@ class Scenario:
     alpha: Any
     kind: Any
     beta: Any
-    servers: Any = None
     port_origin: Any = field(default=None)
 
     def __post_init__(self) -> None:
@@ -67,15 +65,12 @@ class Scenario:
         kind = index_array("kind", self.kind, upper=len(UTILITY_KINDS), ndim=2)
         if kind.shape != (R, K):
             raise ValueError(f"kind: expected shape {(R, K)}, got {kind.shape}")
-        servers = np.ones(L, np.int64) if self.servers is None else index_array("servers", self.servers, upper=R + 1)
-        if servers.shape != (L,) or (servers < 1).any():
-            raise ValueError("servers: expected one integer >= 1 per port")
         origin = np.arange(L) if self.port_origin is None else index_array("port_origin", self.port_origin, upper=L)
         if origin.shape != (L,):
             raise ValueError("port_origin: expected one entry per port")
         for name, value in (("n_ports", L), ("n_nodes", R), ("edge_port", ep), ("edge_node", en), ("beta", beta),
                             ("requests", a), ("capacity", c), ("alpha", alpha), ("kind", kind),
-                            ("servers", servers), ("port_origin", origin)):
+                            ("port_origin", origin)):
             if isinstance(value, np.ndarray):
                 value.setflags(write=False)
             object.__setattr__(self, name, value)
@@ -146,18 +141,26 @@ class Scenario:
         return out
 
     @cached_property
-    def kind_layout(self) -> tuple[np.ndarray | None, tuple[tuple[int, slice], ...], np.ndarray]:
-        """Flat (E*K) channels grouped by utility kind: a permutation (None when one kind
-        covers all), a slice of it per kind code, and alpha in that order."""
-        flat = self.kind[self.edge_node].reshape(-1)
-        alpha = self.edge_alpha.reshape(-1)
-        codes = np.unique(flat)
-        if codes.size == 1:
-            return None, ((int(codes[0]), slice(0, flat.size)),), alpha
-        perm = np.argsort(flat, kind="stable")
-        bounds = np.searchsorted(flat[perm], np.r_[codes, codes[-1] + 1])
-        slices = tuple((int(c), slice(int(bounds[i]), int(bounds[i + 1]))) for i, c in enumerate(codes))
-        return perm, slices, alpha[perm]
+    def edge_kind(self) -> np.ndarray:
+        """(E, K) utility kind code of every channel (the kind of f_r^k of its node)."""
+        out = np.ascontiguousarray(self.kind[self.edge_node])
+        out.setflags(write=False)
+        return out
+
+    @cached_property
+    def port_kind_layout(self) -> tuple[np.ndarray, np.ndarray]:
+        """Flat channels e K + k listed by (port, utility kind, e, k): ``channel[ptr[l, c]:
+        ptr[l, c + 1]]`` are port l's channels of kind code c (for the compiled reward pass)."""
+        K, n_kinds = self.n_resources, len(UTILITY_KINDS)
+        flat_port = np.repeat(self.edge_port, K)
+        flat_kind = self.edge_kind.reshape(-1)
+        channel = np.lexsort((np.arange(flat_kind.size), flat_kind, flat_port))
+        counts = np.bincount(flat_port * n_kinds + flat_kind, minlength=self.n_ports * n_kinds)
+        ptr = np.r_[0, np.cumsum(counts)]
+        kind_ptr = np.ascontiguousarray(np.c_[ptr[:-1].reshape(self.n_ports, n_kinds), ptr[n_kinds::n_kinds]])
+        for arr in (channel, kind_ptr):
+            arr.setflags(write=False)
+        return kind_ptr, channel
 
     # --- feasibility of a decision ----------------------------------------------------------
     def violations(self, y: np.ndarray, *, tol: float = 1e-9) -> list[str]:
@@ -197,7 +200,6 @@ class Scenario:
             alpha=self.alpha,
             kind=self.kind,
             beta=self.beta,
-            servers=np.repeat(self.servers, J),
             port_origin=np.repeat(self.port_origin, J),
         )
 
@@ -240,7 +242,9 @@ def synthetic_scenario(
     """The built-in scenario generator with the Table II defaults.
 
     Capacities c_r^k are whole numbers drawn uniformly from {1, ..., 8} times a per-resource
-    scale in [1, 4]; base requests are U[0.02, 0.1] of the mean capacity of their resource,
+    scale in [8, 32] (the paper gives no number: its machines come from the Alibaba traces,
+    with tens to hundreds of units per resource; see docs/ogasched.md for why the scale
+    matters to Table II's eta_0 = 25); base requests are U[0.02, 0.1] of the mean capacity of their resource,
     and the contention level multiplies them (so at level 10 one job asks for 0.2 to 1.0 of an
     average node per channel). ``utility`` is a kind of (54) for every (r, k), or ``"mixed"``
     (a kind drawn uniformly per (r, k)).
@@ -257,7 +261,6 @@ def synthetic_scenario(
         kind = rng.integers(len(kinds), size=(n_nodes, K))
     else:
         kind = np.full((n_nodes, K), kinds.index(utility))
-    degree = np.bincount(ports, minlength=n_ports)
     return Scenario(
         n_ports=n_ports,
         n_nodes=n_nodes,
@@ -268,5 +271,4 @@ def synthetic_scenario(
         alpha=rng.uniform(*alpha_range, size=(n_nodes, K)),
         kind=kind,
         beta=rng.uniform(*beta_range, size=K),
-        servers=np.maximum(1, (degree + 1) // 2),
     )

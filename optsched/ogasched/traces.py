@@ -185,11 +185,10 @@ def node_pool(directory: str | Path) -> NodePool:
 
 @dataclass(frozen=True)
 class JobPool:
-    """Jobs in common units: (n, 3) requests, arrival time (s), servers, allowed GPU models."""
+    """Jobs in common units: (n, 3) requests, arrival time (s), allowed GPU models."""
 
     request: np.ndarray
     arrival: np.ndarray
-    servers: np.ndarray
     gpu_spec: np.ndarray
 
 
@@ -200,15 +199,14 @@ def gpu_jobs(directory: str | Path) -> JobPool:
         raise ValueError("openb_pod_list_default.csv: missing required column 'creation_time'")
     req = np.column_stack([t["cpu_milli"] / 1000.0, t["memory_mib"] / 1024.0, t["num_gpu"] * t["gpu_milli"] / 1000.0])
     spec = t.columns.get("gpu_spec", np.full(len(t), ""))
-    return JobPool(req, t["creation_time"].astype(float), np.ones(len(t), np.int64), spec.astype(str))
+    return JobPool(req, t["creation_time"].astype(float), spec.astype(str))
 
 
 def batch_jobs(directory: str | Path, machine_memory_gib: float) -> JobPool:
-    """v2018 batch tasks: plan_cpu / 100 cores, plan_mem / 100 of a machine's memory, no GPU;
-    a task with instance_num instances is one multi-server job asking for that many servers."""
+    """v2018 batch tasks: plan_cpu / 100 cores, plan_mem / 100 of a machine's memory, no GPU."""
     t = read_v2018_tasks(Path(directory) / "v2018-sample" / "sample_tasks.csv")
     req = np.column_stack([t["plan_cpu"] / 100.0, t["plan_mem"] / 100.0 * machine_memory_gib, np.zeros(len(t))])
-    return JobPool(req, t["arrival"], np.maximum(1, t["instance_num"]).astype(np.int64), np.full(len(t), ""))
+    return JobPool(req, t["arrival"], np.full(len(t), ""))
 
 
 @dataclass(frozen=True)
@@ -264,7 +262,7 @@ def alibaba_scenario(
         sources.append(("gpu", gpu_jobs(directory), n_ports - batch_ports))
     if batch_ports:
         sources.append(("batch", batch_jobs(directory, float(np.median(nodes.capacity[:, 1]))), batch_ports))
-    requests, servers, spec, counts, port_jobs, port_source = [], [], [], [], [], []
+    requests, spec, counts, port_jobs, port_source = [], [], [], [], []
     for name, jobs, k in sources:
         labels = _cluster(rng, jobs.request, k)
         span = max(float(jobs.arrival.max() - jobs.arrival.min()), 1.0)
@@ -272,7 +270,6 @@ def alibaba_scenario(
         for c in np.unique(labels):
             member = labels == c
             requests.append(jobs.request[member].mean(axis=0))
-            servers.append(int(np.median(jobs.servers[member])))
             models = {m for s in jobs.gpu_spec[member] for m in s.split("|") if m}
             spec.append(models)
             counts.append(np.bincount(slot[member], minlength=slots))
@@ -294,7 +291,6 @@ def alibaba_scenario(
             raise ValueError(f"n_nodes: no sampled machine can host job type {l} (request {req[l].round(2)})")
         adj[rng.choice(options), l] = True
     node_idx, port_idx = np.nonzero(adj)
-    degree = np.bincount(port_idx, minlength=L)
     kinds = list(UTILITY_KINDS)
     kind = rng.integers(len(kinds), size=(n_nodes, 3)) if utility == "mixed" else np.full((n_nodes, 3), kinds.index(utility))
     scn = Scenario(
@@ -307,6 +303,5 @@ def alibaba_scenario(
         alpha=rng.uniform(*alpha_range, size=(n_nodes, 3)),
         kind=kind,
         beta=rng.uniform(*beta_range, size=3),
-        servers=np.minimum(np.asarray(servers), degree),
     )
     return TraceScenario(scn, np.column_stack(counts), np.asarray(port_jobs), np.asarray(port_source))

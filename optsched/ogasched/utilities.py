@@ -9,79 +9,85 @@ and its (super)gradient is (30):
     dq / dy_(l,r)^k = x_l ( (f_r^k)'(y_(l,r)^k) - beta_k * [k = k*_l] ),  k*_l = argmax_k beta_k sum_r y_(l,r)^k  (27)
 
 (ties in (27) go to the smallest k; any choice gives a supergradient of the concave q).
-Everything is vectorised over all channels and resources: no loop over ports or nodes.
+Gain, overhead and gradient come from one compiled pass over the arrived ports
+(:mod:`optsched.ogasched.utility_kernel`); ``UTILITY_KINDS`` holds the numpy formulas it
+follows.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+# (54): name -> (f(y, alpha), f'(y, alpha)) in the order of the kind codes; re-exported from the
+# model of y* (10), which holds them, being the program they define.
+from optsched.models.stationary_allocation import UTILITIES as UTILITY_KINDS  # noqa: F401
 
 if TYPE_CHECKING:
     from optsched.ogasched.scenario import Scenario
 
-Fn = Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-# (54): name -> (f(y, alpha), f'(y, alpha)); each is concave, increasing, f(0) = 0.
-UTILITY_KINDS: dict[str, tuple[Fn, Fn]] = {
-    "linear": (lambda y, a: a * y, lambda y, a: a + 0.0 * y),
-    "log": (lambda y, a: a * np.log1p(y), lambda y, a: a / (y + 1.0)),
-    "reciprocal": (lambda y, a: 1.0 / a - 1.0 / (y + a), lambda y, a: 1.0 / (y + a) ** 2),
-    "poly": (lambda y, a: a * np.sqrt(y + 1.0) - a, lambda y, a: 0.5 * a / np.sqrt(y + 1.0)),
-}
-_BY_CODE = tuple(UTILITY_KINDS.values())
+_kernels = None
 
 
-def _apply(scn: "Scenario", y: np.ndarray, which: int) -> np.ndarray:
-    """f (which=0) or f' (which=1) of every channel, each with its own kind and alpha."""
-    perm, slices, alpha = scn.kind_layout
-    flat = y.reshape(-1) if perm is None else y.reshape(-1)[perm]
-    values = np.empty_like(flat)
-    for code, sl in slices:
-        values[sl] = _BY_CODE[code][which](flat[sl], alpha[sl])
-    if perm is None:
-        return values.reshape(y.shape)
-    out = np.empty_like(values)
-    out[perm] = values
-    return out.reshape(y.shape)
+def _compiled():
+    """The kernels of :mod:`optsched.ogasched.utility_kernel` (numba imported at the first call)."""
+    global _kernels
+    if _kernels is None:
+        from optsched.ogasched.utility_kernel import slot_gradient, slot_terms
+
+        _kernels = slot_terms, slot_gradient
+    return _kernels
 
 
-def utility(scn: "Scenario", y: np.ndarray) -> np.ndarray:
-    """(E, K) array of f_r^k(y_(l,r)^k)."""
-    return _apply(scn, y, 0)
+class _LastReward:
+    """The (scenario, x, y) of the last reward and its k*_l of (27). The environment asks for
+    the reward of y(t) and OGASched then for the gradient at the same y(t): that second pass
+    evaluates only f', with k* from here. A hit needs the same scenario and y objects and
+    equal contents (a copy of y is kept), so an array changed in place is evaluated afresh."""
+
+    scn: "Scenario | None" = None
+    y_obj: np.ndarray | None = None
+    y: np.ndarray = np.empty(0)
+    x: np.ndarray = np.empty(0)
+    kstar: np.ndarray = np.empty(0, dtype=np.int64)
+
+    @classmethod
+    def matches(cls, scn: "Scenario", x: np.ndarray, y: np.ndarray) -> bool:
+        return cls.scn is scn and cls.y_obj is y and np.array_equal(cls.y, y) and np.array_equal(cls.x, x)
 
 
-def utility_derivative(scn: "Scenario", y: np.ndarray) -> np.ndarray:
-    """(E, K) array of (f_r^k)'(y_(l,r)^k)."""
-    return _apply(scn, y, 1)
-
-
-def port_terms(scn: "Scenario", y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per port: computation gain sum_k sum_r f_r^k, overhead max_k beta_k sum_r y, and k*_l."""
-    gain = scn.per_port(utility(scn, y).sum(axis=1))
-    weighted = scn.per_port(y) * scn.beta[None, :]
-    kstar = weighted.argmax(axis=1)
-    return gain, weighted[np.arange(scn.n_ports), kstar], kstar
+def _flat(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> tuple:
+    kind_ptr, channel = scn.port_kind_layout
+    return (np.ascontiguousarray(x, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64).reshape(-1),
+            scn.port_ptr, kind_ptr, channel, scn.beta, scn.edge_alpha.reshape(-1))
 
 
 def reward(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> float:
-    """q(x, y) of (8) with the port rewards (7) in the separable form (12)."""
-    gain, overhead, _ = port_terms(scn, y)
-    return float(np.dot(x, gain - overhead))
+    """q(x, y) of (8) with the port rewards (7) in the separable form (12); ``x`` may hold
+    any non-negative weights (arrival totals N_l for the cumulative reward of a fixed y)."""
+    gain, overhead = reward_parts(scn, x, y)
+    return gain - overhead
 
 
 def reward_parts(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(computation gain, communication overhead) of q(x, y), summed over arrived ports (Fig. 6)."""
-    gain, overhead, _ = port_terms(scn, y)
-    return float(np.dot(x, gain)), float(np.dot(x, overhead))
+    slot_terms, _ = _compiled()
+    kstar = np.empty(scn.n_ports, dtype=np.int64)
+    gain, overhead = slot_terms(*_flat(scn, x, y), np.empty(0), kstar)
+    _LastReward.scn, _LastReward.y_obj, _LastReward.kstar = scn, y, kstar
+    _LastReward.y, _LastReward.x = np.array(y, dtype=np.float64), np.array(x, dtype=np.float64)
+    return gain, overhead
 
 
 def gradient(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(E, K) gradient (30) of q(x, .) at y."""
-    weighted = scn.per_port(y) * scn.beta[None, :]
-    kstar = weighted.argmax(axis=1)
-    g = utility_derivative(scn, y)
-    rows = np.arange(scn.n_edges)
-    g[rows, kstar[scn.edge_port]] -= scn.beta[kstar[scn.edge_port]]
-    return g * np.asarray(x, dtype=np.float64)[scn.edge_port][:, None]
+    """(E, K) gradient (30) of q(x, .) at y: f' only when the reward of (x, y) was the last one
+    evaluated, else gain, overhead and gradient in one compiled pass."""
+    slot_terms, slot_gradient = _compiled()
+    grad = np.empty((scn.n_edges, scn.n_resources))
+    args = _flat(scn, x, y)
+    if _LastReward.matches(scn, args[0], y):
+        slot_gradient(*args, _LastReward.kstar, grad.reshape(-1))
+    else:
+        slot_terms(*args, grad.reshape(-1), np.empty(scn.n_ports, dtype=np.int64))
+    return grad

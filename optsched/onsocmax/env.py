@@ -188,6 +188,11 @@ class MeshInstance:
         x = np.asarray(x, dtype=np.float64)
         return utilities.value(self.pair_kind, self.a, x) + self.beta * x / self.pair_capacity
 
+    def pair_welfare_at(self, pairs: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """f_nr(x) + beta_nr x / C_r for the listed ``pairs`` only."""
+        x = np.asarray(x, dtype=np.float64)
+        return utilities.value(self.pair_kind[pairs], self.a[pairs], x) + self.beta[pairs] * x / self.pair_capacity[pairs]
+
     def welfare(self, x: np.ndarray) -> float:
         """P1's objective of a pair vector ``x``."""
         return float(self.pair_welfare(x).sum())
@@ -201,6 +206,20 @@ class MeshInstance:
         out = np.zeros((self.n_jobs, self.n_units))
         out[self.pair_job, self.pair_unit] = np.asarray(x, dtype=np.float64)
         return out
+
+    @cached_property
+    def pair_key(self) -> np.ndarray:
+        """n * n_units + r of every pair: strictly increasing in pair order (jobs in order, and
+        within a job the units of R_n increase), so a (job, unit) is found by binary search."""
+        return self.pair_job * self.n_units + self.pair_unit
+
+    def pair_index(self, job: np.ndarray, unit: np.ndarray) -> np.ndarray:
+        """The pair of each (job, unit), or -1 where r is not in R_n (constraint (5))."""
+        key = np.asarray(job, dtype=np.int64) * self.n_units + np.asarray(unit, dtype=np.int64)
+        if self.n_pairs == 0:
+            return np.full(key.shape, -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.pair_key, key), self.n_pairs - 1)
+        return np.where(self.pair_key[pos] == key, pos, -1)
 
     def violations(self, allocation: np.ndarray, *, tol: float = 1e-9) -> list[str]:
         """Constraints (4)-(7) of P1 broken by a dense (N, n_units) allocation (empty: feasible).
@@ -218,16 +237,29 @@ class MeshInstance:
             out.append(f"(5): job {n} has {X[n, r]:.6g} on unit {r} outside R_n")
         if X.min(initial=0.0) < -tol:
             out.append(f"(7): negative workload {X.min():.6g}")
-        x = self.pairs_of(X)
+        return out + self.pair_violations(self.pairs_of(X), tol=tol, check_sign=False)
+
+    def pair_violations(self, x: np.ndarray, *, tol: float = 1e-9, check_sign: bool = True) -> list[str]:
+        """Constraints (4), (6), (7) of P1 broken by a pair vector ``x`` ((5) holds by
+        construction); the same tests as :meth:`violations` without the dense (N, n_units)
+        matrix, so they scale to 10^4 jobs. ``tol`` as in :meth:`violations`."""
+        x = np.asarray(x, dtype=np.float64)
+        if x.shape != (self.n_pairs,):
+            return [f"allocation has {x.size} pair entries, expected {self.n_pairs}"]
+        if not np.isfinite(x).all():
+            return ["allocation has a non-finite entry"]
+        out = []
+        if check_sign and x.min(initial=0.0) < -tol:
+            out.append(f"(7): negative workload {x.min():.6g}")
         over = x - self.xbar
         if over.size and over.max() > tol * np.maximum(1.0, self.xbar[np.argmax(over)]):
             p = int(np.argmax(over))
             out.append(f"(7): job {self.pair_job[p]} has {x[p]:.6g} > xbar {self.xbar[p]:.6g} on unit {self.pair_unit[p]}")
-        load = X.sum(axis=1)
+        load = np.bincount(self.pair_job, weights=x, minlength=self.n_jobs)
         j = int(np.argmax(load - self.rho))
         if load[j] - self.rho[j] > tol * max(1.0, self.rho[j]):
             out.append(f"(4): job {j} processes {load[j]:.6g} > rho {self.rho[j]:.6g}")
-        used = X.sum(axis=0)
+        used = np.bincount(self.pair_unit, weights=x, minlength=self.n_units)
         cap = self.capacity.reshape(-1)
         r = int(np.argmax(used - cap))
         if used[r] - cap[r] > tol * max(1.0, cap[r]):
@@ -397,6 +429,11 @@ class MeshEnv:
     ``step`` refuses (ValueError) a dispatch outside R_n, into a past slot, for a job not yet
     revealed, or one that breaks (4), (6) or (7); so whatever a policy does online is feasible
     for P1. Feedback: the welfare gained this slot and the workload dispatched.
+
+    The state is the pair vector ``pair_allocation`` with the usage of every unit and the load
+    of every job kept beside it, and a step checks only the pairs, jobs and units it touches
+    (the dense (N, n_units) matrix ``allocation`` is built on request: at 10^4 jobs over
+    100 nodes x 540 slots it would take 4.3 GB).
     """
 
     TOL = 1e-9
@@ -404,7 +441,7 @@ class MeshEnv:
     def __init__(self, sample: Callable[[np.random.Generator], MeshInstance]) -> None:
         self._sample = sample
         self.instance: MeshInstance | None = None
-        self.allocation = np.zeros((0, 0))
+        self.pair_allocation = np.zeros(0)
         self._t = 0
 
     @classmethod
@@ -416,19 +453,31 @@ class MeshEnv:
         assert self.instance is not None, "reset first"
         return self.instance.n_slots
 
+    @property
+    def allocation(self) -> np.ndarray:
+        """The dense (N, n_units) allocation (a copy, built from ``pair_allocation``)."""
+        if self.instance is None:
+            return np.zeros((0, 0))
+        return self.instance.dense(self.pair_allocation)
+
     def reset(self, rng: np.random.Generator) -> None:
-        self.instance = self._sample(rng)
-        self.allocation = np.zeros((self.instance.n_jobs, self.instance.n_units))
-        self._order = np.lexsort((np.arange(self.instance.n_jobs), self.instance.arrival))
+        inst = self._sample(rng)
+        self.instance = inst
+        self.pair_allocation = np.zeros(inst.n_pairs)
+        self._usage = np.zeros(inst.n_units)
+        self._load = np.zeros(inst.n_jobs)
+        self._order = np.lexsort((np.arange(inst.n_jobs), inst.arrival))
+        self._order_slot = inst.arrival_slot[self._order]
         self._t = 0
 
     def observe(self, t: int) -> Observation:
         inst = self.instance
         assert inst is not None, "reset first"
         self._t = t
-        arrivals = self._order[inst.arrival_slot[self._order] == t]
-        usage = self.allocation.sum(axis=0)
-        remaining = inst.rho - self.allocation.sum(axis=1)
+        lo, hi = np.searchsorted(self._order_slot, [t, t + 1])
+        arrivals = self._order[lo:hi]
+        usage = self._usage.copy()
+        remaining = inst.rho - self._load
         usage.setflags(write=False)
         remaining.setflags(write=False)
         return Observation(t, inst, arrivals, usage, remaining)
@@ -441,20 +490,69 @@ class MeshEnv:
         amount = np.asarray(action.amount, dtype=np.float64)
         if not (job.shape == unit.shape == amount.shape) or job.ndim != 1:
             raise ValueError("action: job, unit and amount must be 1-D arrays of one length")
-        if job.size:
-            if job.min() < 0 or job.max() >= inst.n_jobs or unit.min() < 0 or unit.max() >= inst.n_units:
-                raise ValueError("action: job or unit index out of range")
-            if not np.isfinite(amount).all() or amount.min() < 0:
-                raise ValueError("action: amounts must be finite and >= 0")
-            if (inst.arrival_slot[job] > self._t).any():
-                raise ValueError(f"action: slot {self._t} dispatches a job not yet revealed")
-            if (unit % inst.n_slots < self._t)[amount > 0].any():
-                raise ValueError(f"action: slot {self._t} dispatches work into a past slot")
-        before = inst.welfare(inst.pairs_of(self.allocation))
-        proposed = self.allocation.copy()
-        np.add.at(proposed, (job, unit), amount)
-        problems = inst.violations(proposed, tol=self.TOL)
+        if job.size == 0:
+            return {"welfare": 0.0, "dispatched": 0.0}
+        if job.min() < 0 or job.max() >= inst.n_jobs or unit.min() < 0 or unit.max() >= inst.n_units:
+            raise ValueError("action: job or unit index out of range")
+        if not np.isfinite(amount).all() or amount.min() < 0:
+            raise ValueError("action: amounts must be finite and >= 0")
+        if (inst.arrival_slot[job] > self._t).any():
+            raise ValueError(f"action: slot {self._t} dispatches a job not yet revealed")
+        if (unit % inst.n_slots < self._t)[amount > 0].any():
+            raise ValueError(f"action: slot {self._t} dispatches work into a past slot")
+        pair = inst.pair_index(job, unit)
+        outside = (pair < 0) & (amount > self.TOL)
+        if outside.any():
+            i = int(np.argmax(outside))
+            raise ValueError(f"action: infeasible for P1 at slot {self._t}: (5): job {job[i]} has "
+                             f"{amount[i]:.6g} on unit {unit[i]} outside R_n")
+        inside = pair >= 0
+        pair, amount = pair[inside], amount[inside]
+        touched = np.unique(pair)
+        new = self.pair_allocation[touched] + np.bincount(np.searchsorted(touched, pair), weights=amount,
+                                                          minlength=touched.size)
+        problems = self._violations(touched, new)
         if problems:
             raise ValueError(f"action: infeasible for P1 at slot {self._t}: {problems[0]}")
-        self.allocation = proposed
-        return {"welfare": inst.welfare(inst.pairs_of(proposed)) - before, "dispatched": float(amount.sum())}
+        old = self.pair_allocation[touched]
+        gain = float((inst.pair_welfare_at(touched, new) - inst.pair_welfare_at(touched, old)).sum())
+        np.add.at(self._load, inst.pair_job[touched], new - old)
+        np.add.at(self._usage, inst.pair_unit[touched], new - old)
+        self.pair_allocation[touched] = new
+        return {"welfare": gain, "dispatched": float(amount.sum())}
+
+    def _violations(self, pairs: np.ndarray, new: np.ndarray) -> list[str]:
+        """(4), (6), (7) of P1 (as :meth:`MeshInstance.pair_violations`, same tolerance rule)
+        after setting ``pairs`` to ``new``, checked on the touched pairs, jobs and units only."""
+        inst, tol = self.instance, self.TOL
+        assert inst is not None
+        delta = new - self.pair_allocation[pairs]
+        out = []
+        over = new - inst.xbar[pairs]
+        p = int(np.argmax(over))
+        if over[p] > tol * max(1.0, inst.xbar[pairs[p]]):
+            out.append(f"(7): job {inst.pair_job[pairs[p]]} has {new[p]:.6g} > xbar {inst.xbar[pairs[p]]:.6g} "
+                       f"on unit {inst.pair_unit[pairs[p]]}")
+        jobs, j_of = np.unique(inst.pair_job[pairs], return_inverse=True)
+        load = self._load[jobs] + np.bincount(j_of, weights=delta, minlength=jobs.size)
+        j = int(np.argmax(load - inst.rho[jobs]))
+        if load[j] - inst.rho[jobs[j]] > tol * max(1.0, inst.rho[jobs[j]]):
+            out.append(f"(4): job {jobs[j]} processes {load[j]:.6g} > rho {inst.rho[jobs[j]]:.6g}")
+        units, u_of = np.unique(inst.pair_unit[pairs], return_inverse=True)
+        used = self._usage[units] + np.bincount(u_of, weights=delta, minlength=units.size)
+        cap = inst.capacity.reshape(-1)[units]
+        r = int(np.argmax(used - cap))
+        if used[r] - cap[r] > tol * max(1.0, cap[r]):
+            out.append(f"(6): unit {units[r]} carries {used[r]:.6g} > C_r {cap[r]:.6g}")
+        return out
+
+
+def replay(instance: MeshInstance, policy: Any, *, seed: int = 0) -> tuple[float, np.ndarray]:
+    """Replay ``instance`` under ``policy`` (the shared evaluator loop); returns P1's welfare of
+    the online allocation and the allocation as a pair vector (no dense matrix, so it scales to
+    10^4 jobs; :func:`optsched.onsocmax.policy.run_online` returns the dense matrix instead)."""
+    from optsched.policy import evaluate
+
+    env = MeshEnv.fixed(instance)
+    evaluate(env, policy, instance.n_slots, seed=seed)
+    return instance.welfare(env.pair_allocation), env.pair_allocation

@@ -24,18 +24,19 @@ are 0-1 programs solved by HiGHS (baselines are fractional, so they are left out
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
 from optsched.config import require, within_memory
 from optsched.experiments import experiment
 from optsched.onsocmax.baselines import EqualShare, MaxFirst
-from optsched.onsocmax.env import MeshGenerator, MeshInstance, resource_units
+from optsched.onsocmax.env import MeshGenerator, MeshInstance, replay, resource_units
 from optsched.onsocmax.offline import OfflineWelfareIntegral, certified_optimum
-from optsched.onsocmax.policy import Onsocmax, backend_solver, run_online
+from optsched.onsocmax.env import replay
+from optsched.onsocmax.policy import DEFAULT_BACKENDS, Onsocmax
 from optsched.onsocmax.prices import alpha_hat
 from optsched.onsocmax.utilities import KINDS
 from optsched.results import run_metadata, write_csv, write_metadata, write_png
@@ -51,7 +52,16 @@ SWEEP_LABELS = {
     "workload": "mean workload size rho",
     "congestion": "congestion level c (capacity / c)",
 }
-POLICIES: dict[str, Callable[[], Any]] = {"ONSOCMAX": Onsocmax, "MAX-FIRST": MaxFirst, "EQUAL-SHARE": EqualShare}
+
+def onsocmax_policy(cfg: "OnsocmaxConfig") -> Onsocmax:
+    """ONSOCMAX with the config's P3 backend, its options, the variant and the tie rule."""
+    return Onsocmax(backend=cfg.backend or None, options=cfg.options, integral=cfg.integral,
+                    serve_ties=cfg.serve_ties and not cfg.integral)
+
+
+POLICIES: dict[str, Callable[["OnsocmaxConfig"], Any]] = {
+    "ONSOCMAX": onsocmax_policy, "MAX-FIRST": lambda cfg: MaxFirst(), "EQUAL-SHARE": lambda cfg: EqualShare(),
+}
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,7 @@ class OnsocmaxConfig:
     n_slots: int = 24
     n_jobs: int = 20
     max_nodes: int = 3
+    arrival_rate: float = 2.03  # Poisson arrivals per slot
     # sweep
     sweep: Literal["duration", "workload", "congestion"] = "duration"
     values: tuple[float, ...] = (2.0, 4.0, 8.0)
@@ -75,11 +86,15 @@ class OnsocmaxConfig:
     integral: bool = False
     family: Literal["section_iv", "small"] = "section_iv"
     serve_ties: bool = True
+    # ONSOCMAX's P3: backend ("" = kkt, or highs for the integral variant) and its options
+    backend: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
         require(len(self.kinds) > 0 and all(k in KINDS for k in self.kinds), "kinds", f"each must be one of {list(KINDS)}")
         require(self.n_nodes >= 1 and self.n_slots >= 1 and self.n_jobs >= 1, "n_nodes", "sizes must be >= 1")
         require(1 <= self.max_nodes <= self.n_nodes, "max_nodes", "must be in [1, n_nodes]")
+        require(self.arrival_rate > 0, "arrival_rate", "must be > 0")
         require(len(self.values) > 0 and all(v > 0 for v in self.values), "values", "need values > 0")
         require(self.repeats >= 1, "repeats", "must be >= 1")
         require(self.instances >= 1, "instances", "must be >= 1")
@@ -89,6 +104,11 @@ class OnsocmaxConfig:
         within_memory("n_jobs", self.n_jobs * self.n_nodes * self.n_slots, "the job draws (n_jobs x n_nodes x n_slots)")
         require(not self.integral or self.study == "ratio", "integral", "only the ratio study has an integral variant")
         require(not self.integral or self.family == "section_iv", "family", "the integral variant uses section_iv")
+        from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
+        from optsched.solve import check_backend
+
+        kind = PseudoWelfareIntegral if self.integral else PseudoWelfare
+        check_backend(kind, self.backend or DEFAULT_BACKENDS[self.integral], self.options)
 
 
 PRESETS = {
@@ -99,12 +119,19 @@ PRESETS = {
     "ratio_integral": {"study": "ratio", "instances": 300, "integral": True},
     "ratio_small": {"study": "ratio", "family": "small", "instances": 1000},
     "ratio_small_no_ties": {"study": "ratio", "family": "small", "instances": 1000, "serve_ties": False},
+    # 500x the jobs and 10x the nodes of Section IV at its load per node: 10 x 2.03 arrivals per
+    # slot until 10^4 jobs have arrived (~493 slots; 540 slots leave room for their deadlines)
+    "scale": {"study": "sweep", "sweep": "duration", "values": [4.0], "repeats": 1, "n_nodes": 100, "n_slots": 540,
+              "n_jobs": 10_000, "arrival_rate": 20.3},
 }
+# Measured seconds: written to ``<stem>_timing.csv``, kept out of the (byte-reproducible) results.
+TIMING_COLUMNS = ("runtime_s", "cpu_s", "opt_runtime_s", "opt_cpu_s")
 
 
 def _generator(cfg: OnsocmaxConfig, kind: str, **settings: float) -> MeshGenerator:
     return MeshGenerator(
-        n_nodes=cfg.n_nodes, n_slots=cfg.n_slots, n_jobs=cfg.n_jobs, max_nodes=cfg.max_nodes, kind=kind, **settings
+        n_nodes=cfg.n_nodes, n_slots=cfg.n_slots, n_jobs=cfg.n_jobs, max_nodes=cfg.max_nodes,
+        arrival_rate=cfg.arrival_rate, kind=kind, **settings,
     )
 
 
@@ -122,16 +149,26 @@ def sweep_rows(cfg: OnsocmaxConfig) -> Any:
     rows = []
     for value, kind, j in tqdm(tasks, desc=f"onsocmax {cfg.sweep}", leave=False, disable=None):  # no bar off a terminal
         inst = _generator(cfg, kind, **SWEEPS[cfg.sweep](value)).draw(np.random.default_rng([cfg.seed, j]))
-        cert = certified_optimum(inst)
+        cert, opt_s, opt_cpu = _timed(certified_optimum, inst)
         iota, upsilon = inst.marginal_bounds()
         for name, make in POLICIES.items():
-            welfare, _ = run_online(inst, make())
+            (welfare, _), wall, cpu = _timed(replay, inst, make(cfg))
             rows.append({
                 "sweep": cfg.sweep, "value": value, "kind": kind, "repeat": j, "policy": name,
                 "welfare": welfare, "opt": cert.primal, "opt_bound": cert.bound, "ratio": cert.primal / welfare,
-                "alpha_hat": alpha_hat(upsilon / iota), "demand_ratio": _demand_ratio(inst),
+                "alpha_hat": alpha_hat(upsilon / iota), "demand_ratio": _demand_ratio(inst), "n_jobs": inst.n_jobs,
+                "runtime_s": wall, "cpu_s": cpu, "opt_runtime_s": opt_s, "opt_cpu_s": opt_cpu,
             })
     return pd.DataFrame(rows)
+
+
+def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float, float]:
+    """``fn(*args)``, its wall and its process CPU seconds."""
+    import time
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn(*args)
+    return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def plot_sweep(df: Any, cfg: OnsocmaxConfig) -> Any:
@@ -200,19 +237,20 @@ def _ratio(opt: float, online: float) -> float:
     return opt / online if online > 0 else float("inf")
 
 
-def ratio_record(inst: MeshInstance, *, integral: bool = False, serve_ties: bool = True) -> dict[str, Any]:
-    """OPT / online of ONSOCMAX on one instance, with alpha-hat and both sides' evidence."""
+def ratio_record(inst: MeshInstance, cfg: "OnsocmaxConfig | None" = None) -> dict[str, Any]:
+    """OPT / online of ONSOCMAX (as ``cfg`` sets it up; default config: the partitionable
+    variant, kkt, the tie rule) on one instance, with alpha-hat and both sides' evidence."""
     import optsched
 
+    cfg = cfg if cfg is not None else OnsocmaxConfig()
     iota, upsilon = inst.marginal_bounds()
-    if integral:
-        online, _ = run_online(inst, Onsocmax(solver=backend_solver("highs", integral=True), serve_ties=False))
+    online, _ = replay(inst, onsocmax_policy(cfg))
+    if cfg.integral:
         res = optsched.solve(OfflineWelfareIntegral(inst), "highs")
-        if res.status is not optsched.Status.OPTIMAL:
-            raise RuntimeError(f"integral P1: {res.status.value} {res.extra}")
+        if res.termination is not optsched.Termination.OPTIMAL:
+            raise RuntimeError(f"integral P1: {res.termination.value} {res.message}")
         opt, bound = float(res.objective), float(res.bound if res.bound is not None else res.objective)
     else:
-        online, _ = run_online(inst, Onsocmax(serve_ties=serve_ties))
         cert = certified_optimum(inst)
         opt, bound = cert.primal, cert.bound
     return {
@@ -229,7 +267,7 @@ def ratio_rows(cfg: OnsocmaxConfig) -> Any:
     rows = []
     for i in tqdm(range(cfg.instances), desc="onsocmax ratio", leave=False, disable=None):  # no bar off a terminal
         inst = FAMILIES[cfg.family](cfg, i)
-        rows.append({"instance": i, **ratio_record(inst, integral=cfg.integral, serve_ties=cfg.serve_ties)})
+        rows.append({"instance": i, **ratio_record(inst, cfg)})
     df = pd.DataFrame(rows)
     df["violates_theorem2"] = df["ratio"] > df["alpha_hat"]
     return df
@@ -279,6 +317,8 @@ STUDIES: dict[str, tuple[Callable[[OnsocmaxConfig], Any], Callable[[Any, Onsocma
     config=OnsocmaxConfig,
     description="paper 002: welfare of ONSOCMAX / MAX-FIRST / EQUAL-SHARE vs offline OPT (Figs. 4-6); OPT/online vs alpha-hat",
     presets=PRESETS,
+    subproblems=("pseudo_welfare", "pseudo_welfare_integral"),
+    bench_capture={"settings": {"values": [4.0], "repeats": 1}, "every": 6},
 )
 def run(cfg: OnsocmaxConfig, out_dir: Path) -> list[Path]:
     import time
@@ -291,7 +331,11 @@ def run(cfg: OnsocmaxConfig, out_dir: Path) -> list[Path]:
     fig = plot(df, cfg)
     stem = stem_of(cfg)
     out = Path(out_dir)
-    paths = [write_csv(df, out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
+    timing = [c for c in TIMING_COLUMNS if c in df.columns]
+    paths = [write_csv(df.drop(columns=timing), out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
+    if timing:
+        keys = ["value", "kind", "repeat", "policy", "n_jobs"]
+        paths.append(write_csv(df[keys + timing], out / f"{stem}_timing.csv"))
     plt.close(fig)
     meta = run_metadata(experiment=f"onsocmax/{stem}", seed=cfg.seed, config=dataclasses.asdict(cfg))
     meta["runtime_s"] = time.perf_counter() - start

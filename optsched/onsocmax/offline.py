@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
 
-from optsched.models.base import Model, register_model
+from optsched.models.base import Model, cached_form, register_model
 from optsched.models.forms import StandardForm
 from optsched.onsocmax import utilities
 from optsched.onsocmax.env import MeshInstance
@@ -51,6 +51,7 @@ class OfflineWelfare(Model):
     instance: MeshInstance
 
     name: ClassVar[str] = "onsocmax_offline"
+    SIZE_LABEL: ClassVar[str] = "(job, unit) pairs"
     maximize: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset({"cvxpy"})
 
@@ -84,7 +85,7 @@ class OfflineWelfare(Model):
         x = self._vector(solution)
         if x is None:
             return [f"solution has {np.size(solution)} entries, expected {self.instance.n_pairs}"]
-        return self.instance.violations(self.instance.dense(x), tol=tol)
+        return self.instance.pair_violations(x, tol=tol)
 
     # --- incidence ---------------------------------------------------------------------------
     @cached_property
@@ -155,6 +156,7 @@ class OfflineWelfareIntegral(OfflineWelfare):
     ``onsocmax_offline``; the solution is still the pair vector x."""
 
     name: ClassVar[str] = "onsocmax_offline_integral"
+    SIZE_LABEL: ClassVar[str] = "(job, unit) pairs"
     FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
@@ -174,6 +176,7 @@ class OfflineWelfareIntegral(OfflineWelfare):
         """Welfare of serving a pair in full: f_nr(xbar_nr) + beta_nr xbar_nr / C_r."""
         return self.instance.pair_welfare(self.instance.xbar)
 
+    @cached_form
     def standard_form(self) -> StandardForm:
         import scipy.sparse as sp
         inst = self.instance
@@ -256,28 +259,29 @@ def repair(instance: MeshInstance, x: np.ndarray) -> np.ndarray:
 
 
 def certified_optimum(instance: MeshInstance, *, solver: str | None = None) -> Certificate:
-    """Solve P1's cvxpy form with Clarabel (or the cvxpy ``solver`` named, tight settings from
-    ``SOLVER_OPTIONS``), :func:`repair` the answer into P1 (so ``primal`` is the welfare of a
-    truly feasible point), and bound OPT from above with :func:`dual_bound` at the solver's
-    multipliers of (4) and (6). RuntimeError if the solve fails (P1 is feasible: x = 0)."""
+    """Solve P1 through the ``cvxpy`` backend (Clarabel, or the cvxpy ``solver`` named, tight
+    settings from ``SOLVER_OPTIONS``), :func:`repair` the answer into P1 (so ``primal`` is the
+    welfare of a truly feasible point), and bound OPT from above with :func:`dual_bound` at the
+    solver's multipliers of (4) and (6) (``Result.duals``, in the order of the constraints).
+    RuntimeError if the solve fails (P1 is feasible: x = 0)."""
     import time
 
-    import cvxpy as cp
+    from optsched.solve import solve
 
     model = OfflineWelfare(instance)
     start = time.perf_counter()
-    problem, to_solution = model.cvxpy_problem()
-    name = "CLARABEL" if solver is None else solver
-    options = dict(SOLVER_OPTIONS.get(name, {}))
-    problem.solve(solver=name, warm_start=False, **options)
-    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-        raise RuntimeError(f"P1 solve ended {problem.status}")
-    x = repair(instance, to_solution())
+    options: dict[str, Any] = {} if solver is None else {"solver": solver,
+                                                          "solver_options": dict(SOLVER_OPTIONS.get(solver, {}))}
+    # the repair below makes the point feasible, so the seam's 1e-6 check is not wanted here
+    res = solve(model, "cvxpy", verify=False, **options)
+    if not res.ok or res.duals is None:
+        raise RuntimeError(f"P1 solve ended {res.termination.value}: {res.message}")
+    x = repair(instance, res.solution)
     problems = model.violations(x, tol=1e-9)
     if problems:
         raise RuntimeError(f"P1 solution infeasible: {problems[0]}")
-    mu = np.asarray(problem.constraints[0].dual_value, dtype=np.float64).reshape(-1)
+    mu = np.asarray(res.duals[0], dtype=np.float64).reshape(-1)
     lam = np.zeros(instance.n_units)
-    lam[model.used_units] = np.asarray(problem.constraints[1].dual_value, dtype=np.float64).reshape(-1)
+    lam[model.used_units] = np.asarray(res.duals[1], dtype=np.float64).reshape(-1)
     bound = dual_bound(instance, mu, lam)
     return Certificate(model.objective(x), bound, x, time.perf_counter() - start)

@@ -21,24 +21,27 @@ raises such pairs, in pair order, as far as the flat range, xbar_nr and rho_n al
 (:func:`serve_ties`); the result is still an optimal solution of P3. ``serve_ties=False``
 keeps the solver's answer as is (see docs/onsocmax.md for the measured consequence).
 
-The per-job solver defaults to the exact KKT kernel
-(:func:`optsched.solvers.pseudo_welfare_kkt.solve_pseudo_welfare_kkt`); any function with its
-signature can replace it (e.g. one that calls ``optsched.solve`` with the ``alm`` backend).
+The job's subproblem P3 is a ``pseudo_welfare`` model (``pseudo_welfare_integral`` with
+``integral``: Section III-D, x_r in {0, xbar_r}) solved through the seam by ``backend``:
+``kkt`` (default: the exact compiled KKT kernel), ``alm`` (Algorithm 2 of the paper),
+``cvxpy``; for the integral variant ``highs`` (default), ``cpsat``, ``brute_force``. A job
+whose backend returns no solution is solved by the default backend (counted).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
-from optsched.onsocmax.env import Dispatch, MeshEnv, MeshInstance, Observation
+from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
+from optsched.observe import SubproblemSolver
 from optsched.onsocmax import utilities
+from optsched.onsocmax.env import Dispatch, MeshEnv, MeshInstance, Observation
 from optsched.onsocmax.prices import alpha_hat, threshold
 from optsched.policy import evaluate
-from optsched.solvers.pseudo_welfare_kkt import solve_pseudo_welfare_kkt
 
-JobSolver = Callable[..., np.ndarray]
+DEFAULT_BACKENDS = {False: "kkt", True: "highs"}  # by ``integral``
 
 
 class Onsocmax:
@@ -49,12 +52,16 @@ class Onsocmax:
     def __init__(
         self,
         *,
-        solver: JobSolver = solve_pseudo_welfare_kkt,
+        backend: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        integral: bool = False,
         bounds: tuple[float, float] | None = None,
         alpha: float | None = None,
         serve_ties: bool = True,
     ) -> None:
-        self.solver = solver
+        self._model = PseudoWelfareIntegral if integral else PseudoWelfare
+        self.solver = SubproblemSolver(self._model, backend, default=DEFAULT_BACKENDS[integral], options=options,
+                                       label=self.name)
         self.bounds = bounds
         self.alpha = alpha
         self.serve_ties = serve_ties
@@ -77,11 +84,12 @@ class Onsocmax:
             if s.start == s.stop:
                 continue
             units = inst.pair_unit[s]
-            x = self.solver(
-                inst.pair_kind[s], inst.a[s], inst.beta[s], capacity[units], inst.xbar[s],
-                np.minimum(usage[units], capacity[units]), float(inst.rho[n]), self.iota, self.upsilon, self._alpha,
+            job = self._model(
+                utility=inst.pair_kind[s], a=inst.a[s], beta=inst.beta[s], capacity=capacity[units],
+                xbar=inst.xbar[s], rho=float(inst.rho[n]), usage=np.minimum(usage[units], capacity[units]),
+                iota=self.iota, upsilon=self.upsilon, alpha=self._alpha,
             )
-            x = np.clip(np.asarray(x, dtype=np.float64), 0.0, inst.xbar[s])
+            x = np.clip(np.asarray(self.solver.solution(job), dtype=np.float64), 0.0, inst.xbar[s])
             if self.serve_ties:
                 x = serve_ties(
                     x, inst.pair_kind[s], inst.a[s], inst.beta[s], capacity[units], inst.xbar[s], usage[units],
@@ -117,29 +125,6 @@ def serve_ties(
     room = np.where(tie, np.maximum(np.minimum(xbar, threshold(capacity, alpha) - usage) - x, 0.0), 0.0)
     add = np.minimum(room, np.maximum(left - (np.cumsum(room) - room), 0.0))
     return x + add
-
-
-def backend_solver(backend: str, *, integral: bool = False, **options: Any) -> JobSolver:
-    """A per-job solver that states P3 as a ``pseudo_welfare`` model (``pseudo_welfare_integral``
-    with ``integral``: Section III-D, x_r in {0, xbar_r}) and calls ``optsched.solve`` with
-    ``backend``; the returned solution is checked by ``solve``. RuntimeError if it fails."""
-    from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
-    from optsched.onsocmax.utilities import KINDS
-    from optsched.solve import solve
-
-    model_type = PseudoWelfareIntegral if integral else PseudoWelfare
-
-    def solve_job(kind, a, beta, capacity, xbar, usage, rho, iota, upsilon, alpha=None):  # type: ignore[no-untyped-def]
-        model = model_type(
-            utility=[KINDS[k] for k in kind], a=a, beta=beta, capacity=capacity, xbar=xbar, rho=rho,
-            usage=usage, iota=iota, upsilon=upsilon, alpha=alpha,
-        )
-        result = solve(model, backend, **options)
-        if not result.ok:
-            raise RuntimeError(f"P3 with {backend}: {result.status.value} {result.extra.get('message', '')}")
-        return np.asarray(result.solution, dtype=np.float64)
-
-    return solve_job
 
 
 def run_online(instance: MeshInstance, policy: Any, *, seed: int = 0) -> tuple[float, np.ndarray]:

@@ -7,6 +7,7 @@ from optsched.solvers import (  # noqa: F401
     budget_exact,
     cpsat,
     cvxpy_backend,
+    enumerate_packings,
     escb_aescb,
     escb_oa,
     greedy_set_packing,
@@ -16,6 +17,8 @@ from optsched.solvers import (  # noqa: F401
     pseudo_welfare_alm,
     pseudo_welfare_kkt,
     pyomo_reference,
+    scip,
+    stationary_alm,
 )
 from optsched.solvers.registry import (
     Availability,

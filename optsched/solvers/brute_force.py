@@ -12,17 +12,12 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.result import Result, Status
-from optsched.solvers.registry import Backend, register_backend
+from optsched.models.forms import all_binary_rows
+from optsched.result import Result, Termination
+from optsched.solvers.registry import Backend, Option, register_backend
 
 MAX_BINARY = 22
 CHUNK = 1 << 15
-
-
-def all_binary_rows(n: int, start: int, stop: int) -> np.ndarray:
-    """Rows ``start..stop-1`` of the 2^n x n table of 0-1 vectors (bit j of the row number)."""
-    codes = np.arange(start, stop, dtype=np.int64)
-    return ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(bool)
 
 
 @register_backend
@@ -33,7 +28,12 @@ class BruteForceBackend(Backend):
     FORM = "binary"
     PRIORITY = 99
     SUPPORTS_TIME_LIMIT = True  # checked between chunks of 2^15 vectors
-    OPTIONS: Mapping[str, Any] = {}
+    OPTIONS: Mapping[str, Option] = {}
+
+    def memory_bytes(self, model: Model) -> float:
+        n = model.n_binary  # type: ignore[attr-defined]
+        rows = model.standard_form().n_rows if "standard" in type(model).FORMS else 0  # type: ignore[attr-defined]
+        return float(min(CHUNK, 2**n) * (n + 8 * (rows + 2)))  # one chunk of vectors and their evaluation
 
     def fits_instance(self, model: Model) -> str | None:
         n = model.n_binary  # type: ignore[attr-defined]
@@ -41,7 +41,7 @@ class BruteForceBackend(Backend):
             return f"brute_force: {n} binary variables is more than {MAX_BINARY}"
         return None
 
-    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         n = model.n_binary  # type: ignore[attr-defined]
         total = 1 << n
         best_val, best_x = None, None
@@ -50,9 +50,7 @@ class BruteForceBackend(Backend):
             if time_limit is not None and start and time.perf_counter() - began >= time_limit:
                 # stopped between chunks: the best vector so far is feasible, no bound is proven
                 return Result(
-                    status=Status.TIME_LIMIT,
-                    model=model.name,
-                    backend=self.NAME,
+                    Termination.TIME_LIMIT,
                     objective=best_val,
                     solution=None if best_x is None else model.solution_from_vector(best_x.astype(np.float64)),  # type: ignore[attr-defined]
                     iterations=start,
@@ -67,11 +65,9 @@ class BruteForceBackend(Backend):
             if best_val is None or model.better(float(vals[k]), best_val):
                 best_val, best_x = float(vals[k]), rows[k]
         if best_x is None:
-            return Result(Status.INFEASIBLE, model.name, self.NAME, iterations=total)
+            return Result(Termination.INFEASIBLE, iterations=total)
         return Result(
-            status=Status.OPTIMAL,
-            model=model.name,
-            backend=self.NAME,
+            Termination.OPTIMAL,
             objective=best_val,
             bound=best_val,
             solution=model.solution_from_vector(best_x.astype(np.float64)),  # type: ignore[attr-defined]

@@ -43,8 +43,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.result import Result, Status
-from optsched.solvers.registry import Backend, register_backend
+from optsched.result import Result, Termination
+from optsched.solvers.registry import Backend, Option, register_backend
 
 
 @dataclass(frozen=True, eq=False)
@@ -497,11 +497,18 @@ def aescb_index(
         x[plan.items] = envelope_pick(plan)[0]
     else:
         fam = solve_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask, method=method)
-        score = np.arange(S + 1) + np.sqrt(np.where(np.isfinite(fam.values), fam.values, 0.0))
-        score[~np.isfinite(fam.values)] = -np.inf
-        s_star = int(np.argmax(score))
-        x = fam.choices[s_star]
+        x = fam.choices[pick_budget(fam.values)]
     return x, float(mu @ x + math.sqrt(float(var @ x)))
+
+
+def pick_budget(values: np.ndarray) -> int:
+    """s* = argmax_s s + sqrt(V(s)) of (17) over the feasible budgets (the smallest on ties);
+    ``values[s]`` is V(s), -inf (or NaN) where P4(s) is infeasible."""
+    values = np.asarray(values, dtype=np.float64)
+    feasible = np.isfinite(values)
+    score = np.arange(values.shape[0]) + np.sqrt(np.where(feasible, values, 0.0))
+    score[~feasible] = -np.inf
+    return int(np.argmax(score))
 
 
 def _whole(*arrays: np.ndarray) -> bool:
@@ -512,8 +519,10 @@ def _family_result(model: Any, fam: BudgetFamilySolution) -> dict[str, Any]:
     """Result fields for a ``budget_family``: every member, objective at the designated budget."""
     finite = np.isfinite(fam.values)
     value = float(fam.values[model.budget])
+    if not finite[model.budget]:  # the designated member P4(budget) is infeasible
+        return {"termination": Termination.INFEASIBLE, "values": [float(v) if f else None for v, f in zip(fam.values, finite)]}
     return {
-        "status": Status.OPTIMAL,
+        "termination": Termination.OPTIMAL,
         "objective": value,
         "bound": value,
         "solution": tuple(np.flatnonzero(fam.choices[s]) if finite[s] else None for s in range(len(finite))),
@@ -525,8 +534,9 @@ def _member_result(model: Any, fam: BudgetFamilySolution) -> dict[str, Any]:
     """Result fields for one ``budgeted_ip``: the member at its own budget (the table's last s)."""
     value = float(fam.values[-1])
     if not np.isfinite(value):
-        return {"status": Status.INFEASIBLE, "objective": None, "bound": None, "solution": None}
-    return {"status": Status.OPTIMAL, "objective": value, "bound": value, "solution": np.flatnonzero(fam.choices[-1])}
+        return {"termination": Termination.INFEASIBLE, "objective": None, "bound": None, "solution": None}
+    return {"termination": Termination.OPTIMAL, "objective": value, "bound": value,
+            "solution": np.flatnonzero(fam.choices[-1])}
 
 
 # model kind -> (largest budget the table needs, how to read the result back)
@@ -546,30 +556,43 @@ class BudgetDpBackend(Backend):
     MODELS = frozenset(_DP_VIEWS)
     PRIORITY = 25  # after CP-SAT and HiGHS for one budget; first for a family
     REQUIRES = ("numba",)
-    OPTIONS: Mapping[str, Any] = {"max_table_cells": DEFAULT_MAX_CELLS, "method": DEFAULT_METHOD}
+    OPTIONS: Mapping[str, Option] = {
+        "max_table_cells": Option(DEFAULT_MAX_CELLS, float, "largest DP table (cells or Pareto points) allowed",
+                                  minimum=1.0),
+        "method": Option(DEFAULT_METHOD, str, "how the table of (23) is filled", choices=tuple(DP_METHODS)),
+    }
+
+    def _plan(self, model: Model, limit: float) -> FamilyPlan:
+        m: Any = model
+        top, _ = _DP_VIEWS[model.name]
+        return model.memo(("dp_plan", limit), lambda: plan_budget_family(
+            m.values, m.weights, m.capacity, m.budget_coeffs, top(m), m.mask, limit))
+
+    def memory_bytes(self, model: Model) -> float:
+        m: Any = model
+        top, _ = _DP_VIEWS[model.name]
+        budgets = min(float(top(m)), float(np.sum(m.budget_coeffs))) + 1  # the table stops at what items reach
+        return budgets * (m.values.shape[0] + 8)  # every budget's value and choice (the table is capped apart)
 
     def fits_instance(self, model: Model) -> str | None:
         m: Any = model
         if not _whole(m.weights, m.capacity, m.budget_coeffs):
             return "dp: weights, capacity and budget_coeffs must be whole numbers"
-        top, _ = _DP_VIEWS[model.name]
         try:
-            plan_budget_family(m.values, m.weights, m.capacity, m.budget_coeffs, top(m), m.mask)
+            self._plan(model, DEFAULT_MAX_CELLS)
         except TableTooLarge as exc:
             return str(exc)
         return None
 
-    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
-        m: Any = model
-        top, read_back = _DP_VIEWS[model.name]
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
+        _, read_back = _DP_VIEWS[model.name]
         limit = float(options["max_table_cells"])
         try:
-            plan = plan_budget_family(m.values, m.weights, m.capacity, m.budget_coeffs, top(m), m.mask, limit)
-            fam = run_plan(plan, options["method"], limit)
+            fam = run_plan(self._plan(model, limit), options["method"], limit)
         except TableTooLarge as exc:
-            return Result(Status.ERROR, model.name, self.NAME, extra={"message": f"{exc} (max_table_cells)"})
-        fields = read_back(m, fam)
+            return Result(Termination.ERROR, extra={"message": f"{exc} (max_table_cells)"})
+        fields = read_back(model, fam)
         extra = {"table_cells": fam.table_cells, "paper_cells": fam.paper_cells}
         if "values" in fields:
             extra["values"] = fields.pop("values")
-        return Result(model=model.name, backend=self.NAME, iterations=fam.table_cells, extra=extra, **fields)
+        return Result(iterations=fam.table_cells, extra=extra, **fields)

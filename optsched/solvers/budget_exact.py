@@ -2,7 +2,8 @@
 
 This is the reference for the ``dp`` backend (Algorithm 2) and the route for families whose DP
 table is too large. Option ``inner`` names the exact backend for each member P4(s) (``highs``,
-``cpsat``, ``pyomo``, ``brute_force``, or ``dp`` itself).
+``cpsat``, ``pyomo``, ``brute_force``, or ``dp`` itself); it is prepared once per session
+and solves every member (so HiGHS keeps its object between members).
 
 With ``reuse`` (default) it exploits two facts of the family: V(s) is non-increasing in s, so
 an optimal x* of P4(s) with budget_coeffs.x* = u >= s is optimal for every s' in [s, u]; and
@@ -18,8 +19,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.result import Result, Status
-from optsched.solvers.registry import Backend, register_backend
+from optsched.result import Result, Termination
+from optsched.solvers.registry import Backend, Option, get_backend, register_backend
 
 
 @register_backend
@@ -30,11 +31,26 @@ class BudgetExactBackend(Backend):
     MODELS = frozenset({"budget_family"})
     SUPPORTS_TIME_LIMIT = True
     PRIORITY = 30
-    OPTIONS: Mapping[str, Any] = {"inner": "highs", "reuse": True}
+    OPTIONS: Mapping[str, Option] = {
+        "inner": Option("highs", str, "exact backend of each member P4(s) (a budgeted_ip backend)"),
+        "reuse": Option(True, bool, "reuse an optimum over the budgets it meets; stop at the first infeasible s"),
+    }
 
-    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
-        from optsched.solve import solve
+    def check_option_values(self, options: Mapping[str, Any]) -> None:
+        from optsched.models.budgeted_ip import BudgetedIP
 
+        inner = get_backend(options["inner"])
+        if not inner.EXACT or inner.fits_kind(BudgetedIP) is not None:
+            raise ValueError(f"options: backend 'budget_exact' option 'inner' must be an exact budgeted_ip backend, "
+                             f"got {options['inner']!r}")
+
+    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> Any:
+        from optsched.solve import prepare
+
+        return prepare("budgeted_ip", options["inner"], verify=False)
+
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
+        inner = state if state is not None else self.new_state(type(model), options)
         fam: Any = model
         S = fam.max_budget
         entries: list[Any] = [None] * (S + 1)
@@ -44,31 +60,25 @@ class BudgetExactBackend(Backend):
         s = 0
         while s <= S:
             remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-            r = solve(fam.member(s), options["inner"], time_limit=remaining, verify=False)
+            r = inner.solve(fam.member(s), time_limit=remaining)
             solves += 1
-            if r.status is Status.INFEASIBLE:
+            if r.termination is Termination.INFEASIBLE:
                 if options["reuse"]:
                     break
                 s += 1
                 continue
-            if r.status is not Status.OPTIMAL:
-                status = Status.TIME_LIMIT if r.status is Status.TIME_LIMIT else Status.ERROR
-                why = r.extra.get("message") or r.extra.get("solver_status") or ""
-                message = f"P4({s}) by {options['inner']!r} ended {r.status.value}" + (f": {why}" if why else "")
-                return Result(status, model.name, self.NAME, iterations=solves, extra={"message": message})
+            if r.termination is not Termination.OPTIMAL:
+                termination = Termination.TIME_LIMIT if r.termination.stopped_early else Termination.ERROR
+                why = r.message or r.extra.get("solver_status") or ""
+                message = f"P4({s}) by {options['inner']!r} ended {r.termination.value}" + (f": {why}" if why else "")
+                return Result(termination, iterations=solves, extra={"message": message})
             x = np.asarray(r.solution, dtype=np.int64)
             last = min(S, int(np.floor(fam.budget_coeffs[x].sum() + 1e-9))) if options["reuse"] else s
             for k in range(s, last + 1):
                 entries[k], values[k] = x, float(r.objective)
             s = last + 1
-        objective = values[fam.budget] if values[fam.budget] is not None else -np.inf
-        return Result(
-            status=Status.OPTIMAL,
-            model=model.name,
-            backend=self.NAME,
-            objective=objective,
-            bound=objective,
-            solution=tuple(entries),
-            iterations=solves,
-            extra={"values": values, "solves": solves, "inner": options["inner"]},
-        )
+        extra = {"values": values, "solves": solves, "inner": options["inner"]}
+        if values[fam.budget] is None:  # the designated member P4(budget) is infeasible
+            return Result(Termination.INFEASIBLE, iterations=solves, extra=extra)
+        return Result(Termination.OPTIMAL, objective=values[fam.budget], bound=values[fam.budget],
+                      solution=tuple(entries), iterations=solves, extra=extra)

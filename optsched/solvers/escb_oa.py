@@ -7,6 +7,10 @@ Loop: solve the MILP; at its x (u = variance.x) the true value mean.x + sqrt(u) 
 stop when t <= sqrt(u) + tol (then the MILP bound meets the incumbent), else add the tangent
 at u, which cuts this (x, t) off. Every x is cut at most once, so the loop is finite.
 
+With ``reuse_cuts`` a Prepared remembers the tangent points its solves needed (the last 24) and
+starts the next model with those cuts (valid for any data: a tangent of sqrt is an over-estimate
+everywhere), which is what a policy's next slot usually needs again.
+
 The tangent at u0 = 0 does not exist; a first cut t <= variance.x / sqrt(v_min), with v_min the
 smallest positive variance, is exact at u = 0 and at u = v_min and valid for every
 u in {0} U [v_min, inf), which holds for every x.
@@ -21,9 +25,12 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.result import Result, Status
-from optsched.solvers.highs import _highs_status, set_option
-from optsched.solvers.registry import Backend, register_backend
+from optsched.result import Result, Termination
+from optsched.solvers.highs import highs_termination, new_highs, set_option
+from optsched.solvers.registry import Backend, Option, register_backend
+
+
+MAX_REMEMBERED_POINTS = 24
 
 
 @register_backend
@@ -35,23 +42,32 @@ class EscbOuterApproximationBackend(Backend):
     SUPPORTS_TIME_LIMIT = True
     REQUIRES = ("highspy",)
     PRIORITY = 20
-    OPTIONS: Mapping[str, Any] = {"tol": 1e-7, "max_iterations": 10_000, "threads": 1}
+    OPTIONS: Mapping[str, Option] = {
+        "tol": Option(1e-7, float, "stop when the tangent cut is within tol of sqrt (relative)", minimum=0.0,
+                      maximum=1.0, open_minimum=True),
+        "max_iterations": Option(10_000, int, "largest number of MILPs (outer iterations)", minimum=1),
+        "threads": Option(1, int, "HiGHS threads", minimum=1, maximum=256),
+        "reuse_cuts": Option(True, bool, "start from the tangent points of this Prepared's earlier solves"),
+    }
 
-    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
+    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> list[float]:
+        return []  # tangent points u0 of earlier solves (a policy's next slot starts with them)
+
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         import highspy
 
         m: Any = model
         n, var = m.n_items, np.asarray(m.variance)
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = new_highs(options["threads"])
         h.setOptionValue("mip_rel_gap", 0.0)
-        set_option(h, "threads", int(options["threads"]))
         # HiGHS 1.14.0 presolve also answered a wrong "optimal" 1.2127 (x = {0, 1}) on the first
         # MILP of mean = (0.3478, 0.5584, 0.5092), variance = (0.0368, 0.0571, 0), weights
         # (1.147, 0.538, 1.202) <= 2.834, where {1, 2} gives 1.3654 (P3 optimum 1.3066); no single
         # presolve rule switched off fixes it, presolve "off" does (found by the fuzz long run).
         # These MILPs have n + 1 columns and K + cuts rows: presolve buys little here.
         set_option(h, "presolve", "off")
+        # a primal heuristic with a fixed cost of ~4 ms a run, several times these small MILPs
+        set_option(h, "mip_heuristic_run_feasibility_jump", False)
         inf = highspy.kHighsInf
         for j in range(n):
             h.addCol(float(m.mean[j]), 0.0, 1.0, 0, np.zeros(0, np.int32), np.zeros(0))
@@ -66,6 +82,13 @@ class EscbOuterApproximationBackend(Backend):
         if positive.size:
             h.addRow(-inf, 0.0, n + 1, cols, np.append(-var / math.sqrt(positive.min()), 1.0))
 
+        points: list[float] = state if state is not None else []
+        if options["reuse_cuts"]:
+            # a tangent of the concave sqrt at any u0 > 0 over-estimates it everywhere: the points
+            # where earlier solves of this Prepared needed a cut are valid cuts here too
+            for u0 in points:
+                root = math.sqrt(u0)
+                h.addRow(-inf, root / 2, n + 1, cols, np.append(-var / (2 * root), 1.0))
         tol = float(options["tol"])
         start = time.perf_counter()
         best_x, best_val, bound = None, -math.inf, math.inf
@@ -73,12 +96,12 @@ class EscbOuterApproximationBackend(Backend):
             if time_limit is not None:
                 left = time_limit - (time.perf_counter() - start)
                 if left <= 0:
-                    return self._stop(m, Status.TIME_LIMIT, best_x, best_val, bound, it - 1)
+                    return self._stop(m, Termination.TIME_LIMIT, best_x, best_val, bound, it - 1)
                 h.setOptionValue("time_limit", left)
             h.run()
-            status = _highs_status(h.getModelStatus().name)
-            if status is not Status.OPTIMAL:
-                return self._stop(m, status, best_x, best_val, bound, it)
+            termination = highs_termination(h.getModelStatus().name)
+            if termination is not Termination.OPTIMAL:
+                return self._stop(m, termination, best_x, best_val, bound, it)
             sol = np.asarray(h.getSolution().col_value)
             x, t = sol[:n] > 0.5, float(sol[n])
             u = float(var @ x)
@@ -87,23 +110,23 @@ class EscbOuterApproximationBackend(Backend):
                 best_x, best_val = x, value
             bound = min(bound, float(h.getInfo().mip_dual_bound))
             if t <= math.sqrt(u) + tol * max(1.0, math.sqrt(u)) or bound <= best_val + tol * max(1.0, abs(best_val)):
-                return Result(
-                    status=Status.OPTIMAL, model=m.name, backend=self.NAME, objective=best_val,
-                    bound=max(bound, best_val), solution=m.solution_from_vector(best_x), iterations=it,
-                )
+                return Result(Termination.OPTIMAL, objective=best_val, bound=max(bound, best_val),
+                              solution=m.solution_from_vector(best_x), iterations=it)
             root = math.sqrt(u)
             h.addRow(-inf, root / 2, n + 1, cols, np.append(-var / (2 * root), 1.0))
-        return self._stop(m, Status.TIME_LIMIT, best_x, best_val, bound, int(options["max_iterations"]))
+            if options["reuse_cuts"] and u not in points:
+                points.append(u)
+                del points[:-MAX_REMEMBERED_POINTS]
+        return self._stop(m, Termination.ITERATION_LIMIT, best_x, best_val, bound, int(options["max_iterations"]))
 
-    def _stop(self, m: Any, status: Status, x: Any, value: float, bound: float, iterations: int) -> Result:
+    @staticmethod
+    def _stop(m: Any, termination: Termination, x: Any, value: float, bound: float, iterations: int) -> Result:
         """Early end: the best x so far (if any) and the last MILP bound."""
         return Result(
-            status=status if status in (Status.TIME_LIMIT, Status.ERROR) else Status.ERROR,
-            model=m.name,
-            backend=self.NAME,
+            termination if termination.stopped_early else Termination.ERROR,
             objective=None if x is None else value,
             bound=None if not math.isfinite(bound) else bound,
             solution=None if x is None else m.solution_from_vector(x),
             iterations=iterations,
-            extra={"message": f"outer approximation stopped ({status.value}) after {iterations} MILPs"},
+            extra={"message": f"outer approximation stopped ({termination.value}) after {iterations} MILPs"},
         )

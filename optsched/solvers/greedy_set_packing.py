@@ -1,7 +1,8 @@
 """Algorithm 2 of paper 004: greedy set packing in order of w_i / sqrt(|J_i|).
 
 Lemma 12: the greedy value is at least OPT / sqrt(M), so ``bound = value * sqrt(M)`` is a
-proven upper bound. Empty sets clash with nothing; they are taken first when w_i > 0.
+proven upper bound (for a ``set_packing_batch``, copy by copy, hence for the sum). Empty sets
+clash with nothing; they are taken first when w_i > 0.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.set_packing import SetPacking
-from optsched.result import Result, Status
-from optsched.solvers.registry import Backend, register_backend
+from optsched.models.set_packing import SetPacking, SetPackingBatch
+from optsched.result import Result, Termination
+from optsched.solvers.registry import Backend, Option, register_backend
 
 
 def greedy_keys(weights: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -61,22 +62,24 @@ class GreedySetPackingBackend(Backend):
     NAME = "greedy"
     DESCRIPTION = "Algorithm 2 of paper 004: sort by w/sqrt(|J|), add when disjoint; sqrt(M)-approximate"
     EXACT = False
-    MODELS = frozenset({SetPacking.name})
+    MODELS = frozenset({SetPacking.name, SetPackingBatch.name})
     PRIORITY = 0
-    OPTIONS: Mapping[str, Any] = {}
+    OPTIONS: Mapping[str, Option] = {}
 
-    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
-        assert isinstance(model, SetPacking)
-        chosen = greedy_packing(model)
+    def memory_bytes(self, model: Model) -> float:
+        m: Any = model
+        used = m.family.used.shape[0]  # elements some set contains (never M itself)
+        if isinstance(model, SetPackingBatch):  # dense incidence, keys, order, chosen, used
+            return float(m.n_sets * used + m.n_copies * (17 * m.n_sets + used))
+        return 8.0 * m.n_sets * ((used + 63) // 64 + 4)  # element words, keys, order
+
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
+        if isinstance(model, SetPackingBatch):
+            chosen: Any = greedy_packing_batch(model.family.dense, model.weights)
+        else:
+            assert isinstance(model, SetPacking)
+            chosen = greedy_packing(model)
         value = model.objective(chosen)
         bound = value * float(np.sqrt(model.n_elements))
-        status = Status.OPTIMAL if bound <= value * (1 + 1e-12) else Status.FEASIBLE
-        return Result(
-            status=status,
-            model=model.name,
-            backend=self.NAME,
-            objective=value,
-            bound=bound,
-            solution=chosen,
-            iterations=model.n_sets,
-        )
+        termination = Termination.OPTIMAL if bound <= value * (1 + 1e-12) else Termination.FEASIBLE
+        return Result(termination, objective=value, bound=bound, solution=chosen, iterations=model.n_sets)

@@ -238,3 +238,21 @@ def project(z, u, group, capacity):  # pragma: no cover - numba
                 v = u[i]
             y[i] = v
     return y, t
+
+
+@njit(cache=True)
+def certificate(y, z, group, t, capacity):  # pragma: no cover - numba
+    """(||y - z||^2, the Lagrangian dual value of (33) at rho = 2t) in one pass. For y the
+    projection, y = clip(z - t_g, 0, u) minimises the Lagrangian at that rho, so the dual value
+    is ||y - z||^2 + sum_g rho_g (load_g - c_g): a lower bound on the optimum (weak duality)."""
+    n_groups = capacity.size
+    load = np.zeros(n_groups)
+    dist2 = 0.0
+    for i in range(y.size):
+        d = y[i] - z[i]
+        dist2 += d * d
+        load[group[i]] += y[i]
+    dual = dist2
+    for g in range(n_groups):
+        dual += 2.0 * t[g] * (load[g] - capacity[g])
+    return dist2, dual

@@ -19,7 +19,11 @@ the start of each inner pass, and if B3 becomes empty the inner loop stops (rho 
 by zero). What the printout does not do, and the exact projection must: it never checks
 whether the capacity binds (rho can be negative, which inflates every y toward the capacity),
 and it caps only the member with the largest z, so with unequal a_l another member can exceed
-its a_l. ``solve`` then reports status ``error`` (infeasible) through its verification.
+its a_l. ``solve`` then reports termination ``error`` (infeasible) through its verification.
+
+Option ``repair`` (default off) is Algorithm 1 followed by the cheapest feasibility
+restoration a practitioner would add: clip y into the box [0, a], then scale down the members of
+any group still above its capacity (``repair_into``); the result is feasible, not the projection.
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.result import Result, Status
-from optsched.solvers.registry import Backend, register_backend
+from optsched.result import Result, Termination
+from optsched.solvers.registry import Backend, Option, register_backend
 
 
 def _inner_loop(zs: np.ndarray, a: np.ndarray, c: float, b1: int, y: np.ndarray) -> int:
@@ -91,18 +95,27 @@ class PaperProjectionBackend(Backend):
     EXACT = False
     MODELS = frozenset({"capacity_projection"})
     PRIORITY = 0
-    OPTIONS: Mapping[str, Any] = {}
+    OPTIONS: Mapping[str, Option] = {
+        "repair": Option(False, bool, "clip the printed algorithm's point into the box and scale down groups above "
+                                      "capacity (feasible, not the projection)"),
+    }
 
-    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         from optsched.models.capacity_projection import CapacityProjection
 
         assert isinstance(model, CapacityProjection)
         y, passes = paper_projection(model.z, model.upper, model.group, model.capacity)
-        return Result(
-            status=Status.FEASIBLE,
-            model=model.name,
-            backend=self.NAME,
-            objective=model.objective(y),
-            solution=y,
-            iterations=passes,
-        )
+        extra = {}
+        if options["repair"]:
+            fixed = repair_into(y, model.upper, model.group, model.capacity)
+            extra["repaired"] = bool(np.any(fixed != y))
+            y = fixed
+        return Result(Termination.FEASIBLE, solution=y, iterations=passes, extra=extra)
+
+
+def repair_into(y: np.ndarray, upper: np.ndarray, group: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """clip(y, 0, upper), then every group g whose load exceeds c_g scaled by c_g / load_g."""
+    y = np.clip(y, 0.0, upper)
+    load = np.bincount(group, weights=y, minlength=capacity.shape[0])
+    scale = np.where(load > capacity, capacity / np.where(load > 0, load, 1.0), 1.0)
+    return y * scale[group]

@@ -41,8 +41,8 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.pseudo_welfare import PseudoWelfare
 from optsched.onsocmax import prices, utilities
-from optsched.result import Result, Status
-from optsched.solvers.registry import Backend, register_backend
+from optsched.result import Result, Termination
+from optsched.solvers.registry import Backend, Option, register_backend
 
 MEMORY = 10  # non-monotone line search window of step 6
 
@@ -226,33 +226,41 @@ class PseudoWelfareALMBackend(Backend):
     MODELS = frozenset({PseudoWelfare.name})
     PRIORITY = 10
     SUPPORTS_TIME_LIMIT = True
-    OPTIONS: Mapping[str, Any] = {**TABLE_II, "max_outer": 200, "max_inner": 2000}
+    OPTIONS: Mapping[str, Option] = {
+        "sigma0": Option(TABLE_II["sigma0"], float, "initial penalty sigma_0", minimum=0.0, open_minimum=True),
+        "theta1": Option(TABLE_II["theta1"], float, "exponent theta_1 of step 8", minimum=0.0, maximum=1.0,
+                         open_minimum=True),
+        "theta2": Option(TABLE_II["theta2"], float, "exponent theta_2 of step 8", minimum=0.0, maximum=1.0,
+                         open_minimum=True),
+        "p": Option(TABLE_II["p"], float, "penalty growth factor p of (23)", minimum=1.0, open_minimum=True),
+        "eta": Option(TABLE_II["eta"], float, "final inner tolerance eta", minimum=0.0, open_minimum=True),
+        "epsilon": Option(TABLE_II["epsilon"], float, "final violation tolerance epsilon", minimum=0.0,
+                          open_minimum=True),
+        "learning_rate": Option(TABLE_II["learning_rate"], float, "first step of each inner descent", minimum=0.0,
+                                open_minimum=True),
+        "decay": Option(TABLE_II["decay"], float, "backtracking factor of the inner descent", minimum=0.0,
+                        maximum=1.0 - 1e-12, open_minimum=True),
+        "max_outer": Option(200, int, "outer iterations before stopping (not in the paper)", minimum=1),
+        "max_inner": Option(2000, int, "inner descent steps per outer iteration", minimum=1),
+    }
 
-    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
+    def check_option_values(self, options: Mapping[str, Any]) -> None:
+        if not options["theta1"] <= options["theta2"]:
+            raise ValueError("options: backend 'alm' needs theta1 <= theta2")
+
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         assert isinstance(model, PseudoWelfare)
-        for key in ("sigma0", "eta", "epsilon", "learning_rate"):
-            if not (np.isfinite(options[key]) and options[key] > 0):
-                raise ValueError(f"{key}: must be finite and > 0, got {options[key]}")
-        if not 0 < options["theta1"] <= options["theta2"] <= 1:
-            raise ValueError("theta1, theta2: need 0 < theta1 <= theta2 <= 1")
-        if not options["p"] > 1:
-            raise ValueError(f"p: must be > 1, got {options['p']}")
-        if not 0 < options["decay"] < 1:
-            raise ValueError(f"decay: must be in (0, 1), got {options['decay']}")
         deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
         sol = alm_solve(model, **{k: options[k] for k in self.OPTIONS}, deadline=deadline)
         extra = {"outer": sol.outer, "inner": sol.inner, "violation": sol.violation,
                  "grad_norm": sol.grad_norm, "converged": sol.converged,
                  "raw_max_infeasibility": float(np.max(np.abs(sol.raw_x - sol.x))) if np.isfinite(sol.raw_x).all() else np.inf}
         if not np.isfinite(sol.x).all():
-            return Result(Status.ERROR, model.name, self.NAME, iterations=sol.outer,
-                          extra={**extra, "message": "the iterates diverged"})
-        return Result(
-            status=Status.TIME_LIMIT if sol.timed_out else Status.FEASIBLE,
-            model=model.name,
-            backend=self.NAME,
-            objective=model.objective(sol.x),
-            solution=sol.x,
-            iterations=sol.outer,
-            extra=extra,
-        )
+            return Result(Termination.ERROR, iterations=sol.outer, extra={**extra, "message": "the iterates diverged"})
+        if sol.timed_out:
+            termination = Termination.TIME_LIMIT
+        elif not sol.converged:
+            termination = Termination.ITERATION_LIMIT  # max_outer reached before the stopping test of step 19
+        else:
+            termination = Termination.FEASIBLE
+        return Result(termination, solution=sol.x, iterations=sol.outer, extra=extra)

@@ -51,8 +51,8 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.pseudo_welfare import PseudoWelfare
 from optsched.onsocmax.prices import alpha_hat
-from optsched.result import Result, Status
-from optsched.solvers.registry import Backend, register_backend
+from optsched.result import Result, Termination
+from optsched.solvers.registry import Backend, Option, register_backend
 
 
 class KKTSolution(NamedTuple):
@@ -112,17 +112,9 @@ class PseudoWelfareKKTBackend(Backend):
     REQUIRES = ("numba",)
     MODELS = frozenset({PseudoWelfare.name})
     PRIORITY = 0
-    OPTIONS: Mapping[str, Any] = {}
+    OPTIONS: Mapping[str, Option] = {}
 
-    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         assert isinstance(model, PseudoWelfare)
         sol = kkt_solve(*model.kernel_args())
-        return Result(
-            status=Status.OPTIMAL,
-            model=model.name,
-            backend=self.NAME,
-            objective=model.objective(sol.x),
-            solution=sol.x,
-            iterations=sol.iterations,
-            extra={"mu": sol.mu},
-        )
+        return Result(Termination.OPTIMAL, solution=sol.x, iterations=sol.iterations, extra={"mu": sol.mu})

@@ -1,23 +1,63 @@
-"""Backend protocol and the decorator registry (after Pyomo ``contrib.solver``).
+"""Backend protocol, option schemas and the decorator registry (after Pyomo ``contrib.solver``).
 
-A backend is apply -> solve -> invert (after cvxpy): it lowers a model to what its solver
-takes, runs the solver and maps the answer back to a :class:`~optsched.result.Result`.
-Which models a backend fits is derived from capability flags: the model kinds it handles
-directly (``MODELS``, for custom algorithms) or the algebraic form it accepts (``FORM``).
-Solver packages are imported inside ``available()`` / ``run()`` only, so ``import optsched``
+A backend is apply -> solve -> invert (after cvxpy): ``run`` lowers a model to what its solver
+takes (or reuses the lowering its per-:class:`~optsched.solve.Prepared` ``state`` keeps), runs
+the solver and maps the answer back to a :class:`~optsched.result.Result`. Which models a
+backend fits is derived from capability flags: the model kinds it handles directly
+(``MODELS``, for custom algorithms) or the algebraic form it accepts (``FORM``). Options are
+declared with an :class:`Option` schema each (type, range, choices, and for pass-through
+solver options an allow-list), checked before anything is solved. Solver packages are
+imported inside ``available()`` / ``new_state()`` / ``run()`` only, so ``import optsched``
 stays light.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import math
+import numbers
+import os
+import time
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
+
+import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result
 
 _BACKENDS: dict[str, "Backend"] = {}
+
+# Work a backend may take before it starts is refused above this (bytes): the memory it would
+# allocate, estimated from the instance (``Backend.memory_bytes``). Override with the environment
+# variable OPTSCHED_MEMORY_LIMIT_GB.
+DEFAULT_MEMORY_LIMIT_GB = 8.0
+
+
+def memory_limit_bytes() -> float:
+    raw = os.environ.get("OPTSCHED_MEMORY_LIMIT_GB", "")
+    try:
+        gb = float(raw) if raw else DEFAULT_MEMORY_LIMIT_GB
+    except ValueError:
+        raise ValueError(f"OPTSCHED_MEMORY_LIMIT_GB: expected a number of GB, got {raw!r}") from None
+    if not gb > 0:
+        raise ValueError(f"OPTSCHED_MEMORY_LIMIT_GB: must be > 0, got {raw!r}")
+    return gb * 2**30
+
+
+def form_elements(model: Model, backend: "Backend") -> float:
+    """Variables + constraint nonzeros of the model's standard form when the backend solves that
+    form (a size proxy for its set-up and memory; the form is built for the solve anyway), else
+    twice ``model.size`` (never a form built only to be measured)."""
+    if backend.FORM == "standard" and "standard" in type(model).FORMS:
+        form = model.standard_form()  # type: ignore[attr-defined]
+        return float(form.n_vars + form.A.nnz + (0 if form.hessian is None else form.hessian.nnz))
+    return 2.0 * model.size
+
+
+def remaining(time_limit: float | None, start: float) -> float | None:
+    """What is left of ``time_limit`` (seconds) since ``start`` (a ``time.perf_counter`` value)."""
+    return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,20 +69,89 @@ class Availability:
         return self.ok
 
 
+# the optsched extra that installs each solver package (pyproject.toml)
+EXTRA_OF = {"highspy": "highs", "ortools": "cpsat", "cvxpy": "cvxpy", "pyomo": "pyomo", "pyscipopt": "scip"}
+
+
 def modules_available(*modules: str) -> Availability:
     """Available when every named module can be imported (checked without importing it)."""
     for mod in modules:
         if importlib.util.find_spec(mod) is None:
-            return Availability(False, f"python package {mod!r} is not installed")
+            hint = f"pip install 'optsched[{EXTRA_OF[mod]}]'" if mod in EXTRA_OF else f"pip install {mod}"
+            return Availability(False, f"python package {mod!r} is not installed ({hint})")
     return Availability(True)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One backend option: its default, its type and the values it accepts.
+
+    ``kind`` is ``bool``, ``int``, ``float``, ``str`` or ``dict`` (a table of pass-through
+    solver options whose keys must be in ``allowed``: nothing that writes files is ever
+    allowed). ``minimum``/``maximum`` bound numbers (``open_minimum``: strictly above it),
+    ``choices`` lists the accepted strings, ``nullable`` admits None (the default may be None).
+    """
+
+    default: Any
+    kind: type
+    doc: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    open_minimum: bool = False
+    choices: tuple[str, ...] | None = None
+    nullable: bool = False
+    allowed: frozenset[str] | None = None
+
+    def check(self, where: str, value: Any) -> Any:
+        """The value, normalised (ints for ``float`` become floats); ValueError naming ``where``."""
+        if value is None and (self.nullable or self.default is None):
+            return None
+        if self.kind is bool:
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{where} expects true or false, got {value!r}")
+            return bool(value)
+        if self.kind in (int, float):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+                raise ValueError(f"{where} expects {'an integer' if self.kind is int else 'a number'}, got {value!r}")
+            if self.kind is int:
+                if not isinstance(value, numbers.Integral):
+                    raise ValueError(f"{where} expects an integer, got {value!r}")
+                value = int(value)
+            else:
+                value = float(value)
+                if not math.isfinite(value):
+                    raise ValueError(f"{where} must be finite, got {value!r}")
+            if self.minimum is not None and (value <= self.minimum if self.open_minimum else value < self.minimum):
+                raise ValueError(f"{where} must be {'>' if self.open_minimum else '>='} {self.minimum:g}, got {value!r}")
+            if self.maximum is not None and value > self.maximum:
+                raise ValueError(f"{where} must be <= {self.maximum:g}, got {value!r}")
+            return value
+        if self.kind is str:
+            if not isinstance(value, str):
+                raise ValueError(f"{where} expects a string, got {value!r}")
+            if self.choices is not None and value not in self.choices:
+                raise ValueError(f"{where} must be one of {', '.join(self.choices)}, got {value!r}")
+            return value
+        if self.kind is dict:
+            if not isinstance(value, Mapping):
+                raise ValueError(f"{where} expects a table of solver options, got {value!r}")
+            for key in value:
+                if not isinstance(key, str) or (self.allowed is not None and key not in self.allowed):
+                    allowed = ", ".join(sorted(self.allowed or ()))
+                    raise ValueError(f"{where} does not forward {key!r} (allowed: {allowed})")
+            return dict(value)
+        raise TypeError(f"option kind {self.kind!r} is not supported")  # a backend's own bug
 
 
 class Backend:
     """Subclass, set the class variables, implement ``run``, and decorate with
     :func:`register_backend`.
 
-    ``OPTIONS`` maps every accepted option to its default; anything else is rejected.
-    ``PRIORITY`` orders the default choice (lower first) among exact backends.
+    ``OPTIONS`` maps every accepted option to its :class:`Option` schema; anything else is
+    rejected before solving. ``PRIORITY`` orders the default choice (lower first) among exact
+    backends. ``run`` receives the options already checked and merged with the defaults, and
+    the ``state`` that :meth:`new_state` made for its :class:`~optsched.solve.Prepared` (a
+    solver object kept between solves for warm starts, or None).
     """
 
     NAME: ClassVar[str]
@@ -51,13 +160,19 @@ class Backend:
     MODELS: ClassVar[frozenset[str]] = frozenset()
     FORM: ClassVar[str | None] = None
     SUPPORTS_TIME_LIMIT: ClassVar[bool] = False
-    OPTIONS: ClassVar[Mapping[str, Any]] = {}
+    OPTIONS: ClassVar[Mapping[str, Option]] = {}
     PRIORITY: ClassVar[int] = 50
     REQUIRES: ClassVar[tuple[str, ...]] = ()
     # What a FORM-based backend's solver accepts, against the model kind's traits (after
     # cvxpy's MIP_CAPABLE): continuous variables, a quadratic objective.
     CONTINUOUS_CAPABLE: ClassVar[bool] = True
     QP_CAPABLE: ClassVar[bool] = True
+    # Set-up seconds per form element (variables + nonzeros) that the solver's own time limit
+    # does not cover (building a Pyomo or cvxpy model, passing it to HiGHS), measured here; with
+    # a time limit the seam refuses to start a solve whose set-up alone would exceed it.
+    SETUP_S_PER_ELEMENT: ClassVar[float] = 0.0
+    # Bytes per form element the backend holds while solving (its model and factorisations).
+    BYTES_PER_ELEMENT: ClassVar[float] = 0.0
 
     def available(self) -> Availability:
         return modules_available(*self.REQUIRES)
@@ -76,13 +191,55 @@ class Backend:
 
     def fits(self, model: Model) -> str | None:
         """None when this backend can solve ``model``; otherwise the reason it cannot."""
-        return self.fits_kind(type(model)) or self.fits_instance(model)
+        return self.fits_kind(type(model)) or self.admits(model)
 
     def fits_instance(self, model: Model) -> str | None:
         """Instance-level limits (size, integral data, ...); override when there are any."""
         return None
 
-    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any]) -> Result:
+    def memory_bytes(self, model: Model) -> float:
+        """The memory a solve of ``model`` would allocate, estimated before any of it is
+        (override for custom algorithms; algebraic backends scale with the form)."""
+        return self.BYTES_PER_ELEMENT * form_elements(model, self) if self.BYTES_PER_ELEMENT else 0.0
+
+    def admits(self, model: Model) -> str | None:
+        """Instance-level: :meth:`fits_instance`, then the memory estimate against the limit."""
+        reason = self.fits_instance(model)
+        if reason is not None:
+            return reason
+        need, limit = self.memory_bytes(model), memory_limit_bytes()
+        if need > limit:
+            return (f"{self.NAME}: this instance needs about {need / 2**30:.3g} GB of memory, above the limit of "
+                    f"{limit / 2**30:.3g} GB (OPTSCHED_MEMORY_LIMIT_GB)")
+        return None
+
+    def setup_seconds(self, model: Model) -> float:
+        """Estimated set-up time outside the solver's own time limit (0 when covered)."""
+        return self.SETUP_S_PER_ELEMENT * form_elements(model, self) if self.SETUP_S_PER_ELEMENT else 0.0
+
+    def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` checked against ``OPTIONS`` and merged with the defaults.
+
+        ValueError naming the backend and the option for an unknown key, a wrong type or a value
+        out of range; :meth:`check_option_values` adds the backend's cross-option rules."""
+        unknown = sorted(set(options) - set(self.OPTIONS))
+        if unknown:
+            known = ", ".join(self.OPTIONS) or "none"
+            raise ValueError(f"options: backend {self.NAME!r} has no option {unknown[0]!r} (known: {known})")
+        merged = {key: spec.default for key, spec in self.OPTIONS.items()}
+        for key, value in options.items():
+            merged[key] = self.OPTIONS[key].check(f"options: backend {self.NAME!r} option {key!r}", value)
+        self.check_option_values(merged)
+        return merged
+
+    def check_option_values(self, options: Mapping[str, Any]) -> None:
+        """Rules that involve several options or need the solver package; override if any."""
+
+    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> Any:
+        """State kept by one :class:`~optsched.solve.Prepared` between solves (default: none)."""
+        return None
+
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         raise NotImplementedError
 
 
@@ -94,7 +251,7 @@ def register_backend(cls: type[Backend]) -> type[Backend]:
 
 
 def get_backend(name: str) -> Backend:
-    if name not in _BACKENDS:
+    if not isinstance(name, str) or name not in _BACKENDS:
         raise ValueError(f"backend: unknown backend {name!r} (known: {', '.join(sorted(_BACKENDS))})")
     return _BACKENDS[name]
 
@@ -111,3 +268,11 @@ def fitting_backends(model: Model, *, available_only: bool = True) -> list[Backe
         if b.fits(model) is None and (not available_only or b.available())
     ]
     return sorted(out, key=lambda b: (not b.EXACT, b.PRIORITY, b.NAME))
+
+
+def kind_backends(kind: type[Model], *, available_only: bool = True) -> list[Backend]:
+    """Backends that fit models of ``kind`` (instances permitting), in the order of
+    :func:`fitting_backends`."""
+    out = [b for b in _BACKENDS.values() if b.fits_kind(kind) is None and (not available_only or b.available())]
+    return sorted(out, key=lambda b: (not b.EXACT, b.PRIORITY, b.NAME))
+

@@ -53,12 +53,12 @@ def _solve(run: Run, config: dict[str, Any]) -> dict[str, Any]:
     model = generate(run.target, config["size"], rng)
     reason = get_backend(run.variant).fits(model)  # instance limits, e.g. brute force n <= 22
     if reason is not None:
-        return {"n": model.size, "status": "unfit", "objective": None, "bound": None, "gap": None,
+        return {"n": model.size, "termination": "unfit", "objective": None, "bound": None, "gap_to_own_bound": None,
                 "iterations": None, "message": reason, "runtime_s": 0.0}
     res = optsched.solve(model, run.variant, time_limit=config["time_limit"], verify=config["verify"],
                          **config["options"])
-    return {"n": model.size, "status": res.status.value, "objective": res.objective, "bound": res.bound,
-            "gap": res.gap, "iterations": res.iterations, "message": res.extra.get("message", ""),
+    return {"n": model.size, "termination": res.termination.value, "objective": res.objective, "bound": res.bound,
+            "gap_to_own_bound": res.gap_to_own_bound, "iterations": res.iterations, "message": res.message,
             "runtime_s": res.runtime_s}
 
 

@@ -175,10 +175,10 @@ def _expand_solve(sweep: SweepConfig) -> list[Run]:
             raise ValueError(f"sweep.options: {name!r} is not one of the sweep's backends")
         if not isinstance(options, Mapping):
             raise ValueError(f"sweep.options.{name}: expected a table of backend options")
-        unknown = sorted(set(options) - set(backends[name].OPTIONS))
-        if unknown:
-            raise ValueError(f"sweep.options.{name}: unknown option {unknown[0]!r} "
-                             f"(known: {', '.join(sorted(backends[name].OPTIONS)) or 'none'})")
+        try:  # names, types, ranges and allow-lists, before the first run
+            backends[name].check_options(dict(options))
+        except ValueError as exc:
+            raise ValueError(f"sweep.options.{name}: {exc}") from None
     fits: dict[str, list[str]] = {}
     for m in sweep.models:
         probe = generate(m, min(sweep.sizes), np.random.default_rng(0))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from optsched.sweep.executors import TIMING_COLUMNS, DaskTLS, check_dask_address, run_dask, run_pool, run_serial
 from optsched.sweep.grid import Run, SweepConfig, expand, load_sweep
-from optsched.sweep.store import Row, Store, column_order, write_table
+from optsched.sweep.store import Row, Store, cell, column_order, write_table
 
 RESULTS = "results.csv"
 TIMINGS = "timings.csv"
@@ -119,10 +119,37 @@ def consolidate(store: Store, keys: list[str], out: Path) -> list[Path]:
     missing = [k for k in keys if k not in have]
     if missing:
         raise RuntimeError(f"sweep: {len(missing)} runs missing from the store after the sweep (first {missing[0]})")
-    rows = [have[k] for k in sorted(keys)]
+    rows = with_best_bounds([have[k] for k in sorted(keys)])
     columns = [c for c in column_order(rows) if c not in TIMING_COLUMNS]
     timing = ["key", *(c for c in TIMING_COLUMNS if any(c in r for r in rows))]
     return [write_table(out / RESULTS, rows, columns), write_table(out / TIMINGS, rows, timing)]
+
+
+def with_best_bounds(rows: list[Row]) -> list[Row]:
+    """Solve rows with ``best_bound`` and ``gap_to_best_bound``: the best bound over every
+    backend of the same instance (model, size, seed), as ``optsched.compare`` measures it."""
+    from optsched.models.base import model_kinds
+    from optsched.result import Result, Termination, relative_gap
+    from optsched.solve import best_bound
+
+    def number(text: str) -> float | None:
+        return float(text) if text else None
+
+    instances: dict[tuple[str, str, str], list[int]] = {}
+    for i, row in enumerate(rows):
+        if "backend" in row and row.get("termination") in Termination._value2member_map_:
+            instances.setdefault((row["model"], row.get("size", ""), row["seed"]), []).append(i)
+    out = list(rows)
+    for (model, _, _), members in instances.items():
+        kind = model_kinds()[model]
+        if not isinstance(kind.maximize, bool):  # the direction is per instance (linear_program)
+            continue
+        results = [Result(Termination(rows[i]["termination"]), objective=number(rows[i]["objective"]),
+                          bound=number(rows[i]["bound"])) for i in members]
+        best = best_bound(kind, results)
+        for i, r in zip(members, results):
+            out[i] = {**rows[i], "best_bound": cell(best), "gap_to_best_bound": cell(relative_gap(r.objective, best))}
+    return out
 
 
 __all__ = ["SweepReport", "consolidate", "default_batch_size", "run_sweep"]

@@ -60,13 +60,13 @@ def _maxweight_prepare(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def maxweight_summary(cfg: Any, policy: str) -> Metrics:
-    from optsched.maxweight.experiments import POLICIES, achieved_rates
+    from optsched.maxweight.experiments import achieved_rates
     from optsched.maxweight.network import JobNetwork
 
     net = JobNetwork.uniform(cfg.n_apps, cfg.n_workers, cfg.task_prob, cfg.completion_prob)
     r_grid = np.round(np.arange(0.0, 1.0 + 1e-9, cfg.fig5_r_step), 10)
     reqs = np.vstack([np.asarray(cfg.requirement)[None, :], np.repeat(r_grid[:, None], cfg.n_apps, axis=1)])
-    rate = achieved_rates(net, reqs, getattr(cfg, POLICIES[policy]), cfg)
+    rate = achieved_rates(net, reqs, policy, cfg)
     ok = (rate >= reqs - cfg.tolerance).all(axis=1)
     sym = r_grid[ok[1:]]
     return {"min_rate": float(rate[0].min()), "mean_rate": float(rate[0].mean()), "achieved": bool(ok[0]),
@@ -116,7 +116,7 @@ def onsocmax_summary(cfg: Any, policy: str) -> Metrics:
         gen = ex._generator(cfg, cfg.kinds[0], **ex.SWEEPS[cfg.sweep](cfg.values[0]))
         inst = gen.draw(np.random.default_rng([cfg.seed, 0]))  # repeat j = 0 of sweep_rows
     cert = certified_optimum(inst)
-    welfare, _ = run_online(inst, ex.POLICIES[policy]())
+    welfare, _ = run_online(inst, ex.POLICIES[policy](cfg))
     iota, upsilon = inst.marginal_bounds()
     return {"welfare": float(welfare), "opt": float(cert.primal), "opt_bound": float(cert.bound),
             "ratio": ex._ratio(cert.primal, welfare), "alpha_hat": float(alpha_hat(upsilon / iota)),

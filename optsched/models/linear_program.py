@@ -1,0 +1,166 @@
+"""A generic linear (or convex quadratic) program with integer variables: what MPS and LP files hold.
+
+In JSON a missing bound is ``null`` (no lower / no upper bound).
+
+    optimise  c.x + 0.5 x'Hx + offset   s.t.  row_lower <= A x <= row_upper,
+              col_lower <= x <= col_upper,  x_j integer where ``integrality[j]``
+
+It is :class:`~optsched.models.forms.StandardForm` as a model kind, so every backend that takes the
+standard form (``highs``, ``cpsat`` for pure-integer programs with whole-number data, ``scip``)
+solves users' own instances, e.g. OR-Library files turned into MPS by ``optsched export``.
+Files are read and written through HiGHS (:mod:`optsched.io.model_files`).
+
+Solution type: the float64 vector x.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from optsched.models.base import Model, cached_form, register_model
+from optsched.models.forms import StandardForm
+from optsched.models.validate import finite_float, float_array
+
+
+def _bounds(name: str, value: Any, length: int, missing: float) -> np.ndarray:
+    """Bounds with ``None`` (JSON null) for "no bound" (``missing``: -inf or +inf)."""
+    if isinstance(value, (list, tuple)):
+        value = [missing if v is None else v for v in value]
+    return float_array(name, value, shape=(length,), allow_inf=True)
+
+
+@register_model
+@dataclass(frozen=True, eq=False)
+class LinearProgram(Model):
+    """``sense`` ("min" or "max") picks the direction, per instance; ``A`` is a (rows, n) matrix (dense nested lists in JSON,
+    or a scipy sparse matrix); ``hessian`` (n, n), symmetric positive semidefinite, minimisation
+    only, and no integer variable with it."""
+
+    c: Any
+    A: Any
+    row_lower: Any
+    row_upper: Any
+    col_lower: Any
+    col_upper: Any
+    integrality: Any = None
+    sense: str = "min"
+    offset: float = 0.0
+    hessian: Any = None
+
+    name: ClassVar[str] = "linear_program"
+    SIZE_LABEL: ClassVar[str] = "variables"
+    FORMS: ClassVar[frozenset[str]] = frozenset({"standard"})
+    JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("c", "A", "row_lower", "row_upper", "col_lower", "col_upper")
+    JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ("integrality", "sense", "offset", "hessian")
+
+    def __post_init__(self) -> None:
+        import scipy.sparse as sp
+
+        c = float_array("c", self.c, min_size=1)
+        n = c.shape[0]
+        if sp.issparse(self.A):
+            A = sp.csr_matrix(self.A, dtype=np.float64)
+            if A.nnz and not np.isfinite(A.data).all():
+                raise ValueError("A: contains a non-finite value")
+        else:
+            dense = float_array("A", self.A, ndim=2) if np.size(self.A) else np.zeros((0, n))
+            A = sp.csr_matrix(dense)
+        if A.shape[1] != n:
+            raise ValueError(f"A: has {A.shape[1]} columns, expected {n} (one per entry of c)")
+        m = A.shape[0]
+        rlo = _bounds("row_lower", self.row_lower, m, -np.inf)
+        rhi = _bounds("row_upper", self.row_upper, m, np.inf)
+        clo = _bounds("col_lower", self.col_lower, n, -np.inf)
+        chi = _bounds("col_upper", self.col_upper, n, np.inf)
+        if (rlo > rhi).any() or (rlo == np.inf).any() or (rhi == -np.inf).any():
+            raise ValueError("row_lower: a row's bounds are empty (lower above upper, or infinite the wrong way)")
+        if (clo > chi).any() or (clo == np.inf).any() or (chi == -np.inf).any():
+            raise ValueError("col_lower: a column's bounds are empty (lower above upper, or infinite the wrong way)")
+        integ = np.zeros(n, dtype=bool) if self.integrality is None else float_array(
+            "integrality", self.integrality, shape=(n,), bools=True)
+        if not np.isin(integ, (0.0, 1.0)).all():
+            raise ValueError("integrality: entries must be 0/1 or true/false")
+        integ = np.asarray(integ, dtype=bool)
+        if self.sense not in ("min", "max"):
+            raise ValueError(f"sense: expected 'min' or 'max', got {self.sense!r}")
+        hess = None
+        if self.hessian is not None:
+            hess = sp.csc_matrix(self.hessian if sp.issparse(self.hessian) else float_array("hessian", self.hessian,
+                                                                                           ndim=2, shape=(n, n)))
+            if hess.shape != (n, n) or abs(hess - hess.T).max() > 1e-12 * max(1.0, abs(hess).max()):
+                raise ValueError("hessian: expected a symmetric (n, n) matrix")
+            if self.sense == "max" or integ.any():
+                raise ValueError("hessian: quadratic objectives only for minimisation without integer variables")
+        for key, value in (("c", c), ("A", A), ("row_lower", rlo), ("row_upper", rhi), ("col_lower", clo),
+                           ("col_upper", chi), ("integrality", integ),
+                           ("offset", finite_float("offset", self.offset)), ("hessian", hess)):
+            object.__setattr__(self, key, value)
+
+    @property
+    def n_vars(self) -> int:
+        return int(self.c.shape[0])
+
+    @property
+    def size(self) -> int:
+        return self.n_vars
+
+    @property
+    def maximize(self) -> bool:  # type: ignore[override]  # the direction is per instance here
+        return self.sense == "max"
+
+    # --- the model's own math ------------------------------------------------------------
+    def objective(self, solution: Any) -> float:
+        x = np.asarray(solution, dtype=np.float64)
+        value = float(self.c @ x) + self.offset
+        if self.hessian is not None:
+            value += 0.5 * float(x @ (self.hessian @ x))
+        return value
+
+    def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
+        x = np.asarray(solution, dtype=np.float64)
+        if x.shape != (self.n_vars,):
+            return [f"solution has shape {x.shape}, expected ({self.n_vars},)"]
+        if not np.isfinite(x).all():
+            return ["solution has a non-finite entry"]
+        out = []
+        for j in np.flatnonzero((x < self.col_lower - tol * (1 + np.abs(self.col_lower)))
+                                | (x > self.col_upper + tol * (1 + np.abs(self.col_upper))))[:3]:
+            out.append(f"x[{j}] = {x[j]:.9g} outside [{self.col_lower[j]:g}, {self.col_upper[j]:g}]")
+        for j in np.flatnonzero(self.integrality & (np.abs(x - np.round(x)) > max(tol, 1e-6)))[:3]:
+            out.append(f"x[{j}] = {x[j]:.9g} is not integer")
+        ax = self.A @ x
+        bad = (ax < self.row_lower - tol * (1 + np.abs(self.row_lower))) | (ax > self.row_upper + tol * (1 + np.abs(self.row_upper)))
+        for i in np.flatnonzero(bad)[:3]:
+            out.append(f"row {i}: {ax[i]:.9g} outside [{self.row_lower[i]:g}, {self.row_upper[i]:g}]")
+        return out
+
+    # --- forms -----------------------------------------------------------------------------------
+    @cached_form
+    def standard_form(self) -> StandardForm:
+        return StandardForm(maximize=self.maximize, c=self.c, A=self.A, row_lower=self.row_lower,
+                            row_upper=self.row_upper, col_lower=self.col_lower, col_upper=self.col_upper,
+                            integrality=self.integrality, offset=self.offset, hessian=self.hessian)
+
+    def solution_from_vector(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64).copy()
+        x[self.integrality] = np.round(x[self.integrality])
+        return x
+
+    @classmethod
+    def from_form(cls, form: StandardForm) -> "LinearProgram":
+        return cls(form.c, form.A, form.row_lower, form.row_upper, form.col_lower, form.col_upper,
+                   form.integrality, "max" if form.maximize else "min", form.offset, form.hessian)
+
+    def to_dict(self) -> dict[str, Any]:
+        def listed(a: np.ndarray) -> list[Any]:
+            return [None if not np.isfinite(v) else float(v) for v in a] if np.isinf(a).any() else a.tolist()
+
+        return {"model": self.name, "c": self.c.tolist(), "A": self.A.toarray().tolist(),
+                "row_lower": listed(self.row_lower), "row_upper": listed(self.row_upper),
+                "col_lower": listed(self.col_lower), "col_upper": listed(self.col_upper),
+                "integrality": self.integrality.astype(int).tolist(), "sense": self.sense,
+                "offset": self.offset,
+                "hessian": None if self.hessian is None else self.hessian.toarray().tolist()}

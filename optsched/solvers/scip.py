@@ -1,0 +1,172 @@
+"""SCIP through PySCIPOpt: a third independent exact solver for the 0-1 kinds (their
+:class:`StandardForm`) and the ESCB index P3 as a mixed-integer second-order-cone program
+
+    max mean.x + t   s.t.  t^2 <= variance.x,  t >= 0,  W x <= capacity,  x binary,
+
+which SCIP solves by spatial branch and bound (no outer approximation of our own: a check on
+``escb_oa``). The dual bound is SCIP's; gap options (``gap``, ``absgap``) make it stop short,
+which the seam reports as ``gap_limit``. SCIP accepts t^2 <= u up to its feasibility tolerance,
+so its bound on P3 can exceed the optimum by about that tolerance / (2 sqrt(u)); where that is
+above 1e-6 the seam reports ``gap_limit`` (with the optimal objective) rather than ``optimal``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping
+
+import numpy as np
+
+from optsched.models.base import Model
+from optsched.models.forms import StandardForm
+from optsched.result import Result, Termination
+from optsched.solvers.registry import Backend, Option, register_backend, remaining
+
+STATUS_TABLE: dict[str, Termination] = {
+    "optimal": Termination.OPTIMAL,
+    "infeasible": Termination.INFEASIBLE,
+    "inforunbd": Termination.INFEASIBLE,  # every optsched model is bounded
+    "unbounded": Termination.UNBOUNDED,
+    "timelimit": Termination.TIME_LIMIT,
+    "userinterrupt": Termination.TIME_LIMIT,
+    "nodelimit": Termination.ITERATION_LIMIT,
+    "totalnodelimit": Termination.ITERATION_LIMIT,
+    "stallnodelimit": Termination.ITERATION_LIMIT,
+    "sollimit": Termination.ITERATION_LIMIT,
+    "bestsollimit": Termination.ITERATION_LIMIT,
+    "gaplimit": Termination.GAP_LIMIT,
+}
+
+# SCIP parameters a caller may forward (``scip_params``): limits, tolerances, presolving and
+# search emphasis. Nothing that writes files or prints is forwarded.
+ALLOWED_SCIP_PARAMS = frozenset({
+    "limits/nodes", "limits/totalnodes", "limits/stallnodes", "limits/solutions", "limits/bestsol",
+    "presolving/maxrounds", "presolving/maxrestarts", "separating/maxrounds", "separating/maxroundsroot",
+    "numerics/feastol", "numerics/dualfeastol", "numerics/epsilon", "randomization/randomseedshift",
+    "randomization/permutationseed", "lp/threads", "branching/scorefunc", "heuristics/emphasis/off",
+})
+
+
+def _new_model(options: Mapping[str, Any]) -> Any:
+    import pyscipopt
+
+    m = pyscipopt.Model()
+    m.hideOutput()
+    m.setParam("limits/gap", float(options["gap"]))
+    m.setParam("limits/absgap", float(options["absgap"]))
+    m.setParam("randomization/randomseedshift", int(options["random_seed"]))
+    for key, value in (options["scip_params"] or {}).items():
+        try:
+            m.setParam(key, value)
+        except (KeyError, LookupError, TypeError, ValueError) as exc:
+            raise ValueError(f"scip_params: SCIP rejects {key!r} = {value!r} ({exc})") from None
+    return m
+
+
+def _add_standard_form(m: Any, form: StandardForm) -> list[Any]:
+    import pyscipopt
+
+    xs = [
+        m.addVar(vtype="B" if f and lo == 0 and hi == 1 else ("I" if f else "C"),
+                 lb=None if not np.isfinite(lo) else float(lo), ub=None if not np.isfinite(hi) else float(hi))
+        for f, lo, hi in zip(form.integrality, form.col_lower, form.col_upper)
+    ]
+    a = form.A.tocsr()
+    for i in range(form.n_rows):
+        cols = a.indices[a.indptr[i]: a.indptr[i + 1]]
+        vals = a.data[a.indptr[i]: a.indptr[i + 1]]
+        expr = pyscipopt.quicksum(float(v) * xs[j] for j, v in zip(cols, vals))
+        lo, hi = form.row_lower[i], form.row_upper[i]
+        if lo == hi:
+            m.addCons(expr == float(lo))
+            continue
+        if np.isfinite(lo):
+            m.addCons(expr >= float(lo))
+        if np.isfinite(hi):
+            m.addCons(expr <= float(hi))
+    nz = np.flatnonzero(form.c)
+    objective = pyscipopt.quicksum(float(form.c[j]) * xs[j] for j in nz) + float(form.offset)
+    m.setObjective(objective, "maximize" if form.maximize else "minimize")
+    return xs
+
+
+def _add_escb(m: Any, model: Any) -> list[Any]:
+    import pyscipopt
+
+    n = model.n_items
+    xs = [m.addVar(vtype="B") for _ in range(n)]
+    t = m.addVar(lb=0.0, ub=float(np.sqrt(model.variance.sum())))
+    for k in range(model.weights.shape[0]):
+        nz = np.flatnonzero(model.weights[k])
+        m.addCons(pyscipopt.quicksum(float(model.weights[k, j]) * xs[j] for j in nz) <= float(model.capacity[k]))
+    u = pyscipopt.quicksum(float(model.variance[j]) * xs[j] for j in range(n))
+    m.addCons(t * t <= u)
+    positive = model.variance[model.variance > 0]
+    # t <= variance.x / sqrt(v_min) holds for every x (as in escb_oa) and is linear: it keeps t at
+    # 0 when variance.x = 0, where t^2 <= u alone allows t up to sqrt(SCIP's feasibility tolerance)
+    m.addCons(t <= (u / float(np.sqrt(positive.min())) if positive.size else 0.0))
+    m.setObjective(pyscipopt.quicksum(float(model.mean[j]) * xs[j] for j in range(n)) + t, "maximize")
+    return xs
+
+
+@register_backend
+class ScipBackend(Backend):
+    NAME = "scip"
+    DESCRIPTION = "SCIP (PySCIPOpt): exact MILP for the 0-1 kinds, the ESCB index P3 as a MISOCP; dual bounds"
+    EXACT = True
+    FORM = "standard"
+    MODELS = frozenset({"escb_index"})
+    QP_CAPABLE = False
+    SUPPORTS_TIME_LIMIT = True
+    REQUIRES = ("pyscipopt",)
+    PRIORITY = 40
+    SETUP_S_PER_ELEMENT = 2e-5  # building the SCIP model in Python
+    BYTES_PER_ELEMENT = 1000.0
+    OPTIONS: Mapping[str, Option] = {
+        "gap": Option(0.0, float, "relative gap at which SCIP stops", minimum=0.0),
+        "absgap": Option(0.0, float, "absolute gap at which SCIP stops", minimum=0.0),
+        "random_seed": Option(0, int, "SCIP random seed shift", minimum=0, maximum=2**31 - 1),
+        "scip_params": Option(None, dict, "other SCIP parameters (allow-listed; nothing that writes files)",
+                              nullable=True, allowed=ALLOWED_SCIP_PARAMS),
+        "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
+    }
+
+    def fits_instance(self, model: Model) -> str | None:
+        if model.name != "escb_index" and model.standard_form().hessian is not None:  # type: ignore[attr-defined]
+            return "scip: quadratic objectives are not passed to SCIP here"
+        return None
+
+    def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
+        start = time.perf_counter()
+        m = _new_model(options)
+        if model.name == "escb_index":
+            xs = _add_escb(m, model)
+        else:
+            xs = _add_standard_form(m, model.standard_form())  # type: ignore[attr-defined]
+        left = remaining(time_limit, start)
+        if left is not None:
+            m.setParam("limits/time", max(left, 1e-3))
+        log = ""
+        if options["log"]:  # SCIP prints through Python's stdout, captured here
+            import contextlib
+            import io
+
+            m.hideOutput(False)
+            m.redirectOutput()
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):
+                m.optimize()
+            log = buffer.getvalue()
+        else:
+            m.optimize()
+        name = m.getStatus()
+        termination = STATUS_TABLE.get(name, Termination.ERROR)
+        solution = bound = None
+        if m.getNSols() > 0 and termination is not Termination.INFEASIBLE:
+            best = m.getBestSol()
+            x = np.array([m.getSolVal(best, v) for v in xs], dtype=np.float64)
+            solution = model.solution_from_vector(x)  # type: ignore[attr-defined]
+            dual = m.getDualbound()
+            bound = float(dual) if np.isfinite(dual) else None
+        return Result(termination, bound=bound, solution=solution, iterations=int(m.getNNodes()),
+                      extra={"solver_status": name, **({"log": log} if options["log"] else {})})

@@ -1,0 +1,230 @@
+"""The solver seam: prepared backends, the rules every result obeys, the policies' subproblems
+through it (every paper with a custom and an exact backend), shadow solves that never change a
+trajectory, captured instances that round-trip through ``solve`` and ``bench --instances``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import optsched
+from optsched.cli import main
+from optsched.experiments import get_experiment
+from optsched.generators import generate
+from optsched.io import load_instances
+from optsched.observe import Observer, SubproblemSolver
+from optsched.result import Result, Termination, relative_gap
+from optsched.solve import finish, model_kind
+from optsched.solvers.registry import get_backend
+
+# --- Prepared ------------------------------------------------------------------------------------
+
+
+def test_prepare_checks_kind_backend_and_options_before_solving() -> None:
+    with pytest.raises(ValueError, match="does not solve 'capacity_projection'"):
+        optsched.prepare("capacity_projection", "cpsat")
+    with pytest.raises(ValueError, match="option 'num_workers' must be >= 1"):
+        optsched.prepare("set_packing", "cpsat", num_workers=-5)
+    with pytest.raises(ValueError, match="option 'random_seed' expects an integer"):
+        optsched.prepare("set_packing", "cpsat", random_seed=1e20)
+    with pytest.raises(ValueError, match="option 'tol' must be > 0"):
+        optsched.prepare("escb_index", "escb_oa", tol=-1.0)
+    with pytest.raises(ValueError, match="option 'max_table_cells' must be >= 1"):
+        optsched.prepare("budget_family", "dp", max_table_cells=-1.0)
+    with pytest.raises(ValueError, match="option 'max_outer' must be >= 1"):
+        optsched.prepare("pseudo_welfare", "alm", max_outer=-1)
+    with pytest.raises(ValueError, match="option 'solver' must be one of"):
+        optsched.prepare("capacity_projection", "cvxpy", solver="NOPE")
+    with pytest.raises(ValueError, match="does not forward 'solution_file'"):
+        optsched.prepare("set_packing", "highs", highs_options={"solution_file": "/tmp/x", "write_solution_to_file": True})
+    with pytest.raises(ValueError, match="does not forward 'write_data_filename'"):
+        optsched.prepare("capacity_projection", "cvxpy", solver_options={"write_data_filename": "/tmp/x"})
+    with pytest.raises(ValueError, match="is not available"):
+        optsched.prepare("set_packing", "pyomo", solver="NOPE")
+    prepared = optsched.prepare("set_packing", "greedy")
+    with pytest.raises(ValueError, match="solves 'set_packing' models"):
+        prepared.solve(generate("capacity_projection", 5, np.random.default_rng(0)))
+
+
+def test_solve_is_prepare_plus_one_solve_and_reports_setup_apart() -> None:
+    model = generate("pseudo_welfare", 8, np.random.default_rng(2))
+    one = optsched.solve(model, "kkt")
+    again = optsched.prepare(model, "kkt").solve(model)
+    assert one.objective == again.objective and np.array_equal(one.solution, again.solution)
+    assert one.model == "pseudo_welfare" and one.backend == "kkt"  # filled by the seam
+    assert "setup_s" in one.extra and one.runtime_s > 0
+
+
+def test_per_solve_overrides_are_checked_like_options() -> None:
+    model = generate("escb_index", 10, np.random.default_rng(1))
+    prepared = optsched.prepare(model, "aescb")
+    coarse, fine = prepared.solve(model, xi=2), prepared.solve(model, xi=4096)
+    assert coarse.extra["xi"] == 2 and fine.extra["xi"] == 4096
+    with pytest.raises(ValueError, match="option 'xi' must be >= 1"):
+        prepared.solve(model, xi=0)
+
+
+@pytest.mark.parametrize("backend", ["highs", "cpsat"])
+def test_warm_start_changes_no_answer_along_a_trajectory(backend: str) -> None:
+    """One Prepared over a sequence that repeats the structure (masks of one knapsack, as the ESDP
+    oracle meets them) or not: warm and cold reach the same optimum every time."""
+    from optsched.models.budgeted_ip import BudgetedIP
+
+    rng = np.random.default_rng(7)
+    values, weights = rng.integers(1, 20, 14).astype(float), rng.integers(1, 4, (3, 14)).astype(float)
+    models = [BudgetedIP(values, weights, weights.sum(axis=1) // 3, mask=rng.random(14) < 0.7) for _ in range(12)]
+    models += [generate("budgeted_ip", int(rng.integers(6, 12)), rng) for _ in range(6)]
+    warm, cold = optsched.prepare("budgeted_ip", backend, warm_start=True), optsched.prepare("budgeted_ip", backend,
+                                                                                               warm_start=False)
+    for m in models:
+        a, b = warm.solve(m), cold.solve(m)
+        assert a.termination is b.termination is Termination.OPTIMAL
+        assert a.objective == pytest.approx(b.objective, rel=1e-9, abs=1e-9)
+    if backend == "highs":
+        assert sum(warm.solve(m).extra["warm"] for m in models[:12]) >= 11  # updated in place
+
+
+def test_highs_and_cvxpy_duals_are_the_projection_multipliers() -> None:
+    m = generate("capacity_projection", 60, np.random.default_rng(3))
+    rho = optsched.solve(m, "fast").extra["rho"]
+    highs, cvx = optsched.solve(m, "highs"), optsched.solve(m, "cvxpy")
+    np.testing.assert_allclose(-highs.duals[0], rho, rtol=1e-5, atol=1e-6)  # HiGHS: rows of A y <= c
+    np.testing.assert_allclose(cvx.duals[2], rho, rtol=1e-5, atol=1e-6)  # cvxpy: the third constraint
+
+
+# --- the rules of every result --------------------------------------------------------------------
+
+
+def test_optimal_is_only_said_when_objective_and_bound_agree() -> None:
+    model = optsched.models.SetPacking(2, [[0], [1]], [1.0, 2.0])
+    claimed = Result(Termination.OPTIMAL, objective=3.0, bound=4.0, solution=np.array([0, 1]))
+    out = finish(model, claimed)
+    assert out.termination is Termination.GAP_LIMIT and (out.objective, out.bound) == (3.0, 4.0)
+    assert finish(model, claimed.replace(bound=3.0 + 1e-9)).termination is Termination.OPTIMAL
+
+
+def test_an_error_carries_no_solution_and_non_finite_objectives_are_errors() -> None:
+    model = optsched.models.SetPacking(2, [[0, 1], [1]], [1.0, 2.0])
+    bad = finish(model, Result(Termination.FEASIBLE, objective=3.0, solution=np.array([0, 1])))
+    assert bad.termination is Termination.ERROR and bad.solution is None and bad.objective is None
+    assert "infeasible" in bad.message
+    inf_model = optsched.models.SetPacking(1, [[0]], [1e308])
+    two = optsched.models.SetPacking(2, [[0], [1]], [1.7e308, 1.7e308])
+    assert finish(two, Result(Termination.OPTIMAL, solution=np.array([0, 1]))).termination is Termination.ERROR
+    assert finish(inf_model, Result(Termination.OPTIMAL, solution=np.array([0]))).termination is Termination.OPTIMAL
+
+
+def test_gap_options_give_gap_limit_not_optimal(shared_data: Path) -> None:
+    """The issue's reproducers: a gap option lets the solvers stop short; the seam says so."""
+    model = load_instances(shared_data / "setpacking" / "pb_100rnd0100.dat")[0]
+    for backend, option in [("highs", {"mip_rel_gap": 0.5}), ("cpsat", {"absolute_gap_limit": 1e9}),
+                            ("pyomo", {"rel_gap": 0.5})]:
+        r = optsched.solve(model, backend, **option)
+        assert r.termination is Termination.GAP_LIMIT, (backend, r)
+        assert r.objective < 372 <= r.bound  # 372 is the listed optimum
+        assert r.gap_to_own_bound == pytest.approx(relative_gap(r.objective, r.bound))
+
+
+# --- the policies' subproblems --------------------------------------------------------------------
+
+SMALL: dict[str, dict[str, Any]] = {
+    "maxweight": {"experiment": "fig3", "frames": 120, "grid_step": 0.35},
+    "ogasched": {"horizon": 40, "n_nodes": 6, "n_ports": 3, "offline": False},
+    "esdp": {"horizon": 25, "n_ports": 3, "n_servers": 8, "edge_prob": 0.5, "policies": ["ESDP", "Oracle"]},
+    "onsocmax": {"values": [3.0], "repeats": 1, "kinds": ["log", "linear"]},
+}
+# paper -> (a custom backend, an exact backend) of its policy's subproblem
+PAIRS = {"maxweight": ("greedy", "highs"), "ogasched": ("fast", "highs"), "esdp": ("aescb", "escb_oa"),
+         "onsocmax": ("kkt", "cvxpy")}
+
+
+def _run(paper: str, out: Path, settings: dict[str, Any], **observer: Any) -> Observer:
+    exp = get_experiment(paper)
+    with Observer(**observer) as obs:
+        exp.run(exp.make_config(settings), out)
+    return obs
+
+
+@pytest.mark.parametrize("paper", sorted(PAIRS))
+def test_every_policy_runs_with_a_custom_and_an_exact_backend(paper: str, tmp_path: Path) -> None:
+    """Each backend's own trajectory is valid: every subproblem it solved was verified feasible,
+    none fell back, and the other backend of the pair, as a shadow, finds nothing better than
+    what the exact one returned."""
+    custom, exact = PAIRS[paper]
+    for backend, shadow in ((custom, exact), (exact, custom)):
+        obs = _run(paper, tmp_path / backend, {**SMALL[paper], "backend": backend}, shadow=[shadow])
+        mine = [s for s in obs.summary()["solvers"] if s["backend"] == backend]
+        assert mine and all(s["solves"] > 0 and s["fallbacks"] == 0 for s in mine), obs.summary()
+        policy_rows = [r for r in obs.rows if r["backend"] == backend and r["role"] == "policy"]
+        assert policy_rows and all(r["termination"] != "error" for r in policy_rows)
+        exact_rows = [r for r in obs.rows if r["backend"] == exact]
+        assert all(r["gap_to_best_bound"] is not None and r["gap_to_best_bound"] <= 1e-6 for r in exact_rows)
+
+
+def _result_files(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.glob("*.csv")) if "timing" not in p.name and "overhead" not in p.name}
+
+
+@pytest.mark.parametrize("paper", sorted(PAIRS))
+def test_shadow_and_capture_never_change_the_trajectory(paper: str, tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    _run(paper, plain, SMALL[paper])
+    main_kind = model_kind(get_experiment(paper).subproblems[0])
+    shadows = [b for b in ("highs", "cpsat", "cvxpy", "escb_oa", "alm") if get_backend(b).fits_kind(main_kind) is None][:2]
+    obs = _run(paper, tmp_path / "shadowed", SMALL[paper], shadow=shadows, shadow_every=3,
+               capture_dir=tmp_path / "capture", capture_every=2)
+    assert _result_files(plain) == _result_files(tmp_path / "shadowed")
+    assert {r["backend"] for r in obs.rows} >= set(shadows)
+    assert list(Path(tmp_path / "capture").glob("*.jsonl"))
+
+
+def test_capture_round_trips_through_solve_and_bench(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One captured instance of every policy kind: read back by ``optsched solve FILE --instance
+    K`` (the same model, re-validated), and benchmarked by ``bench --instances``."""
+    capture = tmp_path / "capture"
+    for paper in PAIRS:
+        _run(paper, tmp_path / paper, SMALL[paper], capture_dir=capture / paper, capture_every=7)
+    files = sorted(capture.glob("*/*.jsonl"))
+    kinds = {f.stem for f in files}
+    assert kinds == {"set_packing_batch", "capacity_projection", "escb_index", "budgeted_ip", "pseudo_welfare"}
+    for f in files:
+        line = json.loads(f.read_text().splitlines()[0])
+        where = line.pop("capture")
+        assert {"episode", "policy", "solver", "slot", "call"} <= set(where)
+        model = load_instances(f)[0]
+        assert model.to_dict() == line  # the captured object is the model, exactly
+        assert main(["solve", str(f), "--instance", "1", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out.splitlines()[-1])["termination"] in ("optimal", "feasible")
+    from optsched.bench import BenchConfig, run_bench
+
+    run_bench(BenchConfig(quick=True, repeats=1, instances_from=capture / "ogasched", backends=("fast", "highs")),
+              tmp_path / "bench", log=lambda _m: None)
+    df = pd.read_csv(tmp_path / "bench" / "bench.csv")
+    assert set(df["source"]) == {"captured"} and set(df["backend"]) == {"fast", "highs"}
+    assert (df["termination"] == "optimal").all() and (df["gap_to_best_bound"] <= 1e-9).all()
+    assert "Captured subproblems" in (tmp_path / "bench" / "summary.md").read_text()
+
+
+def test_printed_projection_falls_back_and_is_counted(tmp_path: Path) -> None:
+    """OGASched with Algorithm 1 as printed: a slot whose point leaves Y is projected by ``fast``
+    instead (the stated rule) and counted; with ``repair`` the clipped point is used."""
+    obs = _run("ogasched", tmp_path / "a", {**SMALL["ogasched"], "backend": "paper"})
+    (st,) = obs.summary()["solvers"]
+    assert st["backend"] == "paper" and st["fallbacks"] == st["terminations"].get("error", 0) > 0
+    obs = _run("ogasched", tmp_path / "b", {**SMALL["ogasched"], "backend": "paper", "options": {"repair": True}})
+    (st,) = obs.summary()["solvers"]
+    assert st["fallbacks"] == 0 and st["terminations"] == {"feasible": st["solves"]}
+
+
+def test_a_backend_that_does_not_fit_is_refused_before_any_slot(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "ogasched", "--backend", "cpsat"]) == 2
+    assert "does not solve 'capacity_projection'" in capsys.readouterr().err
+    assert main(["run", "esdp", "--shadow", "kkt"]) == 2
+    assert "solves none of esdp's subproblems" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="does not solve"):
+        SubproblemSolver("pseudo_welfare", "highs", default="kkt")

@@ -1,0 +1,172 @@
+"""y* of (10) (paper 003) as a model: its own math, and the certified first-order backend
+``stationary_alm`` against cvxpy/Clarabel (the oracle) on seeded OGASched scenarios.
+
+Feasibility is checked apart from optimality; objectives are compared, not solutions. The
+backend's certificate is recomputed from the model's own dual (weak duality), so a wrong
+bound cannot pass unnoticed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import optsched
+from optsched.models.stationary_allocation import (
+    UTILITIES,
+    StationaryAllocation,
+    response,
+)
+from optsched.ogasched.offline import (
+    cumulative_reward,
+    offline_optimum,
+    stationary_model,
+)
+from optsched.ogasched.scenario import synthetic_scenario
+from optsched.result import Termination
+
+KINDS = ["mixed", *UTILITIES]
+
+
+def scenario_model(seed: int, utility: str = "mixed", **kw) -> tuple:
+    rng = np.random.default_rng(seed)
+    args = dict(n_ports=int(rng.integers(2, 7)), n_nodes=int(rng.integers(2, 13)), n_resources=int(rng.integers(1, 5)),
+                density=float(rng.uniform(1.0, 3.0)), contention=float(rng.uniform(0.5, 20.0)), utility=utility)
+    args.update(kw)
+    scn = synthetic_scenario(rng, **args)
+    counts = rng.binomial(int(rng.choice([50, 2000, 8000])), 0.7, scn.n_ports).astype(float)
+    return scn, counts, stationary_model(scn, counts)
+
+
+def random_feasible(model: StationaryAllocation, rng: np.random.Generator) -> np.ndarray:
+    return model.into_box(rng.random(model.n_vars) * model.upper * 2)
+
+
+# --- the model's own math ------------------------------------------------------------------------
+@settings(max_examples=40)
+@given(st.integers(0, 10**6), st.sampled_from(KINDS))
+def test_objective_is_the_cumulative_reward_of_the_scenario(seed, kind):
+    scn, counts, model = scenario_model(seed, kind)
+    y = random_feasible(model, np.random.default_rng(seed))
+    q = cumulative_reward(scn, counts, y.reshape(scn.n_edges, scn.n_resources))
+    assert model.objective(y) == pytest.approx(q, rel=1e-12, abs=1e-9)
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 10**6), st.sampled_from(KINDS))
+def test_dual_bound_is_above_every_feasible_point(seed, kind):
+    """Weak duality: D(w, mu) >= Q(y) for any w in the simplex, mu >= 0 and y in Y."""
+    _, _, model = scenario_model(seed, kind)
+    rng = np.random.default_rng(seed + 1)
+    for _ in range(5):
+        w = rng.dirichlet(np.ones(model.n_resources), model.n_ports)
+        mu = rng.exponential(float(model.weight.mean()), model.n_groups) * (rng.random(model.n_groups) < 0.5)
+        bound = model.dual_bound(w, mu)
+        for _ in range(5):
+            y = random_feasible(model, rng)
+            assert model.violations(y) == []
+            assert model.objective(y) <= bound + 1e-9 * max(1.0, abs(bound))
+
+
+def test_response_maximises_each_term():
+    """response() is argmax_{0<=y<=u} w f(y) - q y: no grid point does better."""
+    rng = np.random.default_rng(3)
+    n = 400
+    code = rng.integers(0, len(UTILITIES), n)
+    weight, alpha, upper = rng.uniform(0, 50, n), rng.uniform(0.5, 2, n), rng.uniform(0, 30, n)
+    price = rng.uniform(0, 80, n)
+    y = response(code, weight, alpha, upper, price)
+    funcs = [f for f, _ in UTILITIES.values()]
+    for i in range(n):
+        grid = np.linspace(0, upper[i], 301)
+        value = lambda v: weight[i] * funcs[code[i]](np.asarray(v), alpha[i]) - price[i] * v  # noqa: E731
+        assert 0 <= y[i] <= upper[i]
+        assert value(y[i]) >= value(grid).max() - 1e-9 * max(1.0, abs(value(grid)).max())
+
+
+@pytest.mark.parametrize("field, change", [
+    ("weight", {"weight": [-1.0, 1.0]}), ("alpha", {"alpha": [0.0, 1.0]}), ("kind", {"kind": [0, 7]}),
+    ("upper", {"upper": [1.0, np.nan]}), ("group", {"group": [0, 3]}), ("capacity", {"capacity": [-1.0]}),
+    ("port", {"port": [0, 2]}), ("resource", {"resource": [0, 1]}), ("overhead", {"overhead": [[0.5, -1.0]]}),
+    ("kind", {"kind": [0]}),
+])
+def test_model_rejects_bad_input(field, change):
+    good = dict(weight=[1.0, 2.0], alpha=[1.0, 1.2], kind=[0, 1], upper=[1.0, 2.0], group=[0, 0], capacity=[1.5],
+                port=[0, 0], resource=[0, 0], overhead=[[0.5]])
+    StationaryAllocation(**good)
+    with pytest.raises(ValueError, match=field):
+        StationaryAllocation(**{**good, **change})
+
+
+def test_json_round_trip_and_generator():
+    from optsched.generators import generate
+
+    model = generate("stationary_allocation", 8, np.random.default_rng(0))
+    again = optsched.model_from_dict(model.to_dict())
+    y = random_feasible(model, np.random.default_rng(1))
+    assert again.objective(y) == model.objective(y)
+    assert model.to_dict() == generate("stationary_allocation", 8, np.random.default_rng(0)).to_dict()
+
+
+# --- the first-order backend against cvxpy --------------------------------------------------------
+def check_against_cvxpy(model: StationaryAllocation) -> None:
+    fast = optsched.solve(model, "stationary_alm")
+    ref = optsched.solve(model, "cvxpy")
+    assert ref.termination in (Termination.OPTIMAL, Termination.FEASIBLE), ref.extra
+    # feasibility on its own
+    assert fast.solution is not None and model.violations(fast.solution, tol=1e-9) == []
+    # optimality: certified, and within 1e-6 of the oracle
+    assert fast.termination is Termination.OPTIMAL, fast.extra
+    scale = max(1.0, abs(ref.objective))
+    assert abs(fast.objective - ref.objective) <= 1e-6 * scale, (fast.objective, ref.objective)
+    # the certificate: a true upper bound, recomputable from the model, within gap_tol of the point
+    assert fast.bound >= ref.objective - 1e-8 * scale
+    assert fast.bound == pytest.approx(model.dual_bound(fast.extra["w"], fast.extra["mu"]), rel=1e-9, abs=1e-9)
+    gap_tol = optsched.solvers.get_backend("stationary_alm").OPTIONS["gap_tol"].default
+    assert fast.bound - fast.objective <= gap_tol * max(1.0, abs(fast.objective)) * (1 + 1e-6)
+
+
+@settings(max_examples=30)
+@given(st.integers(0, 10**6), st.sampled_from(KINDS))
+def test_first_order_matches_cvxpy_on_seeded_scenarios(seed, kind):
+    check_against_cvxpy(scenario_model(seed, kind)[2])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_first_order_matches_cvxpy_at_the_papers_default_scale(seed):
+    """|L| = 10, |R| = 128, K = 6, N_l of a T = 8000 run (the fig2 preset's size)."""
+    rng = np.random.default_rng(100 + seed)
+    scn = synthetic_scenario(rng, n_nodes=128)
+    check_against_cvxpy(stationary_model(scn, rng.binomial(8000, 0.7, scn.n_ports).astype(float)))
+
+
+def test_offline_optimum_backends_agree():
+    scn, counts, _ = scenario_model(7)
+    a = offline_optimum(scn, counts)
+    b = offline_optimum(scn, counts, backend="cvxpy")
+    qa, qb = cumulative_reward(scn, counts, a), cumulative_reward(scn, counts, b)
+    assert qa == pytest.approx(qb, rel=1e-6)
+    assert scn.violations(a) == [] and scn.violations(b, tol=1e-9) == []
+
+
+def test_limits_give_a_feasible_point_and_a_true_bound():
+    """Stopped before the certificate (one outer step, or a time limit of 0): never 'optimal'
+    unless certified, the point feasible and the bound above the oracle."""
+    rng = np.random.default_rng(11)
+    model = stationary_model(synthetic_scenario(rng, n_nodes=64), rng.binomial(2000, 0.7, 10).astype(float))
+    ref = optsched.solve(model, "cvxpy")
+    for kwargs in ({"max_outer": 1}, {"time_limit": 0.0}):
+        r = optsched.solve(model, "stationary_alm", **kwargs)
+        assert r.termination in (Termination.ITERATION_LIMIT, Termination.TIME_LIMIT), (kwargs, r.termination)
+        assert model.violations(r.solution) == []
+        assert r.objective <= ref.objective + 1e-6 * abs(ref.objective)
+        assert r.bound >= ref.objective - 1e-8 * abs(ref.objective)
+
+
+def test_bad_options_are_value_errors():
+    model = scenario_model(1)[2]
+    for opts in ({"gap_tol": 0.0}, {"rho": -1.0}, {"inner_steps": 0}, {"max_outer": 0}):
+        with pytest.raises(ValueError, match=next(iter(opts))):
+            optsched.solve(model, "stationary_alm", **opts)
