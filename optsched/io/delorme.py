@@ -8,7 +8,7 @@ column i is the rows that list it.
 from __future__ import annotations
 
 from optsched.io import register_reader
-from optsched.io.numbers import parse_int
+from optsched.io.numbers import parse_ints
 from optsched.models.set_packing import SetPacking
 
 
@@ -17,7 +17,7 @@ def _ints(tokens: list[str], start: int, count: int, what: str) -> list[int]:
     if len(chunk) < count:
         raise ValueError(f"delorme: file ends inside {what} (wanted {count} numbers, found {len(chunk)})")
     try:
-        return [parse_int(t) for t in chunk]
+        return parse_ints(chunk)
     except ValueError as exc:
         raise ValueError(f"delorme: {what} holds a bad token: {exc}") from None
 

@@ -21,6 +21,10 @@ _DECIMAL = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?",
 INT_LIMIT = 2**63  # integers must lie in [-INT_LIMIT, INT_LIMIT)
 
 
+_INTS = re.compile(r"-?[0-9]{1,18}(?: -?[0-9]{1,18})*", re.ASCII)  # 18 digits: inside 64 bits
+_DECIMALS = re.compile(rf"(?:{_DECIMAL.pattern})(?: (?:{_DECIMAL.pattern}))*", re.ASCII)
+
+
 def _shown(token: str) -> str:
     return repr(token if len(token) <= 24 else token[:20] + "...")
 
@@ -42,3 +46,19 @@ def parse_float(token: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{_shown(token)} is out of the float range")
     return value
+
+
+def parse_ints(tokens: list[str]) -> list[int]:
+    """:func:`parse_int` of every token (one regex over the joined tokens in the common case)."""
+    if tokens and _INTS.fullmatch(" ".join(tokens)):
+        return list(map(int, tokens))
+    return [parse_int(t) for t in tokens]
+
+
+def parse_floats(tokens: list[str]) -> list[float]:
+    """:func:`parse_float` of every token (one regex over the joined tokens in the common case)."""
+    if tokens and _DECIMALS.fullmatch(" ".join(tokens)):
+        values = list(map(float, tokens))
+        if all(map(math.isfinite, values)):
+            return values
+    return [parse_float(t) for t in tokens]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optsched.io import register_reader
-from optsched.io.numbers import parse_float
+from optsched.io.numbers import parse_floats
 from optsched.models.base import Model
 from optsched.models.budgeted_ip import BudgetedIP
 
@@ -44,7 +44,7 @@ class _Tokens:
         chunk = self.items[self.pos : self.pos + count]
         self.pos += count
         try:
-            return np.array([parse_float(t) for t in chunk])
+            return np.array(parse_floats(chunk))
         except ValueError as exc:
             raise ValueError(f"file: {self.where}: {exc}") from None
 

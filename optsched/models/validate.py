@@ -7,6 +7,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+_NUMBER_TYPES = {int, float, np.float64, np.int64}
+
 
 def refuse_non_numbers(name: str, value: Any, bools: bool = False) -> None:
     """numpy turns ``True`` into 1 and ``"2"`` into 2.0 silently: refuse both (booleans only
@@ -17,16 +19,21 @@ def refuse_non_numbers(name: str, value: Any, bools: bool = False) -> None:
         if value.dtype.kind != "O":
             raise ValueError(f"{name}: expected numbers, got an array of {value.dtype}")
         value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        value = [value]
     stack = [value]
     while stack:
-        item = stack.pop()
-        if isinstance(item, (list, tuple)):
-            stack.extend(item)
-        elif isinstance(item, (bool, np.bool_)) and not bools:
-            raise ValueError(f"{name}: expected numbers, got a boolean ({str(item).lower()})")
-        elif isinstance(item, (str, bytes)):
-            text = repr(item if len(item) <= 20 else item[:20])
-            raise ValueError(f"{name}: expected numbers, got the string {text}")
+        items = stack.pop()
+        if set(map(type, items)) <= _NUMBER_TYPES:  # the common case, at C speed
+            continue
+        for item in items:
+            if isinstance(item, (list, tuple)):
+                stack.append(item)
+            elif isinstance(item, (bool, np.bool_)) and not bools:
+                raise ValueError(f"{name}: expected numbers, got a boolean ({str(item).lower()})")
+            elif isinstance(item, (str, bytes)):
+                text = repr(item if len(item) <= 20 else item[:20])
+                raise ValueError(f"{name}: expected numbers, got the string {text}")
 
 
 def _to_array(name: str, value: Any, dtype: type, bools: bool = False) -> np.ndarray:
@@ -35,6 +42,8 @@ def _to_array(name: str, value: Any, dtype: type, bools: bool = False) -> np.nda
     refuse_non_numbers(name, value, bools)
     try:
         arr = np.asarray(value, dtype=dtype)
+    except OverflowError:  # a Python integer beyond the float range
+        raise ValueError(f"{name}: contains a number beyond the float range") from None
     except (TypeError, ValueError) as exc:
         why = "rows of different lengths" if "inhomogeneous" in str(exc) else str(exc).split(".")[0]
         raise ValueError(f"{name}: not a rectangular array of numbers ({why})") from None
@@ -69,7 +78,7 @@ def float_array(
         if low != low or high != high:
             raise ValueError(f"{name}: contains NaN")
         if not allow_inf and (low == -np.inf or high == np.inf):
-            raise ValueError(f"{name}: contains an infinite value")
+            raise ValueError(f"{name}: contains an infinite value (or a number beyond the float range)")
         if nonnegative and low < 0:
             raise ValueError(f"{name}: contains a negative value")
     arr = np.array(arr, dtype=np.float64, copy=True)
