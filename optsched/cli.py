@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from optsched.observe import SubproblemError
+
 EXIT_BAD_INPUT = 2
 
 
@@ -333,6 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 # the input); OSError a file that cannot be written or read (``--out`` is a file or read-only,
 # a full disk, ``ulimit -f``). Anything else is a bug and keeps its traceback.
 INPUT_FAILURES = (ValueError, OverflowError, RecursionError, MemoryError, OSError)
+EXIT_SOLVER_FAILED = 1
 
 
 def _one_line(exc: BaseException) -> str:
@@ -359,6 +362,20 @@ def _main(argv: Sequence[str] | None) -> int:
     except INPUT_FAILURES as exc:  # BadInput is a ValueError
         print(f"optsched: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except ModuleNotFoundError as exc:  # an optional package this command needs (the core install)
+        print(f"optsched: error: this command needs the python package {exc.name!r} ({_install_hint(exc.name)})",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except SubproblemError as exc:  # a policy's solver and its fallback both failed on a slot
+        print(f"optsched: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_SOLVER_FAILED
+
+
+def _install_hint(module: str | None) -> str:
+    from optsched.solvers.registry import EXTRA_OF
+
+    extra = EXTRA_OF.get(module or "", {"pandas": "plot", "matplotlib": "plot", "dask": "dask"}.get(module or "", "all"))
+    return f"pip install 'optsched[{extra}]'"
 
 
 if __name__ == "__main__":
