@@ -45,7 +45,7 @@ import numpy as np
 import optsched
 from optsched.generators import pseudo_welfare_job as job  # a Section IV job over n units
 from optsched.models.pseudo_welfare import PseudoWelfare
-from optsched.onsocmax import utilities
+from optsched.models import utilities
 from optsched.onsocmax.env import MeshGenerator, replay
 from optsched.onsocmax.policy import Onsocmax
 from optsched.solvers import pseudo_welfare_alm as alm

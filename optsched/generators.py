@@ -207,7 +207,7 @@ def pseudo_welfare_job(rng: np.random.Generator, n: int, kind: str, *, integral:
 
 
 def _utility_kind(rng: np.random.Generator) -> str:
-    from optsched.onsocmax.utilities import KINDS
+    from optsched.models.utilities import KINDS
 
     return str(KINDS[int(rng.integers(len(KINDS)))])
 
@@ -225,7 +225,7 @@ def pseudo_welfare_integral(size: int, rng: np.random.Generator) -> Model:
 @register_generator("onsocmax_offline")
 def onsocmax_offline(size: int, rng: np.random.Generator) -> Model:
     from optsched.onsocmax.env import MeshGenerator
-    from optsched.onsocmax.offline import OfflineWelfare
+    from optsched.models.onsocmax_offline import OfflineWelfare
 
     return OfflineWelfare(MeshGenerator(n_jobs=size, kind=_utility_kind(rng)).draw(rng))
 
@@ -233,7 +233,7 @@ def onsocmax_offline(size: int, rng: np.random.Generator) -> Model:
 @register_generator("onsocmax_offline_integral")
 def onsocmax_offline_integral(size: int, rng: np.random.Generator) -> Model:
     from optsched.onsocmax.env import MeshGenerator
-    from optsched.onsocmax.offline import OfflineWelfareIntegral
+    from optsched.models.onsocmax_offline import OfflineWelfareIntegral
 
     gen = MeshGenerator(n_nodes=max(2, math.ceil(size / 4)), n_slots=max(4, math.ceil(size / 1.5)), n_jobs=size,
                         max_nodes=2, mean_duration=1.0, kind=_utility_kind(rng))

@@ -33,7 +33,7 @@ from optsched.result import OBJECTIVE_RTOL, Result, Termination, agree, relative
 from optsched.solvers.registry import Backend, fitting_backends, get_backend, kind_backends
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 __all__ = ["OBJECTIVE_RTOL", "Prepared", "best_bound", "check_backend", "choose_backend", "compare", "prepare", "relative_gap", "solve"]
 

@@ -45,7 +45,7 @@ from optsched.models.escb_index import EscbIndex
 from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
 from optsched.models.set_packing import SetPacking, SetPackingBatch
 from optsched.models.stationary_allocation import UTILITIES, StationaryAllocation
-from optsched.onsocmax import utilities
+from optsched.models import utilities
 from optsched.result import Result, Termination
 from optsched.solvers.registry import fitting_backends
 
@@ -354,7 +354,7 @@ def build_pseudo_welfare_integral(rng: np.random.Generator, variant: str) -> Pse
 
 def build_offline_integral(rng: np.random.Generator, variant: str) -> Model:
     from optsched.onsocmax.env import MeshGenerator
-    from optsched.onsocmax.offline import OfflineWelfareIntegral
+    from optsched.models.onsocmax_offline import OfflineWelfareIntegral
 
     congestion = {"congested": 8.0, "ties": 1.0}.get(variant, float(rng.uniform(1.0, 4.0)))
     gen = MeshGenerator(n_nodes=3, n_slots=4, n_jobs=int(rng.integers(1, 4)), max_nodes=2, mean_duration=1.5,

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import optsched
 from optsched.onsocmax.baselines import EqualShare, MaxFirst, water_fill
-from optsched.onsocmax.env import Dispatch, MeshEnv, MeshGenerator, MeshInstance
+from optsched.models.mesh import MeshInstance
+from optsched.onsocmax.env import Dispatch, MeshEnv, MeshGenerator
 from optsched.onsocmax.policy import run_online
 
 

@@ -9,14 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import optsched
-from optsched.onsocmax.env import MeshGenerator, MeshInstance
-from optsched.onsocmax.offline import (
-    OfflineWelfare,
-    OfflineWelfareIntegral,
-    certified_optimum,
-    conjugate,
-    dual_bound,
-)
+from optsched.models.mesh import MeshInstance
+from optsched.onsocmax.env import MeshGenerator
+from optsched.models.onsocmax_offline import OfflineWelfare, OfflineWelfareIntegral, conjugate, dual_bound
+from optsched.onsocmax.offline import certified_optimum
 from optsched.onsocmax.policy import Onsocmax, run_online
 
 KINDS = st.sampled_from(["linear", "log", "sqrt"])

@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 
 import optsched
 from optsched.models.pseudo_welfare import PseudoWelfare
-from optsched.onsocmax.env import MeshGenerator, MeshInstance
+from optsched.models.mesh import MeshInstance
+from optsched.onsocmax.env import MeshGenerator
 from optsched.onsocmax.offline import certified_optimum
 from optsched.onsocmax.policy import Onsocmax, run_online, serve_ties
-from optsched.onsocmax.prices import alpha_hat
-from optsched.onsocmax.utilities import KINDS, derivative
+from optsched.models.prices import alpha_hat
+from optsched.models.utilities import KINDS, derivative
 
 KIND = st.sampled_from(["linear", "log", "sqrt"])
 

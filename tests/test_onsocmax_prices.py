@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.integrate import quad
 
-from optsched.onsocmax import prices, utilities
+from optsched.models import prices, utilities
 
 ratios = st.floats(min_value=1.0, max_value=1e9, allow_nan=False)
 

@@ -10,12 +10,14 @@ from hypothesis import strategies as st
 
 import optsched
 from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
-from optsched.onsocmax.env import MeshGenerator, MeshInstance
+from optsched.models.mesh import MeshInstance
+from optsched.onsocmax.env import MeshGenerator
 from optsched.onsocmax.experiments import FAMILIES, OnsocmaxConfig, ratio_record, small_instance
-from optsched.onsocmax.offline import OfflineWelfareIntegral, certified_optimum
+from optsched.models.onsocmax_offline import OfflineWelfareIntegral
+from optsched.onsocmax.offline import certified_optimum
 from optsched.onsocmax.policy import Onsocmax, run_online
-from optsched.onsocmax.prices import alpha_hat
-from optsched.onsocmax.utilities import KINDS
+from optsched.models.prices import alpha_hat
+from optsched.models.utilities import KINDS
 
 
 @settings(max_examples=40)

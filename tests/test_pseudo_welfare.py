@@ -15,7 +15,7 @@ import optsched
 from optsched.io import load_instance
 from optsched.models.base import model_from_dict
 from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
-from optsched.onsocmax import utilities
+from optsched.models import utilities
 from optsched.result import Termination
 from optsched.solvers.pseudo_welfare_alm import CONVERGENT
 from optsched.solvers.pseudo_welfare_kkt import kkt_solve
@@ -85,7 +85,7 @@ def test_kkt_certificate(job):
     ub = m.upper
     u = m.usage + x
     d = (utilities.derivative(m.utility, m.a, x) + m.beta / m.capacity
-         - optsched.onsocmax.prices.price(u, m.capacity, m.iota, m.upsilon, m.alpha))
+         - optsched.models.prices.price(u, m.capacity, m.iota, m.upsilon, m.alpha))
     tol = 1e-7 * (1.0 + m.upsilon)
     at_zero, at_top = x <= 1e-12, x >= ub - 1e-12 * np.maximum(1.0, ub)
     assert mu >= 0.0

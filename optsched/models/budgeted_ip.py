@@ -25,7 +25,7 @@ from optsched.models.forms import StandardForm
 from optsched.models.validate import finite_float, float_array
 
 if TYPE_CHECKING:
-    import scipy.sparse as sp
+    pass
 
 
 def knapsack_rows(weights: Any, capacity: Any, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:

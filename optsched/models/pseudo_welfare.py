@@ -8,7 +8,7 @@ For job n over its resource units R_n (its nodes K_n, slots from arrival to dead
 
 with f_n(x) = sum_r f_nr(x_r) by (2) (the job utility is separable over units), the cluster
 utility g_nr(x) = beta_nr x / C_r of (3), usage levels w_r = w_r^(n) of (11), and the price
-phi_r of Theorem 2 (:mod:`optsched.onsocmax.prices`). phi_r = +inf above C_r, so
+phi_r of Theorem 2 (:mod:`optsched.models.prices`). phi_r = +inf above C_r, so
 w_r + x_r <= C_r is implied; we state it as a constraint. (5) is built in: only R_n's units
 are variables.
 
@@ -31,17 +31,17 @@ import numpy as np
 from optsched.models.base import Model, cached_form, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import finite_float, float_array
-from optsched.onsocmax import prices, utilities
+from optsched.models import prices, utilities
 
 if TYPE_CHECKING:
-    import scipy.sparse as sp
+    pass
 
 
 @register_model
 @dataclass(frozen=True, eq=False)
 class PseudoWelfare(Model):
     """P3 for one arriving job. ``utility`` is one kind name for every unit, one per unit, or an
-    integer array of kind codes (:data:`optsched.onsocmax.utilities.KINDS`);
+    integer array of kind codes (:data:`optsched.models.utilities.KINDS`);
     ``iota``/``upsilon`` default to (8) over this job's own units; ``alpha`` to alpha-hat."""
 
     utility: Any

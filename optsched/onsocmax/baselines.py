@@ -17,8 +17,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from optsched.onsocmax import utilities
-from optsched.onsocmax.env import Dispatch, MeshEnv, MeshInstance, Observation
+from optsched.models import utilities
+from optsched.models.mesh import MeshInstance
+from optsched.onsocmax.env import Dispatch, MeshEnv, Observation
 
 
 def water_fill(demand: np.ndarray, capacity: float) -> np.ndarray:

@@ -33,12 +33,13 @@ import numpy as np
 from optsched.config import require, within_memory
 from optsched.experiments import experiment
 from optsched.onsocmax.baselines import EqualShare, MaxFirst
-from optsched.onsocmax.env import MeshGenerator, MeshInstance, replay, resource_units
-from optsched.onsocmax.offline import OfflineWelfareIntegral, certified_optimum
-from optsched.onsocmax.env import replay
+from optsched.models.mesh import MeshInstance, resource_units
+from optsched.onsocmax.env import MeshGenerator, replay
+from optsched.models.onsocmax_offline import OfflineWelfareIntegral
+from optsched.onsocmax.offline import certified_optimum
 from optsched.onsocmax.policy import DEFAULT_BACKENDS, Onsocmax
-from optsched.onsocmax.prices import alpha_hat
-from optsched.onsocmax.utilities import KINDS
+from optsched.models.prices import alpha_hat
+from optsched.models.utilities import KINDS
 from optsched.results import run_metadata, write_csv, write_metadata, write_png
 
 # Sweep name -> the generator settings a value stands for.

@@ -1,235 +1,22 @@
-"""The offline optimum of P1 (paper 002, Section II-C) with every job known in advance.
-
-Two model kinds over one :class:`~optsched.onsocmax.env.MeshInstance`; the solution is the
-pair vector x (one entry per (n, r), r in R_n, in pair order):
-
-``onsocmax_offline``           P1 as printed: max sum f_nr(x_nr) + beta_nr x_nr / C_r
-                               s.t. (4) sum_r x_nr <= rho_n, (6) sum_n x_nr <= C_r,
-                               (7) 0 <= x_nr <= xbar_nr ((5) holds by construction).
-                               Concave, so the ``cvxpy`` form (Clarabel; log and sqrt
-                               through exponential and second-order cones) is exact.
-``onsocmax_offline_integral``  Section III-D: (7) becomes x_nr in {0, xbar_nr} (43). With
-                               x_nr = xbar_nr z_nr the welfare is linear in z, so this is
-                               a 0-1 multi-dimensional knapsack: a MILP (``highs``), or
-                               ``brute_force`` on tiny instances.
-
-:func:`dual_bound` evaluates P2's objective (Proposition 1) at any multipliers mu, lambda
->= 0: by weak duality an upper bound on P1 that does not trust any solver. With the
-multipliers Clarabel returns, it certifies the cvxpy optimum (:func:`certified_optimum`).
-"""
+"""The certified offline optimum of P1 (paper 002, Section II-C): the ``onsocmax_offline`` model
+(:mod:`optsched.models.onsocmax_offline`) solved by the ``cvxpy`` backend, repaired into P1, and
+bounded by weak duality at the solver's multipliers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping
+from typing import Any
 
 import numpy as np
 
-from optsched.models.base import Model, cached_form, register_model
-from optsched.models.forms import StandardForm
-from optsched.onsocmax import utilities
-from optsched.onsocmax.env import MeshInstance
+from optsched.models.mesh import MeshInstance
+from optsched.models.onsocmax_offline import CLARABEL_TOLERANCES, OfflineWelfare, dual_bound, repair
 
-if TYPE_CHECKING:
-    import scipy.sparse as sp
-
-CLARABEL_TOLERANCES = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "max_iter": 500}
 # Tight settings per cvxpy solver name, for :func:`certified_optimum`'s ``solver``.
 SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
     "CLARABEL": CLARABEL_TOLERANCES,
     "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
 }
-
-
-@register_model
-@dataclass(frozen=True, eq=False)
-class OfflineWelfare(Model):
-    """P1 over a mesh instance (fractional workloads). JSON: the keys of a mesh instance
-    (``capacity, tau, arrival, deadline, rho, nodes, kind, xbar, a, beta``)."""
-
-    instance: MeshInstance
-
-    name: ClassVar[str] = "onsocmax_offline"
-    SIZE_LABEL: ClassVar[str] = "(job, unit) pairs"
-    maximize: ClassVar[bool] = True
-    FORMS: ClassVar[frozenset[str]] = frozenset({"cvxpy"})
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.instance, MeshInstance):
-            raise ValueError(f"instance: expected a MeshInstance, got {type(self.instance).__name__}")
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "OfflineWelfare":
-        return cls(MeshInstance.from_dict(data))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"model": self.name, **self.instance.to_dict()}
-
-    @property
-    def size(self) -> int:
-        return self.instance.n_pairs
-
-    # --- the model's own math --------------------------------------------------------------
-    def _vector(self, solution: Any) -> np.ndarray | None:
-        x = np.asarray(solution, dtype=np.float64).reshape(-1)
-        return x if x.size == self.instance.n_pairs else None
-
-    def objective(self, solution: Any) -> float:
-        x = self._vector(solution)
-        if x is None:
-            raise ValueError(f"solution: expected {self.instance.n_pairs} pair workloads")
-        return self.instance.welfare(x)
-
-    def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
-        x = self._vector(solution)
-        if x is None:
-            return [f"solution has {np.size(solution)} entries, expected {self.instance.n_pairs}"]
-        return self.instance.pair_violations(x, tol=tol)
-
-    # --- incidence ---------------------------------------------------------------------------
-    @cached_property
-    def job_matrix(self) -> sp.csr_matrix:
-        """N x P: row n sums job n's pairs (constraint (4))."""
-        import scipy.sparse as sp
-        inst = self.instance
-        return sp.csr_matrix((np.ones(inst.n_pairs), (inst.pair_job, np.arange(inst.n_pairs))), shape=(inst.n_jobs, inst.n_pairs))
-
-    @cached_property
-    def used_units(self) -> np.ndarray:
-        return np.unique(self.instance.pair_unit)
-
-    @cached_property
-    def unit_matrix(self) -> sp.csr_matrix:
-        """U x P over the units some job can use: row u sums the pairs on unit used_units[u] (6)."""
-        import scipy.sparse as sp
-        inst = self.instance
-        row = np.searchsorted(self.used_units, inst.pair_unit)
-        return sp.csr_matrix((np.ones(inst.n_pairs), (row, np.arange(inst.n_pairs))), shape=(self.used_units.size, inst.n_pairs))
-
-    # --- cvxpy form ----------------------------------------------------------------------------
-    def cvxpy_problem(self) -> tuple[Any, Any]:
-        import cvxpy as cp
-
-        inst = self.instance
-        x = cp.Variable(inst.n_pairs)
-        slope = inst.beta / inst.pair_capacity
-        terms = [slope @ x]
-        for code, build in enumerate(_CVXPY_UTILITY):
-            idx = np.flatnonzero(inst.pair_kind == code)
-            if idx.size:
-                terms.append(build(cp, inst.a[idx], x[idx]))
-        capacity = inst.capacity.reshape(-1)[self.used_units]
-        constraints = [self.job_matrix @ x <= inst.rho, self.unit_matrix @ x <= capacity, x >= 0, x <= inst.xbar]
-        problem = cp.Problem(cp.Maximize(cp.sum(cp.hstack(terms))), constraints)
-
-        def to_solution() -> np.ndarray:
-            return np.clip(np.asarray(x.value, dtype=np.float64), 0.0, inst.xbar)
-
-        return problem, to_solution
-
-    def cvxpy_default_solver(self) -> tuple[str, dict[str, Any]]:
-        return "CLARABEL", dict(CLARABEL_TOLERANCES)
-
-
-def _cvx_linear(cp: Any, a: np.ndarray, x: Any) -> Any:
-    return a @ x
-
-
-def _cvx_log(cp: Any, a: np.ndarray, x: Any) -> Any:
-    return a @ cp.log1p(x)
-
-
-def _cvx_sqrt(cp: Any, a: np.ndarray, x: Any) -> Any:
-    return a @ cp.sqrt(x + 1.0) - float(a.sum())
-
-
-# One DCP builder per utility kind, indexed by its code in utilities.KINDS.
-_CVXPY_UTILITY = (_cvx_linear, _cvx_log, _cvx_sqrt)
-assert len(_CVXPY_UTILITY) == len(utilities.KINDS)
-
-
-@register_model
-@dataclass(frozen=True, eq=False)
-class OfflineWelfareIntegral(OfflineWelfare):
-    """P1 with non-partitionable workloads (43): x_nr in {0, xbar_nr}. Same JSON as
-    ``onsocmax_offline``; the solution is still the pair vector x."""
-
-    name: ClassVar[str] = "onsocmax_offline_integral"
-    SIZE_LABEL: ClassVar[str] = "(job, unit) pairs"
-    FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
-
-    def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
-        out = super().violations(solution, tol=tol)
-        if out:
-            return out
-        x = self._vector(solution)
-        xbar = self.instance.xbar
-        off = np.minimum(np.abs(x), np.abs(x - xbar)) > tol * np.maximum(1.0, xbar)
-        if off.any():
-            p = int(np.argmax(off))
-            return [f"(43): pair {p} has {x[p]:.6g}, neither 0 nor xbar {xbar[p]:.6g}"]
-        return []
-
-    @cached_property
-    def item_value(self) -> np.ndarray:
-        """Welfare of serving a pair in full: f_nr(xbar_nr) + beta_nr xbar_nr / C_r."""
-        return self.instance.pair_welfare(self.instance.xbar)
-
-    @cached_form
-    def standard_form(self) -> StandardForm:
-        import scipy.sparse as sp
-        inst = self.instance
-        scale = sp.diags(inst.xbar)
-        capacity = inst.capacity.reshape(-1)[self.used_units]
-        A = sp.vstack([self.job_matrix @ scale, self.unit_matrix @ scale]).tocsr()
-        upper = np.concatenate([inst.rho, capacity])
-        return StandardForm(
-            maximize=True,
-            c=self.item_value.copy(),
-            A=A,
-            row_lower=np.full(upper.size, -np.inf),
-            row_upper=upper,
-            col_lower=np.zeros(inst.n_pairs),
-            col_upper=np.ones(inst.n_pairs),
-            integrality=np.ones(inst.n_pairs, dtype=bool),
-        )
-
-    def solution_from_vector(self, z: np.ndarray) -> np.ndarray:
-        return np.where(np.asarray(z) > 0.5, self.instance.xbar, 0.0)
-
-    @property
-    def n_binary(self) -> int:
-        return self.instance.n_pairs
-
-    def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        inst = self.instance
-        x = rows.astype(np.float64) * inst.xbar
-        jobs = np.asarray(self.job_matrix @ x.T).T
-        units = np.asarray(self.unit_matrix @ x.T).T
-        capacity = inst.capacity.reshape(-1)[self.used_units]
-        feasible = (jobs <= inst.rho * (1 + 1e-12)).all(axis=1) & (units <= capacity * (1 + 1e-12)).all(axis=1)
-        return feasible, rows.astype(np.float64) @ self.item_value
-
-
-# --- weak duality --------------------------------------------------------------------------------
-def conjugate(instance: MeshInstance, price: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """xi_nr(p) of (9) per pair: max_{0 <= x <= xbar} f_nr(x) + beta x / C - p x, and the argmax."""
-    inst = instance
-    m = np.asarray(price, dtype=np.float64) - inst.beta / inst.pair_capacity  # slope f' must match
-    with np.errstate(divide="ignore", invalid="ignore"):
-        stationary = utilities.inverse_derivative(inst.pair_kind, inst.a, np.maximum(m, 1e-300))
-    x = np.where(m <= 0, inst.xbar, np.clip(np.nan_to_num(stationary, nan=0.0), 0.0, inst.xbar))
-    return inst.pair_welfare(x) - price * x, x
-
-
-def dual_bound(instance: MeshInstance, mu: np.ndarray, lam: np.ndarray) -> float:
-    """P2's objective at mu (per job) and lambda (per unit, n_units long), both clipped to >= 0:
-    sum_{n, r in R_n} xi_nr(mu_n + lambda_r) + sum_n mu_n rho_n + sum_r lambda_r C_r >= OPT(P1)."""
-    mu = np.maximum(np.asarray(mu, dtype=np.float64), 0.0)
-    lam = np.maximum(np.asarray(lam, dtype=np.float64), 0.0)
-    xi, _ = conjugate(instance, mu[instance.pair_job] + lam[instance.pair_unit])
-    return float(xi.sum() + mu @ instance.rho + lam @ instance.capacity.reshape(-1))
 
 
 @dataclass(frozen=True)
@@ -245,17 +32,6 @@ class Certificate:
     @property
     def gap(self) -> float:
         return (self.bound - self.primal) / max(abs(self.primal), 1e-12)
-
-
-def repair(instance: MeshInstance, x: np.ndarray) -> np.ndarray:
-    """Scale a nearly feasible pair vector into P1: clip to [0, xbar], then shrink each job's
-    pairs to meet (4) and each unit's pairs to meet (6). Only ever lowers entries."""
-    inst = instance
-    x = np.clip(np.asarray(x, dtype=np.float64), 0.0, inst.xbar)
-    jobs = np.bincount(inst.pair_job, weights=x, minlength=inst.n_jobs)
-    x = x * np.minimum(1.0, inst.rho / np.maximum(jobs, 1e-300))[inst.pair_job]
-    units = np.bincount(inst.pair_unit, weights=x, minlength=inst.n_units)
-    return x * np.minimum(1.0, inst.capacity.reshape(-1) / np.maximum(units, 1e-300))[inst.pair_unit]
 
 
 def certified_optimum(instance: MeshInstance, *, solver: str | None = None) -> Certificate:

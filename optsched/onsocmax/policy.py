@@ -6,7 +6,7 @@ current usage levels w_r^(n) of its units R_n,
     max sum_r f_nr(x_r) + beta_nr x_r / C_r - int_{w_r}^{w_r + x_r} phi_r(u) du
     s.t. sum_r x_r <= rho_n, 0 <= x_r <= xbar_nr,
 
-with Theorem 2's price phi_r (:mod:`optsched.onsocmax.prices`), dispatches (reserves) x_n on
+with Theorem 2's price phi_r (:mod:`optsched.models.prices`), dispatches (reserves) x_n on
 R_n at once, and updates w_r^(n+1) = w_r^(n) + x_nr (11). iota and upsilon of (8) are
 taken from the whole instance (the paper treats them as known constants), and alpha is
 alpha-hat of (40) unless given.
@@ -36,9 +36,10 @@ import numpy as np
 
 from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
 from optsched.observe import SubproblemSolver
-from optsched.onsocmax import utilities
-from optsched.onsocmax.env import Dispatch, MeshEnv, MeshInstance, Observation
-from optsched.onsocmax.prices import alpha_hat, threshold
+from optsched.models import utilities
+from optsched.models.mesh import MeshInstance
+from optsched.onsocmax.env import Dispatch, MeshEnv, Observation
+from optsched.models.prices import alpha_hat, threshold
 from optsched.policy import evaluate
 
 DEFAULT_BACKENDS = {False: "kkt", True: "highs"}  # by ``integral``

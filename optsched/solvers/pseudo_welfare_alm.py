@@ -40,7 +40,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.models.pseudo_welfare import PseudoWelfare
-from optsched.onsocmax import prices, utilities
+from optsched.models import prices, utilities
 from optsched.result import Result, Termination
 from optsched.solvers.registry import Backend, Option, register_backend
 

@@ -7,7 +7,7 @@ on the first call, not with optsched)::
         -> x                      (float64 array, one entry per unit)
     kkt_solve(...same...) -> KKTSolution(x, mu, iterations)
 
-``kind`` holds utility codes (:data:`optsched.onsocmax.utilities.KINDS`), ``usage`` is w_r^(n).
+``kind`` holds utility codes (:data:`optsched.models.utilities.KINDS`), ``usage`` is w_r^(n).
 
 P3: max sum_r [f_r(x_r) + beta_r x_r / C_r - int_{w_r}^{w_r + x_r} phi_r(u) du]
     s.t. sum_r x_r <= rho (4), 0 <= x_r <= xbar_r (7), and w_r + x_r <= C_r (phi = +inf above).
@@ -50,7 +50,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.models.pseudo_welfare import PseudoWelfare
-from optsched.onsocmax.prices import alpha_hat
+from optsched.models.prices import alpha_hat
 from optsched.result import Result, Termination
 from optsched.solvers.registry import Backend, Option, register_backend
 

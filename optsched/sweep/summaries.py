@@ -105,7 +105,7 @@ def onsocmax_summary(cfg: Any, policy: str) -> Metrics:
     from optsched.onsocmax import experiments as ex
     from optsched.onsocmax.offline import certified_optimum
     from optsched.onsocmax.policy import run_online
-    from optsched.onsocmax.prices import alpha_hat
+    from optsched.models.prices import alpha_hat
 
     if cfg.study == "ratio":
         inst = ex.FAMILIES[cfg.family](cfg, 0)

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from optsched.onsocmax import utilities
+from optsched.models import utilities
 
 
 def _h(y: np.ndarray, r: np.ndarray) -> np.ndarray:

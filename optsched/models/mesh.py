@@ -1,0 +1,288 @@
+"""The spatio-temporal resource mesh of paper 002 (Section II) and its jobs: the data of P1.
+
+A resource unit r = (node k, slot t) can process at most C_r workload; it is indexed
+``r = k * n_slots + t``. Job n arrives at a_n with deadline d_n, workload rho_n and
+service locality K_n (the nodes it may use); its resource units are (1)
+
+    R_n = { r_kt : ceil(a_n / tau) <= t <= floor(d_n / tau), k in K_n }
+
+(slots clipped to the horizon). A *pair* (n, r) with r in R_n carries the per-unit cap
+xbar_nr, the utility f_nr (``kind`` with coefficient a_nr, see :mod:`optsched.models.utilities`)
+and the cluster weight beta_nr of g_nr(x) = beta_nr x / C_r (3). Pairs are stored flat, job by
+job, nodes outer and slots inner.
+
+P1 (social welfare maximisation):  max sum_n sum_{r in R_n} f_nr(x_nr) + g_nr(x_nr)
+s.t. (4) sum_r x_nr <= rho_n, (5) x_nr = 0 outside R_n, (6) sum_n x_nr <= C_r,
+(7) 0 <= x_nr <= xbar_nr. :meth:`MeshInstance.violations` checks (4)-(7) on a dense
+allocation, :meth:`MeshInstance.welfare` evaluates the objective. The paper's generator and
+its replay (:mod:`optsched.onsocmax.env`) build on this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from optsched.models import prices, utilities
+from optsched.models.validate import check_keys, finite_float, float_array, index_array
+
+JSON_KEYS = ("capacity", "tau", "arrival", "deadline", "rho", "nodes", "kind", "xbar", "a", "beta")
+
+
+def resource_units(
+    arrival: np.ndarray, deadline: np.ndarray, nodes: Sequence[np.ndarray], tau: float, n_slots: int
+) -> tuple[np.ndarray, ...]:
+    """R_n of (1) for every job: units r = k * n_slots + t for k in K_n (sorted) and
+    ceil(a_n / tau) <= t <= floor(d_n / tau), slots clipped to [0, n_slots); nodes outer."""
+    with np.errstate(over="ignore"):  # a time beyond the float range in slots is beyond the mesh: clipped
+        first = np.clip(np.ceil(np.asarray(arrival) / tau - 1e-12), 0, n_slots).astype(np.int64)
+        last = np.clip(np.floor(np.asarray(deadline) / tau + 1e-12), -1, n_slots - 1).astype(np.int64)
+    out = []
+    for lo, hi, ks in zip(first, last, nodes):
+        slots = np.arange(lo, hi + 1, dtype=np.int64)
+        r = (np.asarray(ks, dtype=np.int64)[:, None] * n_slots + slots[None, :]).reshape(-1)
+        r.setflags(write=False)
+        out.append(r)
+    return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class MeshInstance:
+    """One arrival instance of P1: a resource mesh and the jobs on it (see module doc).
+
+    ``capacity`` is (n_nodes, n_slots); ``arrival``, ``deadline``, ``rho`` are per job;
+    ``nodes`` lists K_n per job; ``kind`` is the utility kind per job; ``xbar``, ``a`` and
+    ``beta`` are per pair (length :attr:`n_pairs`, in pair order).
+    """
+
+    capacity: Any
+    tau: float
+    arrival: Any
+    deadline: Any
+    rho: Any
+    nodes: Sequence[Sequence[int]]
+    kind: Sequence[str]
+    xbar: Any
+    a: Any
+    beta: Any
+
+    def __post_init__(self) -> None:
+        cap = float_array("capacity", self.capacity, ndim=2)
+        if cap.size == 0 or (cap <= 0).any():
+            raise ValueError("capacity: needs at least one unit and every C_r > 0")
+        tau = finite_float("tau", self.tau)
+        if tau <= 0:
+            raise ValueError(f"tau: must be > 0, got {tau}")
+        arrival = float_array("arrival", self.arrival, nonnegative=True, min_size=1)
+        n = arrival.size
+        deadline = float_array("deadline", self.deadline, shape=(n,))
+        if (deadline < arrival).any():
+            raise ValueError("deadline: a deadline precedes its arrival")
+        rho = float_array("rho", self.rho, shape=(n,), nonnegative=True)
+        if isinstance(self.nodes, (str, bytes, dict)) or not hasattr(self.nodes, "__len__") or len(self.nodes) != n:
+            raise ValueError(f"nodes: expected one list of nodes per job ({n})")
+        nodes = []
+        for j, k in enumerate(self.nodes):
+            if isinstance(k, (str, bytes, dict)) or not hasattr(k, "__len__"):
+                raise ValueError(f"nodes[{j}]: expected a list of node indices")
+            arr = index_array(f"nodes[{j}]", list(k), upper=cap.shape[0])
+            if arr.size == 0 or (np.diff(arr) <= 0).any():
+                raise ValueError(f"nodes[{j}]: K_n must be non-empty and strictly increasing (it fixes the pair order)")
+            nodes.append(arr)
+        if isinstance(self.kind, (str, bytes, dict)) or not hasattr(self.kind, "__len__") or len(self.kind) != n:
+            raise ValueError(f"kind: expected one utility kind per job ({n})")
+        try:
+            utilities.kind_codes([str(k) for k in self.kind])
+        except ValueError as exc:
+            raise ValueError(f"kind: {exc}") from None
+        object.__setattr__(self, "capacity", cap)
+        object.__setattr__(self, "tau", tau)
+        object.__setattr__(self, "arrival", arrival)
+        object.__setattr__(self, "deadline", deadline)
+        object.__setattr__(self, "rho", rho)
+        object.__setattr__(self, "nodes", tuple(nodes))
+        object.__setattr__(self, "kind", tuple(str(k) for k in self.kind))
+        p = self.n_pairs
+        xbar = float_array("xbar", self.xbar, shape=(p,), nonnegative=True)
+        a = float_array("a", self.a, shape=(p,), nonnegative=True)
+        beta = float_array("beta", self.beta, shape=(p,), nonnegative=True)
+        object.__setattr__(self, "xbar", xbar)
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "beta", beta)
+
+    # --- shape ------------------------------------------------------------------------------
+    @property
+    def n_nodes(self) -> int:
+        return int(self.capacity.shape[0])
+
+    @property
+    def n_slots(self) -> int:
+        return int(self.capacity.shape[1])
+
+    @property
+    def n_units(self) -> int:
+        return self.n_nodes * self.n_slots
+
+    @property
+    def n_jobs(self) -> int:
+        return int(self.arrival.size)
+
+    @cached_property
+    def arrival_slot(self) -> np.ndarray:
+        """The slot in which job n is revealed: floor(a_n / tau)."""
+        return np.floor(self.arrival / self.tau + 1e-12).astype(np.int64)
+
+    @cached_property
+    def units(self) -> tuple[np.ndarray, ...]:
+        """R_n for every job (pair order), by :func:`resource_units`."""
+        return resource_units(self.arrival, self.deadline, self.nodes, self.tau, self.n_slots)
+
+    @cached_property
+    def job_ptr(self) -> np.ndarray:
+        """Pairs of job n are ``job_ptr[n]:job_ptr[n + 1]``."""
+        return np.concatenate([[0], np.cumsum([u.size for u in self.units])]).astype(np.int64)
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.job_ptr[-1])
+
+    @cached_property
+    def pair_job(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n_jobs), np.diff(self.job_ptr))
+
+    @cached_property
+    def pair_unit(self) -> np.ndarray:
+        if self.n_pairs == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.concatenate(self.units)
+
+    @cached_property
+    def pair_kind(self) -> np.ndarray:
+        """Utility kind code (index into ``utilities.KINDS``) of every pair."""
+        return np.repeat(utilities.kind_codes(list(self.kind)), np.diff(self.job_ptr))
+
+    @cached_property
+    def pair_capacity(self) -> np.ndarray:
+        """C_r of every pair's unit."""
+        return self.capacity.reshape(-1)[self.pair_unit]
+
+    @cached_property
+    def in_mesh(self) -> np.ndarray:
+        """(N, n_units) bool: unit r is in R_n (constraint (5))."""
+        mask = np.zeros((self.n_jobs, self.n_units), dtype=bool)
+        mask[self.pair_job, self.pair_unit] = True
+        return mask
+
+    def job_pairs(self, n: int) -> slice:
+        return slice(int(self.job_ptr[n]), int(self.job_ptr[n + 1]))
+
+    # --- P1 -------------------------------------------------------------------------------------
+    def pair_welfare(self, x: np.ndarray) -> np.ndarray:
+        """f_nr(x_nr) + beta_nr x_nr / C_r for every pair (x in pair order)."""
+        x = np.asarray(x, dtype=np.float64)
+        return utilities.value(self.pair_kind, self.a, x) + self.beta * x / self.pair_capacity
+
+    def pair_welfare_at(self, pairs: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """f_nr(x) + beta_nr x / C_r for the listed ``pairs`` only."""
+        x = np.asarray(x, dtype=np.float64)
+        return utilities.value(self.pair_kind[pairs], self.a[pairs], x) + self.beta[pairs] * x / self.pair_capacity[pairs]
+
+    def welfare(self, x: np.ndarray) -> float:
+        """P1's objective of a pair vector ``x``."""
+        return float(self.pair_welfare(x).sum())
+
+    def pairs_of(self, allocation: np.ndarray) -> np.ndarray:
+        """The pair vector of a dense (N, n_units) allocation."""
+        return np.asarray(allocation, dtype=np.float64)[self.pair_job, self.pair_unit]
+
+    def dense(self, x: np.ndarray) -> np.ndarray:
+        """The dense (N, n_units) allocation of a pair vector."""
+        out = np.zeros((self.n_jobs, self.n_units))
+        out[self.pair_job, self.pair_unit] = np.asarray(x, dtype=np.float64)
+        return out
+
+    @cached_property
+    def pair_key(self) -> np.ndarray:
+        """n * n_units + r of every pair: strictly increasing in pair order (jobs in order, and
+        within a job the units of R_n increase), so a (job, unit) is found by binary search."""
+        return self.pair_job * self.n_units + self.pair_unit
+
+    def pair_index(self, job: np.ndarray, unit: np.ndarray) -> np.ndarray:
+        """The pair of each (job, unit), or -1 where r is not in R_n (constraint (5))."""
+        key = np.asarray(job, dtype=np.int64) * self.n_units + np.asarray(unit, dtype=np.int64)
+        if self.n_pairs == 0:
+            return np.full(key.shape, -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.pair_key, key), self.n_pairs - 1)
+        return np.where(self.pair_key[pos] == key, pos, -1)
+
+    def violations(self, allocation: np.ndarray, *, tol: float = 1e-9) -> list[str]:
+        """Constraints (4)-(7) of P1 broken by a dense (N, n_units) allocation (empty: feasible).
+
+        ``tol`` is relative to the bound it is checked against (absolute below 1)."""
+        X = np.asarray(allocation, dtype=np.float64)
+        if X.shape != (self.n_jobs, self.n_units):
+            return [f"allocation has shape {X.shape}, expected {(self.n_jobs, self.n_units)}"]
+        if not np.isfinite(X).all():
+            return ["allocation has a non-finite entry"]
+        out = []
+        outside = np.abs(np.where(self.in_mesh, 0.0, X)).max(initial=0.0)
+        if outside > tol:
+            n, r = np.unravel_index(np.argmax(np.abs(np.where(self.in_mesh, 0.0, X))), X.shape)
+            out.append(f"(5): job {n} has {X[n, r]:.6g} on unit {r} outside R_n")
+        if X.min(initial=0.0) < -tol:
+            out.append(f"(7): negative workload {X.min():.6g}")
+        return out + self.pair_violations(self.pairs_of(X), tol=tol, check_sign=False)
+
+    def pair_violations(self, x: np.ndarray, *, tol: float = 1e-9, check_sign: bool = True) -> list[str]:
+        """Constraints (4), (6), (7) of P1 broken by a pair vector ``x`` ((5) holds by
+        construction); the same tests as :meth:`violations` without the dense (N, n_units)
+        matrix, so they scale to 10^4 jobs. ``tol`` as in :meth:`violations`."""
+        x = np.asarray(x, dtype=np.float64)
+        if x.shape != (self.n_pairs,):
+            return [f"allocation has {x.size} pair entries, expected {self.n_pairs}"]
+        if not np.isfinite(x).all():
+            return ["allocation has a non-finite entry"]
+        out = []
+        if check_sign and x.min(initial=0.0) < -tol:
+            out.append(f"(7): negative workload {x.min():.6g}")
+        over = x - self.xbar
+        if over.size and over.max() > tol * np.maximum(1.0, self.xbar[np.argmax(over)]):
+            p = int(np.argmax(over))
+            out.append(f"(7): job {self.pair_job[p]} has {x[p]:.6g} > xbar {self.xbar[p]:.6g} on unit {self.pair_unit[p]}")
+        load = np.bincount(self.pair_job, weights=x, minlength=self.n_jobs)
+        j = int(np.argmax(load - self.rho))
+        if load[j] - self.rho[j] > tol * max(1.0, self.rho[j]):
+            out.append(f"(4): job {j} processes {load[j]:.6g} > rho {self.rho[j]:.6g}")
+        used = np.bincount(self.pair_unit, weights=x, minlength=self.n_units)
+        cap = self.capacity.reshape(-1)
+        r = int(np.argmax(used - cap))
+        if used[r] - cap[r] > tol * max(1.0, cap[r]):
+            out.append(f"(6): unit {r} carries {used[r]:.6g} > C_r {cap[r]:.6g}")
+        return out
+
+    def marginal_bounds(self) -> tuple[float, float]:
+        """(iota, upsilon) of (8) over this instance's pairs (:func:`prices.iota_upsilon`)."""
+        return prices.iota_upsilon(self.pair_kind, self.a, self.beta, self.pair_capacity, self.xbar)
+
+    # --- JSON -----------------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "MeshInstance":
+        check_keys("mesh instance", dict(data), required=JSON_KEYS)
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "capacity": self.capacity.tolist(),
+            "tau": self.tau,
+            "arrival": self.arrival.tolist(),
+            "deadline": self.deadline.tolist(),
+            "rho": self.rho.tolist(),
+            "nodes": [k.tolist() for k in self.nodes],
+            "kind": list(self.kind),
+            "xbar": self.xbar.tolist(),
+            "a": self.a.tolist(),
+            "beta": self.beta.tolist(),
+        }
