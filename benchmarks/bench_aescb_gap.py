@@ -21,7 +21,7 @@ import statistics
 import numpy as np
 
 import optsched
-from optsched.generators import esdp_escb_index
+from optsched.models.escb_index import esdp_escb_index
 from optsched.models.escb_index import EscbIndex
 from optsched.result import Termination
 from optsched.solvers.escb_aescb import theorem1_gap

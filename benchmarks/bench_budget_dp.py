@@ -36,7 +36,7 @@ import numpy as np
 import optsched
 from optsched.models.budget_family import BudgetFamily
 from optsched.result import Termination
-from optsched.generators import esdp_budget_family as family_at_slot  # P4(s, t) at slot t
+from optsched.models.budget_family import esdp_budget_family as family_at_slot  # P4(s, t) at slot t
 from optsched.solvers.budget_dp import plan_budget_family
 
 # (|E|, capacity factor alpha_c, measure the per-budget loop in full)

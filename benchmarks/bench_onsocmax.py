@@ -18,7 +18,7 @@ import numpy as np
 import optsched
 from optsched.experiments import get_experiment
 from optsched.onsocmax.baselines import EqualShare, MaxFirst
-from optsched.onsocmax.env import MeshGenerator
+from optsched.models.mesh import MeshGenerator
 from optsched.models.onsocmax_offline import OfflineWelfareIntegral
 from optsched.onsocmax.offline import certified_optimum
 from optsched.onsocmax.policy import Onsocmax, backend_solver, run_online

@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 import optsched
-from optsched.generators import projection_instance as speed_instance  # z, caps, groups of ~group_size
+from optsched.models.capacity_projection import projection_instance as speed_instance  # z, caps, groups of ~group_size
 from optsched.models.capacity_projection import CapacityProjection
 from optsched.solvers.projection_fast import project_capacity
 from optsched.solvers.projection_paper import paper_projection

@@ -43,10 +43,11 @@ from typing import Iterator
 import numpy as np
 
 import optsched
-from optsched.generators import pseudo_welfare_job as job  # a Section IV job over n units
+from optsched.models.pseudo_welfare import pseudo_welfare_job as job  # a Section IV job over n units
 from optsched.models.pseudo_welfare import PseudoWelfare
 from optsched.models import utilities
-from optsched.onsocmax.env import MeshGenerator, replay
+from optsched.models.mesh import MeshGenerator
+from optsched.onsocmax.env import replay
 from optsched.onsocmax.policy import Onsocmax
 from optsched.solvers import pseudo_welfare_alm as alm
 from optsched.solvers.pseudo_welfare_alm import CONVERGENT, TABLE_II

@@ -3,10 +3,10 @@ every model kind, measured side by side in one run.
 
 What is run
 -----------
-* **Instances.** For each model kind, :data:`SIZES` lists the sizes (the ``size`` of
-  :func:`optsched.generators.generate`); ``instances`` random instances per size are drawn
-  from ``np.random.default_rng([seed, k, size, i])`` (``k`` the kind's index in the size
-  table). Real files are added when the shared data directory is there (:data:`REAL_FILES`):
+* **Instances.** Each model kind declares its sizes beside its model (``quick`` and ``full``
+  of ``@register_generator``; the ``size`` of :func:`optsched.generators.generate`);
+  ``instances`` random instances per size are drawn from
+  ``np.random.default_rng([seed, crc32(kind), size, i])``. Real files are added when the shared data directory is there (:data:`REAL_FILES`):
   Delorme set-packing ``.dat`` files and OR-Library ``mknap1`` / ``mknapcb1``
   (``budgeted_ip``). ``--data DIR`` (default ``$OPTSCHED_SHARED_DATA`` or ``../shared/data``
   from the working directory); when it is absent the files are skipped with a printed note.
@@ -46,7 +46,7 @@ Output (``--out DIR``, default ``results/bench``)
                  median and largest gap; the cuts; load averages and versions.
 ``bench.json``   config, versions, wall time, load averages.
 
-``--quick`` uses :data:`SIZES` ``quick`` column, one instance per size, a 5 s limit and the
+``--quick`` uses each kind's ``quick`` sizes, one instance per size, a 5 s limit and the
 quick file list (a couple of minutes); the full mode the ``full`` column, three instances per
 size, a 60 s limit and every file.
 """
@@ -57,42 +57,18 @@ import dataclasses
 import os
 import statistics
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
-from optsched.models.base import Model
+from optsched.models.base import Model, kind_specs
 from optsched.result import Result, Termination, relative_gap
 
 if TYPE_CHECKING:
     import pandas as pd
-
-
-@dataclass(frozen=True)
-class SizeSpec:
-    """Sizes of one model kind in quick and full mode (``generate``'s ``size``)."""
-
-    quick: tuple[int, ...]
-    full: tuple[int, ...]
-
-
-# Sizes per model kind. Quick sizes keep every kind's share of ``bench --quick`` to seconds.
-SIZES: dict[str, SizeSpec] = {
-    "set_packing": SizeSpec((20, 50, 200), (10, 20, 50, 100, 200, 500, 1000)),
-    "budgeted_ip": SizeSpec((8, 16, 32), (8, 16, 24, 32, 48, 64)),
-    "budget_family": SizeSpec((8, 16, 24), (8, 16, 24, 32, 40)),
-    "escb_index": SizeSpec((8, 16, 32), (8, 16, 24, 32, 48, 64)),
-    "capacity_projection": SizeSpec((100, 1000, 3000), (100, 300, 1000, 3000, 10_000, 100_000)),
-    "stationary_allocation": SizeSpec((16, 64), (16, 64, 256, 1024)),
-    "pseudo_welfare": SizeSpec((4, 16, 64), (4, 8, 16, 32, 64, 128, 256)),
-    "pseudo_welfare_integral": SizeSpec((4, 16, 64), (4, 8, 16, 32, 64, 128, 256)),
-    "onsocmax_offline": SizeSpec((5, 10, 20), (5, 10, 20, 40, 80)),
-    "onsocmax_offline_integral": SizeSpec((2, 4, 8), (2, 4, 8, 16, 32, 64)),
-    "set_packing_batch": SizeSpec((4, 8, 16), (4, 8, 12, 16, 20)),
-    "linear_program": SizeSpec((10, 40, 160), (10, 40, 160, 640)),
-}
 
 
 @dataclass(frozen=True)
@@ -131,7 +107,7 @@ class BenchConfig:
     """Settings of one benchmark run (``optsched bench`` options)."""
 
     quick: bool = False
-    models: tuple[str, ...] = ()  # empty: every kind in SIZES
+    models: tuple[str, ...] = ()  # empty: every kind with a generator
     repeats: int | None = None  # None: 3 (quick) or 5 (full)
     per_size: int | None = None  # generated instances per size; None: 1 (quick) or 3 (full)
     seed: int = 0
@@ -147,9 +123,9 @@ class BenchConfig:
     backends: tuple[str, ...] = ()  # empty: every backend that fits
 
     def __post_init__(self) -> None:
-        unknown = [m for m in self.models if m not in SIZES]
+        unknown = [m for m in self.models if m not in kind_specs()]
         if unknown:
-            raise ValueError(f"models: unknown model {unknown[0]!r} (known: {', '.join(SIZES)})")
+            raise ValueError(f"models: unknown model {unknown[0]!r} (known: {', '.join(kind_specs())})")
         if self.instances_from is not None and not Path(self.instances_from).exists():
             raise ValueError(f"--instances: {self.instances_from} does not exist")
         from optsched.solvers.registry import get_backend
@@ -163,14 +139,14 @@ class BenchConfig:
         if self.time_limit is not None and not (np.isfinite(self.time_limit) and self.time_limit > 0):
             raise ValueError(f"time_limit: must be a positive number, got {self.time_limit!r}")
         for kind, sizes in self.sizes.items():
-            if kind not in SIZES:
+            if kind not in kind_specs():
                 raise ValueError(f"sizes: unknown model {kind!r}")
             if not sizes or any(int(s) < 1 for s in sizes):
                 raise ValueError(f"sizes: {kind} needs sizes >= 1")
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        return self.models or tuple(SIZES)
+        return self.models or tuple(kind_specs())
 
     @property
     def n_repeats(self) -> int:
@@ -191,8 +167,8 @@ class BenchConfig:
     def sizes_of(self, kind: str) -> tuple[int, ...]:
         if kind in self.sizes:
             return tuple(int(s) for s in self.sizes[kind])
-        spec = SIZES[kind]
-        return spec.quick if self.quick else spec.full
+        spec = kind_specs()[kind]
+        return spec.quick_sizes if self.quick else spec.full_sizes
 
 
 def default_data_dir() -> Path:
@@ -214,12 +190,12 @@ class Instance:
 def generated_instances(cfg: BenchConfig) -> Iterator[Instance]:
     from optsched.generators import generate
 
-    for k, kind in enumerate(SIZES):
+    for kind in kind_specs():
         if kind not in cfg.kinds:
             continue
         for size in cfg.sizes_of(kind):
             for i in range(cfg.n_instances):
-                seed = [cfg.seed, k, size, i]
+                seed = [cfg.seed, zlib.crc32(kind.encode()), size, i]  # a new kind leaves the others' draws alone
                 model = generate(kind, size, np.random.default_rng(seed))
                 yield Instance(kind, "generated", f"{kind}-n{size}-i{i}", str(size), "-".join(map(str, seed)), model)
 

@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["OBJECTIVE_RTOL", "Prepared", "best_bound", "check_backend", "choose_backend", "compare", "prepare", "relative_gap", "solve"]
 
 VERIFY_TOL = 1e-6
-WARM_UP_SIZE = 4  # generator size of the tiny instance a backend is warmed up on
 _WARMED: set[tuple[str, str, str]] = set()
 
 
@@ -150,11 +149,12 @@ def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) ->
     if key in _WARMED:
         return
     _WARMED.add(key)
-    from optsched.generators import generate, generator_kinds
+    from optsched.models.base import kind_specs
 
-    if kind.name not in generator_kinds():
+    spec = kind_specs().get(kind.name)
+    if spec is None:
         return
-    tiny = generate(kind.name, WARM_UP_SIZE, np.random.default_rng(0))
+    tiny = spec.generate(spec.tiny, np.random.default_rng(0))  # the kind's tiny size (KindSpec.tiny)
     if backend.admits(tiny) is not None:
         return
     try:

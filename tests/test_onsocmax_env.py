@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import optsched
 from optsched.onsocmax.baselines import EqualShare, MaxFirst, water_fill
 from optsched.models.mesh import MeshInstance
-from optsched.onsocmax.env import Dispatch, MeshEnv, MeshGenerator
+from optsched.models.mesh import MeshGenerator
+from optsched.onsocmax.env import Dispatch, MeshEnv
 from optsched.onsocmax.policy import run_online
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import optsched
 from optsched.models.mesh import MeshInstance
-from optsched.onsocmax.env import MeshGenerator
+from optsched.models.mesh import MeshGenerator
 from optsched.models.onsocmax_offline import OfflineWelfare, OfflineWelfareIntegral, conjugate, dual_bound
 from optsched.onsocmax.offline import certified_optimum
 from optsched.onsocmax.policy import Onsocmax, run_online

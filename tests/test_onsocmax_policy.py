@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import optsched
 from optsched.models.pseudo_welfare import PseudoWelfare
 from optsched.models.mesh import MeshInstance
-from optsched.onsocmax.env import MeshGenerator
+from optsched.models.mesh import MeshGenerator
 from optsched.onsocmax.offline import certified_optimum
 from optsched.onsocmax.policy import Onsocmax, run_online, serve_ties
 from optsched.models.prices import alpha_hat

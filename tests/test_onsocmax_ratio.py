@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import optsched
 from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
 from optsched.models.mesh import MeshInstance
-from optsched.onsocmax.env import MeshGenerator
+from optsched.models.mesh import MeshGenerator
 from optsched.onsocmax.experiments import FAMILIES, OnsocmaxConfig, ratio_record, small_instance
 from optsched.models.onsocmax_offline import OfflineWelfareIntegral
 from optsched.onsocmax.offline import certified_optimum

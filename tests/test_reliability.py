@@ -91,7 +91,7 @@ def test_fifo_does_not_block_a_real_process(tmp_path: Path) -> None:
 # --- bounded rejection sampling ----------------------------------------------------------------
 def test_rejection_samplers_are_bounded() -> None:
     from optsched.esdp.env import generate_instance
-    from optsched.onsocmax.env import MeshGenerator
+    from optsched.models.mesh import MeshGenerator
 
     with pytest.raises(ValueError, match="edge_prob: 1000 draws in a row had no channel"):
         generate_instance(np.random.default_rng(0), edge_prob=1e-300)

@@ -15,6 +15,7 @@ itself to the forms that backends accept, listed in ``FORMS``:
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 import functools
 from typing import Any, Callable, ClassVar, Mapping, TypeVar
 
@@ -49,6 +50,68 @@ def register_model(cls: type["Model"]) -> type["Model"]:
 
 def model_kinds() -> dict[str, type["Model"]]:
     return dict(_MODELS)
+
+
+GeneratorFn = Callable[[int, np.random.Generator], "Model"]
+FuzzFn = Callable[[np.random.Generator, str], "Model"]
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """Everything the studies need to know about a model kind, declared beside it: how to draw
+    instances (``generate(size, rng)``), the sizes ``optsched bench`` runs (quick and full),
+    a tiny size (tests, warm-up), the relative tolerance within which exact backends agree on
+    its optimum, and its fuzz builder ``fuzz(rng, variant)`` with the degenerate variants."""
+
+    generate: GeneratorFn
+    quick_sizes: tuple[int, ...]
+    full_sizes: tuple[int, ...]
+    tiny: int
+    rtol: float
+    fuzz: FuzzFn | None = None
+    fuzz_variants: tuple[str, ...] = ()
+
+
+_SPECS: dict[str, KindSpec] = {}
+
+
+def register_generator(kind: str, *, quick: tuple[int, ...], full: tuple[int, ...], tiny: int,
+                       rtol: float) -> Callable[[GeneratorFn], GeneratorFn]:
+    """Decorator, beside a model kind: ``fn(size, rng) -> Model`` draws the kind's random
+    instances (benchmarks, sweeps, fuzzing, warm-up; :func:`optsched.generators.generate`), with
+    the rest of its :class:`KindSpec`."""
+
+    def deco(fn: GeneratorFn) -> GeneratorFn:
+        if kind in _SPECS:
+            raise RuntimeError(f"generator {kind!r} registered twice")
+        _SPECS[kind] = KindSpec(fn, tuple(quick), tuple(full), int(tiny), float(rtol))
+        return fn
+
+    return deco
+
+
+def register_fuzz(kind: str, *variants: str) -> Callable[[FuzzFn], FuzzFn]:
+    """Decorator: ``fn(rng, variant) -> Model``, the kind's fuzz builder (tests/test_fuzz.py), with
+    its variants (``random`` plus the degenerate cases)."""
+
+    def deco(fn: FuzzFn) -> FuzzFn:
+        _SPECS[kind] = dataclasses.replace(_SPECS[kind], fuzz=fn, fuzz_variants=tuple(variants))
+        return fn
+
+    return deco
+
+
+def kind_specs() -> dict[str, KindSpec]:
+    return dict(_SPECS)
+
+
+def draw_from(rng: np.random.Generator, pool: list[float], size: int) -> np.ndarray:
+    """``size`` values drawn uniformly from ``pool`` (the extreme values fuzz builders mix)."""
+    return np.asarray(pool, dtype=np.float64)[rng.integers(0, len(pool), size)]
+
+
+def generators() -> dict[str, GeneratorFn]:
+    return {kind: spec.generate for kind, spec in _SPECS.items()}
 
 
 def model_from_dict(data: Any) -> "Model":

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, register_model
-from optsched.models.budgeted_ip import BudgetedIP, as_indices
+from optsched.models.base import Model, register_fuzz, register_generator, register_model
+from optsched.models.budgeted_ip import ESDP_SLOT, BudgetedIP, as_indices, esdp_slot_statistics, knapsack_fuzz_data
 from optsched.models.validate import positive_int
 
 
@@ -109,3 +109,33 @@ class BudgetFamily(Model):
             "budget": self.budget,
             "mask": self.mask.astype(int).tolist(),
         }
+
+
+# --- the kind's generator ---
+def esdp_budget_family(
+    rng: np.random.Generator, n_edges: int, alpha_c: float = 0.5, t: int = ESDP_SLOT, alpha: float = 0.5
+) -> Model:
+    """P4(s, t) for s = 0..xi m: Upsilon = ceil(xi v_hat), Sigma2 = ceil(xi^2 sigma2_hat),
+    capacity c_k = max(1, ceil(alpha_c sum_e A_ke))."""
+    A, v_hat, sigma2, xi, m = esdp_slot_statistics(rng, n_edges, t, alpha)
+    capacity = np.maximum(1, np.ceil(alpha_c * A.sum(axis=1))).astype(int)
+    return BudgetFamily(np.ceil(xi**2 * sigma2), A, capacity, np.ceil(xi * v_hat), xi * m)
+
+
+@register_generator("budget_family", quick=(8, 16, 24), full=(8, 16, 24, 32, 40), tiny=6, rtol=1e-9)
+def budget_family(size: int, rng: np.random.Generator) -> Model:
+    """ESDP's P4(s, t) family at t = 2000 over ``size`` = |E| items: K = 3, A in {1, 2},
+    c_k = ceil(sum_e A_ke / 2), S = xi m (benchmarks/bench_budget_dp)."""
+    return esdp_budget_family(rng, size)
+
+
+# --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
+
+
+@register_fuzz("budget_family", *("random", "zero_capacity", "too_heavy", "all_masked", "ties", "zero_values", "unreachable_budget", "no_budget"))
+def fuzz_budget_family(rng: np.random.Generator, variant: str) -> BudgetFamily:
+    d = knapsack_fuzz_data(rng, "ties" if variant == "ties" else variant if variant != "fractional" else "random")
+    reach = int(d["budget_coeffs"][d["mask"]].sum())
+    top = reach + int(rng.integers(1, 3)) if variant == "unreachable_budget" else int(rng.integers(0, reach + 2))
+    budget = top if variant == "unreachable_budget" else int(rng.integers(0, top + 1))
+    return BudgetFamily(max_budget=top, budget=budget, **d)

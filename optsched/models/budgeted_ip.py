@@ -15,12 +15,13 @@ Solution type: a sorted ``int64`` array of chosen item indices (0-based).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, cached_form, register_model
+from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import finite_float, float_array
 
@@ -205,3 +206,79 @@ class BudgetedIP(Model):
             "budget": self.budget,
             "mask": self.mask.astype(int).tolist(),
         }
+
+
+ESDP_SLOT = 2000  # the paper's horizon T: statistics are drawn as at slot t = T
+
+
+# --- ESDP's slot statistics: the distribution of the ESDP kinds' generators -------------------------------------------------------------------------
+def esdp_slot_statistics(
+    rng: np.random.Generator, n_edges: int, t: int = ESDP_SLOT, alpha: float = 0.5
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """(A, v_hat, sigma2_hat, xi, m) as ESDP sees them at slot t: K = 3 resources, A in {1, 2},
+    m = ceil(alpha |E|), delta(t) = 1 / (ln(ln(t+1)+1)+1), xi = ceil(m / delta),
+    g(t) = ln(t+1) + 4 ln(ln(t+1)+1) m, channel counts n_e ~ U{1..t/|E|}."""
+    A = rng.integers(1, 3, (3, n_edges))
+    m = max(1, math.ceil(alpha * n_edges))
+    delta = 1.0 / (math.log(math.log(t + 1) + 1) + 1)
+    xi = math.ceil(m / delta)
+    g = math.log(t + 1) + 4 * math.log(math.log(t + 1) + 1) * m
+    counts = rng.integers(1, max(2, t // n_edges), n_edges)
+    v_hat = rng.random(n_edges)
+    return A, v_hat, g / (2 * counts), xi, m
+
+
+@register_generator("budgeted_ip", quick=(8, 16, 32), full=(8, 16, 24, 32, 48, 64), tiny=6, rtol=1e-9)
+def budgeted_ip(size: int, rng: np.random.Generator) -> Model:
+    """One member P4(s) of the ESDP budget family (:func:`budget_family`) over ``size`` = |E|
+    items at slot t = 2000, s ~ U{0..0.3 S}."""
+    from optsched.models.budget_family import esdp_budget_family
+
+    fam = esdp_budget_family(rng, size)
+    s = int(rng.integers(0, int(0.3 * fam.max_budget) + 1))  # type: ignore[attr-defined]
+    return fam.member(s)  # type: ignore[attr-defined]
+
+
+# --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
+
+
+def knapsack_fuzz_data(rng: np.random.Generator, variant: str) -> dict[str, Any]:
+    n, k = int(rng.integers(1, 10)), int(rng.integers(1, 4))
+    weights = rng.integers(0, 5, (k, n)).astype(float)
+    capacity = np.floor(rng.uniform(0.0, 1.0, k) * weights.sum(axis=1))
+    values = rng.integers(-2, 10, n).astype(float) if rng.random() < 0.3 else rng.uniform(0.0, 5.0, n)
+    coeffs = rng.integers(0, 4, n).astype(float)
+    mask = rng.random(n) < 0.85
+    if variant == "zero_capacity":
+        capacity = np.zeros(k)
+    elif variant == "too_heavy":
+        weights = weights + 1.0
+        capacity = np.zeros(k) if rng.random() < 0.5 else weights.min(axis=1) - 1.0
+    elif variant == "all_masked":
+        mask = np.zeros(n, dtype=bool)
+    elif variant == "ties":
+        values = np.full(n, float(rng.integers(0, 3)))
+        weights = np.ones((k, n))
+        capacity = np.full(k, float(rng.integers(0, n + 1)))
+    elif variant == "zero_values":
+        values = np.zeros(n)
+    elif variant == "fractional":
+        weights = np.round(rng.uniform(0.0, 3.0, (k, n)), 3)
+        capacity = np.round(rng.uniform(0.0, 1.0, k) * weights.sum(axis=1), 3)
+        coeffs = np.round(rng.uniform(0.0, 2.0, n), 3)
+    return {"values": values, "weights": weights, "capacity": capacity, "budget_coeffs": coeffs, "mask": mask}
+
+
+@register_fuzz("budgeted_ip", *("random", "zero_capacity", "too_heavy", "all_masked", "ties", "zero_values", "fractional", "unreachable_budget", "no_budget"))
+def fuzz_budgeted_ip(rng: np.random.Generator, variant: str) -> BudgetedIP:
+    d = knapsack_fuzz_data(rng, variant)
+    reach = float(d["budget_coeffs"][d["mask"]].sum())
+    if variant == "unreachable_budget":  # no selection reaches it: infeasible
+        budget = reach + float(rng.integers(1, 3))
+    elif variant == "no_budget":
+        budget = 0.0
+    else:
+        budget = float(rng.integers(0, int(reach) // 2 + 2))
+        if rng.random() < 0.2:
+            budget = max(0.0, budget - 0.5)  # a fractional budget (the DP takes its ceiling)
+    return BudgetedIP(budget=budget, **d)

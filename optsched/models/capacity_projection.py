@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, cached_form, register_model
+from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import float_array, index_array
 
@@ -214,3 +214,52 @@ class CapacityProjection(Model):
 
     def cvxpy_default_solver(self) -> tuple[str, dict[str, Any]]:
         return "OSQP", dict(OSQP_OPTIONS)
+
+
+# --- the kind's generator ---
+def projection_instance(rng: np.random.Generator, n: int, group_size: int = 10) -> Model:
+    """Positive-leaning z (as after a gradient step), unequal caps, 70 % binding capacities."""
+    n_groups = max(1, n // group_size)
+    z = rng.normal(1.0, 2.0, n)
+    upper = rng.uniform(0.0, 3.0, n)
+    group = rng.integers(0, n_groups, n)
+    load = np.bincount(group, weights=np.clip(z, 0, upper), minlength=n_groups)
+    binding = rng.random(n_groups) < 0.7
+    binding[0] = True  # a single group always binds
+    capacity = np.where(binding, rng.uniform(0.1, 0.9, n_groups) * load, load + 1.0)
+    return CapacityProjection(z=z, upper=upper, group=group, capacity=capacity)
+
+
+# rtol 1e-6: the QP/conic solvers' 1e-10 settings leave about 1e-7 in the objective.
+@register_generator("capacity_projection", quick=(100, 1000, 3000), full=(100, 300, 1000, 3000, 10_000, 100_000), tiny=20, rtol=1e-6)
+def capacity_projection(size: int, rng: np.random.Generator) -> Model:
+    """``size`` variables: positive-leaning z, caps U[0, 3], groups of about 10, 70 % of the
+    capacities binding (benchmarks/bench_projection)."""
+    return projection_instance(rng, size)
+
+
+# --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
+
+
+@register_fuzz("capacity_projection", *("random", "one_variable", "zero_upper", "zero_capacity", "negative_z", "ties"))
+def fuzz_capacity_projection(rng: np.random.Generator, variant: str) -> CapacityProjection:
+    n = 1 if variant == "one_variable" else int(rng.integers(1, 16))
+    groups = int(rng.integers(1, 5))
+    scale = float(rng.choice([0.01, 1.0, 100.0]))
+    z = rng.normal(rng.uniform(-2, 3), 2.0, n) * scale
+    upper = rng.uniform(0.0, 4.0, n) * scale
+    upper[rng.random(n) < 0.1] = 0.0
+    group = rng.integers(0, groups, n)
+    load = np.bincount(group, weights=np.clip(z, 0, upper), minlength=groups)
+    capacity = np.where(rng.random(groups) < 0.5, rng.uniform(0, 1, groups) * load, load + rng.uniform(0, 5, groups) * scale)
+    if variant == "zero_upper":
+        upper = np.zeros(n)
+    elif variant == "zero_capacity":
+        capacity = np.zeros(groups)
+    elif variant == "negative_z":
+        z = -np.abs(z)
+    elif variant == "ties":
+        z, upper = np.round(z / scale) * scale, np.round(upper / scale) * scale
+        load = np.bincount(group, weights=np.clip(z, 0, upper), minlength=groups)
+        capacity = np.where(rng.random(groups) < 0.5, load, np.floor(load / 2))  # exactly full or binding
+    return CapacityProjection(z=z, upper=upper, group=group, capacity=capacity)

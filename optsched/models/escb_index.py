@@ -17,8 +17,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, register_model
-from optsched.models.budgeted_ip import as_indices, capacity_violations, index_violations, knapsack_rows
+from optsched.models.base import Model, register_fuzz, register_generator, register_model
+from optsched.models.budgeted_ip import (ESDP_SLOT, as_indices, capacity_violations, esdp_slot_statistics,
+                                         index_violations, knapsack_fuzz_data, knapsack_rows)
 from optsched.models.validate import float_array
 
 
@@ -86,3 +87,37 @@ class EscbIndex(Model):
             "weights": self.weights.tolist(),
             "capacity": self.capacity.tolist(),
         }
+
+
+# --- the kind's generator ---
+def esdp_escb_index(rng: np.random.Generator, n_edges: int, t: int = ESDP_SLOT) -> tuple[Model, int, int]:
+    """(P3 model, xi, S = xi m) at slot t, capacity c_k = ceil(sum_e A_ke / 2)."""
+    A, v_hat, sigma2, xi, m = esdp_slot_statistics(rng, n_edges, t)
+    capacity = np.ceil(0.5 * A.sum(axis=1)).astype(int)
+    return EscbIndex(v_hat, sigma2, A, capacity), xi, xi * m
+
+
+# rtol 1e-6: escb_oa stops at tol = 1e-7 relative.
+@register_generator("escb_index", quick=(8, 16, 32), full=(8, 16, 24, 32, 48, 64), tiny=6, rtol=1e-6)
+def escb_index(size: int, rng: np.random.Generator) -> Model:
+    """ESDP-like P3 over ``size`` = |E| items at t = 2000: v_hat ~ U[0, 1],
+    sigma2_hat = g(t) / (2 n_e) (benchmarks/bench_aescb_gap)."""
+    return esdp_escb_index(rng, size)[0]
+
+
+# --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
+
+
+@register_fuzz("escb_index", *("random", "zero_capacity", "too_heavy", "ties", "fractional", "zero_variance", "zero_mean"))
+def fuzz_escb_index(rng: np.random.Generator, variant: str) -> EscbIndex:
+    d = knapsack_fuzz_data(rng, variant if variant in ("zero_capacity", "too_heavy", "ties", "fractional") else "random")
+    n = d["values"].shape[0]
+    mean = rng.uniform(0.0, 1.0, n)
+    variance = rng.uniform(0.0, 0.3, n) * (rng.random(n) < 0.8)
+    if variant == "zero_variance":
+        variance = np.zeros(n)
+    elif variant == "zero_mean":
+        mean = np.zeros(n)
+    elif variant == "ties":
+        mean, variance = np.full(n, 0.5), np.full(n, 0.25)
+    return EscbIndex(mean=mean, variance=variance, weights=d["weights"], capacity=d["capacity"])

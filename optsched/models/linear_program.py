@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, cached_form, register_model
+from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import finite_float, float_array
 
@@ -164,3 +164,39 @@ class LinearProgram(Model):
                 "integrality": self.integrality.astype(int).tolist(), "sense": self.sense,
                 "offset": self.offset,
                 "hessian": None if self.hessian is None else self.hessian.toarray().tolist()}
+
+
+# --- the kind's generator -------------------------------------------------------------
+# rtol 1e-7: HiGHS's LP tolerances on fractional data.
+@register_generator("linear_program", quick=(10, 40, 160), full=(10, 40, 160, 640), tiny=8, rtol=1e-7)
+def linear_program(size: int, rng: np.random.Generator) -> Model:
+    """A bounded program in ``size`` variables: a multidimensional knapsack (0-1, whole data) half
+    the time, else a mixed program (integer and continuous columns, fractional data, equality rows)."""
+    k = max(1, size // 4)
+    if rng.random() < 0.5:
+        w = rng.integers(0, 10, (k, size)).astype(float)
+        return LinearProgram(rng.integers(1, 20, size).astype(float), w, np.full(k, -np.inf),
+                             np.floor(0.5 * w.sum(axis=1)), np.zeros(size), np.ones(size), np.ones(size), "max")
+    A = np.round(rng.uniform(-1, 3, (k, size)), 3)
+    upper = np.round(rng.uniform(1, 5, size), 2)
+    rhs = np.round(0.4 * np.abs(A).sum(axis=1) * upper.mean(), 3)
+    lower_rows = np.where(rng.random(k) < 0.2, rhs, -np.inf)  # some equalities (feasible: x = 0 not required)
+    lower_rows = np.where(np.isfinite(lower_rows), np.minimum(lower_rows, 0.0), lower_rows)
+    return LinearProgram(np.round(rng.uniform(-2, 5, size), 3), A, lower_rows, rhs, np.zeros(size), upper,
+                         rng.random(size) < 0.5, str(rng.choice(["min", "max"])))
+
+
+# --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
+
+
+@register_fuzz("linear_program", *("random", "lp", "integer", "infeasible"))
+def fuzz_linear_program(rng: np.random.Generator, variant: str) -> Model:
+    """Generic programs as MPS/LP files hold them: 0-1 knapsacks, mixed integer, pure LP."""
+    from optsched.generators import generate
+    from optsched.models.linear_program import LinearProgram
+
+    m = generate("linear_program", int(rng.integers(1, 10)), rng)
+    integ = {"lp": np.zeros(m.n_vars, dtype=bool), "integer": np.ones(m.n_vars, dtype=bool)}.get(variant, m.integrality)
+    row_upper = m.row_upper - 1e3 if variant == "infeasible" else m.row_upper  # no x >= 0 reaches it
+    row_lower = np.where(np.isfinite(m.row_lower), np.minimum(m.row_lower, row_upper), m.row_lower)
+    return LinearProgram(m.c, m.A, row_lower, row_upper, m.col_lower, m.col_upper, integ, m.sense)

@@ -14,8 +14,9 @@ job, nodes outer and slots inner.
 P1 (social welfare maximisation):  max sum_n sum_{r in R_n} f_nr(x_nr) + g_nr(x_nr)
 s.t. (4) sum_r x_nr <= rho_n, (5) x_nr = 0 outside R_n, (6) sum_n x_nr <= C_r,
 (7) 0 <= x_nr <= xbar_nr. :meth:`MeshInstance.violations` checks (4)-(7) on a dense
-allocation, :meth:`MeshInstance.welfare` evaluates the objective. The paper's generator and
-its replay (:mod:`optsched.onsocmax.env`) build on this.
+allocation, :meth:`MeshInstance.welfare` evaluates the objective. :class:`MeshGenerator` draws
+instances with the Section IV defaults (the distribution of the kinds built on a mesh); the
+paper's online replay (:mod:`optsched.onsocmax.env`) builds on both.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from optsched.models import prices, utilities
-from optsched.models.validate import check_keys, finite_float, float_array, index_array
+from optsched.models.validate import check_keys, finite_float, float_array, index_array, positive_int
+from optsched.sampling import redraw_entries
 
 JSON_KEYS = ("capacity", "tau", "arrival", "deadline", "rho", "nodes", "kind", "xbar", "a", "beta")
 
@@ -286,3 +288,100 @@ class MeshInstance:
             "a": self.a.tolist(),
             "beta": self.beta.tolist(),
         }
+
+
+# --- the Section IV generator -------------------------------------------------------------------
+def _positive_normal(rng: np.random.Generator, mean: float, std: float, size: Any, floor: float, setting: str) -> np.ndarray:
+    """N(mean, std) draws redrawn until above ``floor`` (a truncated normal; the paper's
+    Gaussians are far from 0, so this almost never redraws; a ``setting`` whose mean lies far
+    below the floor fails after :data:`optsched.sampling.MAX_REDRAWS` rounds)."""
+    return redraw_entries(rng.normal(mean, std, size=size), lambda x: x < floor,
+                          lambda k: rng.normal(mean, std, size=k), setting=setting,
+                          what=f"above floor = {floor:g} (N({mean:g}, {std:g}))")
+
+
+@dataclass(frozen=True)
+class MeshGenerator:
+    """Random instances with the defaults of Section IV-A (and the choices it leaves open).
+
+    Per node: C ~ N(capacity_mean, capacity_std), the same in every slot (a node's hardware).
+    Jobs: Poisson(arrival_rate) arrivals per slot, at the slot's start, until ``n_jobs``
+    have arrived (fewer if the horizon ends first); service duration ~ Exponential(mean
+    ``mean_duration`` slots), deadline = arrival + duration; rho ~ N(rho_mean, rho_std).
+    Service locality (not specified in the paper): |K_n| uniform on 1..``max_nodes``, the
+    nodes a uniform random subset. Per (job, node), the same in every slot of R_n:
+    xbar ~ N(xbar_mean, xbar_std), a ~ U[a_low, a_high], beta ~ U[beta_low, beta_high].
+    Normals are truncated below at ``floor`` (redrawn). Every job gets utility ``kind``.
+    """
+
+    n_nodes: int = 10
+    n_slots: int = 24
+    tau: float = 60.0
+    n_jobs: int = 20
+    arrival_rate: float = 2.03
+    mean_duration: float = 4.0
+    rho_mean: float = 18.0
+    rho_std: float = 3.0
+    xbar_mean: float = 7.0
+    xbar_std: float = 1.0
+    capacity_mean: float = 20.0
+    capacity_std: float = 2.0
+    a_low: float = 1.0
+    a_high: float = 3.0
+    beta_low: float = 0.1
+    beta_high: float = 0.5
+    max_nodes: int = 3
+    kind: str = "linear"
+    floor: float = 0.1
+
+    def __post_init__(self) -> None:
+        positive_int("n_nodes", self.n_nodes)
+        positive_int("n_slots", self.n_slots)
+        positive_int("n_jobs", self.n_jobs)
+        positive_int("max_nodes", self.max_nodes)
+        if self.max_nodes > self.n_nodes:
+            raise ValueError(f"max_nodes: {self.max_nodes} exceeds n_nodes {self.n_nodes}")
+        for name in ("tau", "arrival_rate", "mean_duration", "floor"):
+            if finite_float(name, getattr(self, name)) <= 0:
+                raise ValueError(f"{name}: must be > 0")
+        for name in ("rho_mean", "xbar_mean", "capacity_mean"):
+            if finite_float(name, getattr(self, name)) <= 0:
+                raise ValueError(f"{name}: must be > 0")
+        for name in ("rho_std", "xbar_std", "capacity_std"):
+            finite_float(name, getattr(self, name), minimum=0.0)
+        if not 0 <= finite_float("a_low", self.a_low) <= finite_float("a_high", self.a_high):
+            raise ValueError("a_low: need 0 <= a_low <= a_high")
+        if not 0 <= finite_float("beta_low", self.beta_low) <= finite_float("beta_high", self.beta_high):
+            raise ValueError("beta_low: need 0 <= beta_low <= beta_high")
+        utilities.kind_codes(self.kind)
+
+    def draw(self, rng: np.random.Generator) -> MeshInstance:
+        cap_node = _positive_normal(rng, self.capacity_mean, self.capacity_std, self.n_nodes, self.floor, "capacity_mean")
+        capacity = np.repeat(cap_node[:, None], self.n_slots, axis=1)
+        slots: list[int] = []
+        for t in range(self.n_slots):
+            slots.extend([t] * int(rng.poisson(self.arrival_rate)))
+            if len(slots) >= self.n_jobs:
+                break
+        slots = slots[: self.n_jobs]
+        n = len(slots)
+        if n == 0:  # an empty day: keep one job so the instance is well formed
+            slots, n = [0], 1
+        arrival = np.asarray(slots, dtype=np.float64) * self.tau
+        deadline = arrival + rng.exponential(self.mean_duration, size=n) * self.tau
+        rho = _positive_normal(rng, self.rho_mean, self.rho_std, n, self.floor, "rho_mean")
+        nodes = []
+        for _ in range(n):
+            size = int(rng.integers(1, self.max_nodes + 1))
+            nodes.append(np.sort(rng.choice(self.n_nodes, size=size, replace=False)))
+        xbar_node = _positive_normal(rng, self.xbar_mean, self.xbar_std, (n, self.n_nodes), self.floor, "xbar_mean")
+        a_node = rng.uniform(self.a_low, self.a_high, size=(n, self.n_nodes))
+        beta_node = rng.uniform(self.beta_low, self.beta_high, size=(n, self.n_nodes))
+        units = resource_units(arrival, deadline, nodes, self.tau, self.n_slots)
+        pair_job = np.repeat(np.arange(n), [u.size for u in units])
+        pair_node = np.concatenate(units) // self.n_slots
+        return MeshInstance(
+            capacity=capacity, tau=self.tau, arrival=arrival, deadline=deadline, rho=rho, nodes=nodes,
+            kind=[self.kind] * n, xbar=xbar_node[pair_job, pair_node], a=a_node[pair_job, pair_node],
+            beta=beta_node[pair_job, pair_node],
+        )

@@ -21,16 +21,18 @@ multipliers the ``cvxpy`` backend returns, it certifies that optimum
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
 
-from optsched.models.base import Model, cached_form, register_model
+from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
 from optsched.models import utilities
-from optsched.models.mesh import MeshInstance
+from optsched.models.mesh import MeshGenerator, MeshInstance
+from optsched.models.pseudo_welfare import random_kind
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -237,3 +239,36 @@ def repair(instance: MeshInstance, x: np.ndarray) -> np.ndarray:
     x = x * np.minimum(1.0, inst.rho / np.maximum(jobs, 1e-300))[inst.pair_job]
     units = np.bincount(inst.pair_unit, weights=x, minlength=inst.n_units)
     return x * np.minimum(1.0, inst.capacity.reshape(-1) / np.maximum(units, 1e-300))[inst.pair_unit]
+
+
+# --- the kinds' generators ---
+@register_generator("onsocmax_offline", quick=(5, 10, 20), full=(5, 10, 20, 40, 80), tiny=3, rtol=1e-6)
+def onsocmax_offline(size: int, rng: np.random.Generator) -> Model:
+    """``size`` jobs on :class:`MeshGenerator`'s Section IV defaults (10 nodes, 24 slots), utility
+    kind at random; ``model.size`` counts the (job, unit) pairs."""
+    return OfflineWelfare(MeshGenerator(n_jobs=size, kind=random_kind(rng)).draw(rng))
+
+
+@register_generator("onsocmax_offline_integral", quick=(2, 4, 8), full=(2, 4, 8, 16, 32, 64), tiny=2, rtol=1e-9)
+def onsocmax_offline_integral(size: int, rng: np.random.Generator) -> Model:
+    """``size`` jobs on a mesh of ceil(size / 4) >= 2 nodes and ceil(size / 1.5) >= 4 slots, <= 2
+    nodes and mean duration 1 slot per job: few pairs per job, so brute force applies at small sizes."""
+    gen = MeshGenerator(n_nodes=max(2, math.ceil(size / 4)), n_slots=max(4, math.ceil(size / 1.5)), n_jobs=size,
+                        max_nodes=2, mean_duration=1.0, kind=random_kind(rng))
+    return OfflineWelfareIntegral(gen.draw(rng))
+
+
+# --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
+
+
+@register_fuzz("onsocmax_offline_integral", *("random", "congested", "ties"))
+def fuzz_onsocmax_offline_integral(rng: np.random.Generator, variant: str) -> Model:
+    from optsched.models.mesh import MeshGenerator
+    from optsched.models.onsocmax_offline import OfflineWelfareIntegral
+
+    congestion = {"congested": 8.0, "ties": 1.0}.get(variant, float(rng.uniform(1.0, 4.0)))
+    gen = MeshGenerator(n_nodes=3, n_slots=4, n_jobs=int(rng.integers(1, 4)), max_nodes=2, mean_duration=1.5,
+                        kind=str(rng.choice(list(utilities.KINDS))), capacity_mean=20 / congestion,
+                        capacity_std=0.0 if variant == "ties" else 2 / congestion,
+                        xbar_std=0.0 if variant == "ties" else 1.0)
+    return OfflineWelfareIntegral(gen.draw(rng))

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, cached_form, register_model
+from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import finite_float, float_array
 from optsched.models import prices, utilities
@@ -283,3 +283,73 @@ class PseudoWelfareIntegral(PseudoWelfare):
         z = rows.astype(np.float64)
         feasible = (z @ self.xbar <= self.rho * (1 + 1e-12)) & ~(rows & ~self.takeable).any(axis=1)
         return feasible, z @ self.unit_values
+
+
+# --- the kinds' generators ---------------------------------------------------------------------
+def pseudo_welfare_job(rng: np.random.Generator, n: int, kind: str, *, integral: bool = False) -> Model:
+    """Section IV draws (a ~ U[1,3], beta ~ U[0.1,0.5], C ~ N(20,2), xbar ~ N(7,1)), rho ~
+    N(18,3) scaled by |R_n| / 24 so (4) stays binding, usage levels U[0, 0.9] C."""
+    cls = PseudoWelfareIntegral if integral else PseudoWelfare
+    cap = np.abs(rng.normal(20, 2, n)) + 1
+    return cls(
+        utility=kind, a=rng.uniform(1, 3, n), beta=rng.uniform(0.1, 0.5, n), capacity=cap,
+        xbar=np.abs(rng.normal(7, 1, n)), usage=cap * rng.uniform(0, 0.9, n),
+        rho=float(abs(rng.normal(18, 3))) * max(1.0, n / 24),
+    )
+
+
+def random_kind(rng: np.random.Generator) -> str:
+    """A utility kind of (2) drawn uniformly."""
+    return str(utilities.KINDS[int(rng.integers(len(utilities.KINDS)))])
+
+
+# rtol 1e-6 for the convex program (conic solvers at 1e-10), 1e-9 for the integral MIP.
+@register_generator("pseudo_welfare", quick=(4, 16, 64), full=(4, 8, 16, 32, 64, 128, 256), tiny=4, rtol=1e-6)
+def pseudo_welfare(size: int, rng: np.random.Generator) -> Model:
+    """A Section IV job of paper 002 on ``size`` = |R_n| units at random usage levels, utility kind
+    at random (benchmarks/bench_pseudo_welfare)."""
+    return pseudo_welfare_job(rng, size, random_kind(rng))
+
+
+@register_generator("pseudo_welfare_integral", quick=(4, 16, 64), full=(4, 8, 16, 32, 64, 128, 256), tiny=4, rtol=1e-9)
+def pseudo_welfare_integral(size: int, rng: np.random.Generator) -> Model:
+    """The same job as :func:`pseudo_welfare`, non-partitionable (Section III-D)."""
+    return pseudo_welfare_job(rng, size, random_kind(rng), integral=True)
+
+
+# --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
+
+
+def _welfare_job(rng: np.random.Generator, variant: str, cls: type) -> PseudoWelfare:
+    n = 1 if variant == "one_unit" else int(rng.integers(1, 9 if cls is PseudoWelfareIntegral else 13))
+    cap = np.abs(rng.normal(20, 2, n)) + 1.0
+    usage = cap * rng.choice([0.0, 0.3, 0.6, 0.9, 1.0], size=n) * rng.uniform(0.5, 1.0, n)
+    kinds = list(utilities.KINDS)
+    utility: Any = [str(k) for k in rng.choice(kinds, n)] if rng.random() < 0.4 else str(rng.choice(kinds))
+    a, beta = rng.uniform(1, 3, n), rng.uniform(0.1, 0.5, n)
+    if cls is PseudoWelfareIntegral:
+        a *= 2.0  # whole units of xbar pay the price over all of xbar: richer jobs take some
+    xbar = np.abs(rng.normal(7, 1, n))
+    rho = float(abs(rng.normal(18, 3))) * float(rng.choice([0.2 if cls is PseudoWelfare else 0.5, 1.0, 3.0]))
+    if variant == "rho_zero":
+        rho = 0.0
+    elif variant == "xbar_zero":
+        xbar[rng.random(n) < 0.7] = 0.0
+    elif variant == "full":
+        usage = cap.copy()
+    elif variant == "ties":
+        a, beta, cap, xbar, usage = np.full(n, 2.0), np.zeros(n), np.full(n, 20.0), np.full(n, 5.0), np.zeros(n)
+    base = PseudoWelfare(utility=utility, a=a, beta=beta, capacity=cap, xbar=xbar, usage=usage, rho=rho)
+    widen = (rng.uniform(0.3, 1.0), rng.uniform(1.0, 3.0)) if variant != "ties" else (1.0, 1.0)
+    return cls(utility=utility, a=a, beta=beta, capacity=cap, xbar=xbar, usage=usage, rho=rho,
+               iota=base.iota * widen[0], upsilon=base.upsilon * widen[1])
+
+
+@register_fuzz("pseudo_welfare", *("random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"))
+def fuzz_pseudo_welfare(rng: np.random.Generator, variant: str) -> PseudoWelfare:
+    return _welfare_job(rng, variant, PseudoWelfare)
+
+
+@register_fuzz("pseudo_welfare_integral", *("random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"))
+def fuzz_pseudo_welfare_integral(rng: np.random.Generator, variant: str) -> PseudoWelfareIntegral:
+    return _welfare_job(rng, variant, PseudoWelfareIntegral)  # type: ignore[return-value]

@@ -24,7 +24,7 @@ import numpy as np
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-from optsched.models.base import Model, cached_form, register_model
+from optsched.models.base import Model, cached_form, draw_from, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm, all_binary_rows
 from optsched.models.validate import float_array, positive_int, refuse_non_numbers
 
@@ -416,3 +416,56 @@ class SetPackingBatch(Model):
             "sets": [s.tolist() for s in self.family.sets()],
             "weights": self.weights.tolist(),
         }
+
+
+# --- the kinds' generators --------------------------------------------------------------------------------
+# rtol 1e-9: exact only with HiGHS's ORACLE_TOLERANCES (the fuzz variant extreme_weights mixes
+# weights 1 and 1e-9, which HiGHS's defaults treat as zero).
+@register_generator("set_packing", quick=(20, 50, 200), full=(10, 20, 50, 100, 200, 500, 1000), tiny=6, rtol=1e-9)
+def set_packing(size: int, rng: np.random.Generator) -> Model:
+    """N = M = ``size`` (sets = elements), set sizes 1..4, weights U[0, 1)
+    (benchmarks/bench_set_packing)."""
+    return SetPacking.random(rng, size, size, max_size=4)
+
+
+BATCH_COPIES = 8  # weight vectors of a generated set_packing_batch
+
+
+@register_generator("set_packing_batch", quick=(4, 8, 16), full=(4, 8, 12, 16, 20), tiny=4, rtol=1e-9)
+def set_packing_batch(size: int, rng: np.random.Generator) -> Model:
+    """A max-weight frame: ``size`` jobs over ``size`` workers (sets of 1..4 elements) and
+    ``BATCH_COPIES`` weight vectors U[0, 1)."""
+    one = SetPacking.random(rng, size, size, max_size=4)
+    return SetPackingBatch(one.n_elements, one.family, rng.random((BATCH_COPIES, size)))  # type: ignore[arg-type]
+
+
+# --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
+
+
+@register_fuzz("set_packing", *("random", "empty_sets", "zero_weights", "ties", "one_element", "extreme_weights"))
+def fuzz_set_packing(rng: np.random.Generator, variant: str) -> SetPacking:
+    m = 1 if variant == "one_element" else int(rng.integers(1, 8))
+    n = int(rng.integers(1, 11))
+    sizes = rng.integers(0, m + 1, n)
+    if variant == "empty_sets":
+        sizes[rng.random(n) < 0.6] = 0
+    sets = [rng.choice(m, size=int(k), replace=False) for k in sizes]
+    if variant == "ties":
+        sets = sets + [sets[0]] * int(rng.integers(1, 3))  # duplicate sets, equal weights
+        weights = draw_from(rng, [1.0, 2.0], len(sets))
+    elif variant == "zero_weights":
+        weights = np.zeros(len(sets))
+    elif variant == "extreme_weights":
+        weights = draw_from(rng, [0.0, 1e-9, 1.0, 1e6], len(sets))
+    else:
+        weights = rng.random(len(sets)) if rng.random() < 0.5 else rng.integers(0, 20, len(sets)).astype(float)
+    return SetPacking(m, sets, weights)
+
+
+@register_fuzz("set_packing_batch", *("random", "empty_sets", "zero_weights", "ties", "one_element", "extreme_weights"))
+def fuzz_set_packing_batch(rng: np.random.Generator, variant: str) -> SetPackingBatch:
+    """A max-weight frame: the family of ``build_set_packing``, 1..3 weight vectors."""
+    one = fuzz_set_packing(rng, variant)
+    copies = int(rng.integers(1, 4))
+    weights = np.vstack([one.weights] + [rng.permutation(one.weights) for _ in range(copies - 1)])
+    return SetPackingBatch(one.n_elements, one.sets, weights)

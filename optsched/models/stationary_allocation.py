@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
-from optsched.models.base import Model, register_model
+from optsched.models.base import Model, register_fuzz, register_generator, register_model
 from optsched.models.validate import float_array, index_array
 
 if TYPE_CHECKING:
@@ -245,3 +245,82 @@ class StationaryAllocation(Model):
         with np.errstate(divide="ignore", invalid="ignore"):
             scale = np.where(load > self.capacity, self.capacity / load, 1.0)
         return y * scale[self.group]
+
+
+# --- the kind's generator ---------------------------------------------------------------------
+# rtol 1e-6: stationary_alm (first order) certifies a duality gap of 5e-7 relative.
+@register_generator("stationary_allocation", quick=(16, 64), full=(16, 64, 256, 1024), tiny=4, rtol=1e-6)
+def random_stationary_allocation(size: int, rng: np.random.Generator) -> StationaryAllocation:
+    """y* of (10) on a Table II-like scenario of paper 003 with ``size`` nodes: |L| = 10 ports,
+    K = 6 resources, each node serving 2 or 3 ports (mean 2.5; a port left without a node gets a
+    random one), capacities whole numbers 1..8 times a per-resource scale U[8, 32], requests
+    10 x U[0.02, 0.1] of the mean capacity, alpha ~ U[1, 1.5], beta ~ U[0.3, 0.5], utility kinds
+    of (54) drawn per (node, resource), arrival totals N_l ~ Binomial(2000, 0.7). ``model.size``
+    is the number of variables (about 15 ``size``)."""
+    L, K, n = 10, 6, size
+    degree = np.clip(2 + (rng.random(n) < 0.5), 1, L)
+    ranks = np.argsort(np.argsort(rng.random((n, L)), axis=1), axis=1)
+    adj = ranks < degree[:, None]
+    for port in np.flatnonzero(~adj.any(axis=0)):
+        adj[rng.integers(n), port] = True
+    edge_node, edge_port = np.nonzero(adj)
+    order = np.argsort(edge_port, kind="stable")
+    edge_node, edge_port = edge_node[order], edge_port[order]
+    scale = rng.uniform(8.0, 32.0, size=K)
+    capacity = rng.integers(1, 9, size=(n, K)) * scale
+    requests = 10.0 * rng.uniform(0.02, 0.1, size=(L, K)) * capacity.mean(axis=0)
+    alpha = rng.uniform(1.0, 1.5, size=(n, K))
+    kind = rng.integers(len(UTILITIES), size=(n, K))
+    beta = rng.uniform(0.3, 0.5, size=K)
+    counts = rng.binomial(2000, 0.7, L).astype(np.float64)
+    E = edge_node.shape[0]
+    return StationaryAllocation(
+        weight=np.repeat(counts[edge_port], K), alpha=alpha[edge_node].reshape(-1), kind=kind[edge_node].reshape(-1),
+        upper=requests[edge_port].reshape(-1), group=(edge_node[:, None] * K + np.arange(K)).reshape(-1),
+        capacity=capacity.reshape(-1), port=np.repeat(edge_port, K), resource=np.tile(np.arange(K), E),
+        overhead=counts[:, None] * beta[None, :],
+    )
+
+
+# --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
+
+
+@register_fuzz("stationary_allocation", *("random", "zero_weights", "zero_capacity", "zero_upper", "no_overhead", "all_linear", "heavy_overhead", "ties"))
+def fuzz_stationary_allocation(rng: np.random.Generator, variant: str) -> StationaryAllocation:
+    """y* of (10) on a small random graph: ports x nodes edges, one variable per (edge, k),
+    groups (node, k), o_lk = N_l beta_k; arrival totals N_l at the scale of a T = 20..2000 run."""
+    L, R, K = int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 4))
+    adj = rng.random((L, R)) < rng.uniform(0.3, 1.0)
+    adj[np.arange(L), rng.integers(0, R, L)] = True  # every port has a node
+    ports, nodes = np.nonzero(adj)
+    E = ports.size
+    scale = float(rng.choice([0.1, 1.0, 30.0]))  # resource units
+    counts = np.round(rng.uniform(0, 1, L) * float(rng.choice([20, 2000])))
+    beta = rng.uniform(0.3, 0.5, K)
+    node_kind = rng.integers(0, len(UTILITIES), (R, K))
+    node_alpha = rng.uniform(1.0, 1.5, (R, K))
+    upper = np.repeat(rng.uniform(0.2, 1.0, (L, K)) * scale, np.bincount(ports, minlength=L), axis=0)
+    group = (nodes[:, None] * K + np.arange(K)).reshape(-1)
+    load = np.bincount(group, weights=upper.reshape(-1), minlength=R * K)
+    capacity = np.where(rng.random(R * K) < 0.6, rng.uniform(0.1, 0.9, R * K) * load, load + scale)
+    if variant == "zero_weights":
+        counts[rng.random(L) < 0.6] = 0.0
+    elif variant == "zero_capacity":
+        capacity[rng.random(R * K) < 0.7] = 0.0
+    elif variant == "zero_upper":
+        upper[rng.random(upper.shape) < 0.5] = 0.0
+    elif variant == "no_overhead":
+        beta = np.zeros(K)
+    elif variant == "all_linear":
+        node_kind[:] = 0
+    elif variant == "heavy_overhead":  # overhead above every marginal gain: y* = 0
+        beta = rng.uniform(5.0, 10.0, K)
+    elif variant == "ties":
+        beta, node_alpha = np.full(K, 0.4), np.full((R, K), 1.2)
+        upper = np.full((E, K), scale)
+        capacity = np.full(R * K, scale * float(rng.choice([0.5, 1.0, 2.0])))
+    return StationaryAllocation(
+        weight=np.repeat(counts[ports], K), alpha=node_alpha[nodes].reshape(-1), kind=node_kind[nodes].reshape(-1),
+        upper=upper.reshape(-1), group=group, capacity=capacity, port=np.repeat(ports, K),
+        resource=np.tile(np.arange(K), E), overhead=counts[:, None] * beta[None, :],
+    )

@@ -34,7 +34,8 @@ from optsched.config import require, within_memory
 from optsched.experiments import experiment
 from optsched.onsocmax.baselines import EqualShare, MaxFirst
 from optsched.models.mesh import MeshInstance, resource_units
-from optsched.onsocmax.env import MeshGenerator, replay
+from optsched.models.mesh import MeshGenerator
+from optsched.onsocmax.env import replay
 from optsched.models.onsocmax_offline import OfflineWelfareIntegral
 from optsched.onsocmax.offline import certified_optimum
 from optsched.onsocmax.policy import DEFAULT_BACKENDS, Onsocmax
