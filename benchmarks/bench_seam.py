@@ -41,14 +41,14 @@ from optsched.solvers.registry import get_backend
 
 # paper -> (settings of a short seeded run, capture every K-th subproblem)
 CAPTURE_RUNS: dict[str, tuple[dict[str, Any], int]] = {
-    "maxweight": ({"experiment": "fig3", "frames": 400, "grid_step": 0.05}, 20),
+    "maxweight": ({"study": "fig3", "frames": 400, "grid_step": 0.05}, 20),
     "ogasched": ({"horizon": 300, "offline": False}, 5),
     "esdp": ({"horizon": 300, "policies": ["ESDP", "Oracle"]}, 5),
     "onsocmax": ({"values": [2.0, 6.0], "repeats": 2}, 2),
 }
 TRAJECTORY_RUNS: dict[str, dict[str, Any]] = {  # every subproblem, in order
     "ogasched": {"horizon": 150, "offline": False},
-    "maxweight": {"experiment": "fig3", "frames": 150, "grid_step": 0.1},
+    "maxweight": {"study": "fig3", "frames": 150, "grid_step": 0.1},
     "esdp": {"horizon": 400, "policies": ["Oracle"], "n_ports": 12},
     "onsocmax": {"study": "ratio", "integral": True, "instances": 6},
 }

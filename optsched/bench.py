@@ -265,7 +265,7 @@ def _timed_solve(model: Model, backend: str, time_limit: float | None) -> tuple[
 
 
 def _versions() -> str:
-    from optsched.results import package_versions
+    from optsched.artifacts import package_versions
 
     return ";".join(f"{k}={v}" for k, v in package_versions().items() if v != "not installed")
 
@@ -348,7 +348,7 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
     """Run the benchmark and write CSV, PNGs, summary.md and bench.json into ``out``."""
     import pandas as pd
 
-    from optsched.results import package_versions, write_csv, write_metadata, write_text
+    from optsched.artifacts import package_versions, write_csv, write_metadata, write_text
 
     if cfg.data_dir is not None and not Path(cfg.data_dir).is_dir():  # only the default may be absent
         raise ValueError(f"--data: {cfg.data_dir} is not a directory")
@@ -418,26 +418,17 @@ def per_size_medians(df: "pd.DataFrame") -> "pd.DataFrame":
     return per_inst.groupby(["model", "source", "size", "backend"], as_index=False)["runtime_s"].median()
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_runtime(df: "pd.DataFrame", path: Path) -> list[Path]:
     """Median runtime against instance size, one panel per model kind: generated instances as
     lines (exact backends solid, heuristics dashed), real files and captured subproblems as
     markers in the backend's colour; every backend is named in the legend; each panel says what
     its size counts."""
     from optsched.models.base import model_kinds
-    from optsched.results import write_png
+    from optsched.artifacts import pyplot, write_png
 
     if df.empty:
         return []
-    plt = _plt()
+    plt = pyplot()
     gen = per_size_medians(df[df["source"] == "generated"])
     kinds = list(dict.fromkeys(df["model"]))
     cols = min(3, len(kinds))
@@ -487,13 +478,13 @@ def plot_runtime(df: "pd.DataFrame", path: Path) -> list[Path]:
 
 
 def plot_gaps(df: "pd.DataFrame", path: Path) -> list[Path]:
-    from optsched.results import write_png
+    from optsched.artifacts import pyplot, write_png
 
     heur = df[~df["exact"].astype(bool)]
     pairs = list(dict.fromkeys(zip(heur["model"], heur["backend"])))
     if not pairs:
         return []
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(pairs) + 1.5))
     rng = np.random.default_rng(0)
     for j, (kind, backend) in enumerate(pairs):

@@ -55,7 +55,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         options["log"] = True  # backends without a solver log refuse it (unknown option)
     res = optsched.solve(model, args.backend, time_limit=args.time_limit, **options)
     if args.log:
-        from optsched.results import write_text
+        from optsched.artifacts import write_text
 
         write_text(args.log, str(res.extra.get("log", "")))
     solution = None if res.solution is None else model.solution_to_json(res.solution)
@@ -96,7 +96,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     table, results = optsched.compare(model, names, time_limit=args.time_limit, options=options,
                                       repeats=args.repeats, jobs=args.jobs, results=True)
     if args.log:
-        from optsched.results import write_text
+        from optsched.artifacts import write_text
 
         for r in results:
             if "log" in r.extra:
@@ -108,7 +108,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from optsched.io import load_instance
     from optsched.io.model_files import write_model_file
-    from optsched.results import write_text
+    from optsched.artifacts import write_text
 
     model = load_instance(args.file, args.instance)
     out = Path(args.out)

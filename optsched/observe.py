@@ -243,7 +243,7 @@ class Observer:
 
     def write(self, out_dir: str | Path) -> list[Path]:
         """``shadow.csv`` and ``shadow.png`` (with shadows), ``DIR/run.json`` (with capture)."""
-        from optsched.results import package_versions, write_metadata
+        from optsched.artifacts import package_versions, write_metadata
 
         paths: list[Path] = []
         if self.capture_dir is not None:
@@ -253,7 +253,7 @@ class Observer:
         if self.shadow:
             import pandas as pd
 
-            from optsched.results import write_csv
+            from optsched.artifacts import write_csv
 
             df = pd.DataFrame(self.rows, columns=list(SHADOW_COLUMNS))
             out = Path(out_dir)
@@ -314,12 +314,9 @@ def shadow_summary(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 def plot_shadow(df: Any, path: Path) -> Path:
     """Gap to the best bound of each subproblem over the slots, and the runtime distribution,
     per backend (one row of panels per solver)."""
-    import matplotlib
+    from optsched.artifacts import pyplot, write_png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from optsched.results import write_png
+    plt = pyplot()
 
     solvers = list(dict.fromkeys(df["solver"]))
     backends = list(dict.fromkeys(df["backend"]))

@@ -743,7 +743,7 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
 
     from optsched.experiments import get_experiment
     from optsched.observe import Observer
-    from optsched.results import write_csv, write_text
+    from optsched.artifacts import write_csv, write_text
 
     paper = PAPERS[name]
     settings = dict(settings or {})
@@ -790,7 +790,7 @@ def reproduce(paper: str, *, out: Path, full: bool = False, settings: Mapping[st
         paths += p
         sections.append(text)
     if paper == "all":
-        from optsched.results import write_text
+        from optsched.artifacts import write_text
 
         head = (f"# Reproduction report: all papers\n\nWall time {time.perf_counter() - start:.0f} s; load average "
                 f"{load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end (2 cores, shared).\n\n")

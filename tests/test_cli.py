@@ -126,7 +126,7 @@ def test_bad_inputs_named_in_message(capsys) -> None:
 
 def test_run_quick_writes_csv_png_and_metadata(capsys, tmp_path: Path) -> None:
     cfg = tmp_path / "cfg.toml"
-    cfg.write_text('experiment = "fig3"\nframes = 300\ngrid_step = 0.1\nfig3_app2_task_probs = [0.5]\n')
+    cfg.write_text('study = "fig3"\nframes = 300\ngrid_step = 0.1\nfig3_app2_task_probs = [0.5]\n')
     code, out, _ = run_cli(capsys, "run", "maxweight", "--config", str(cfg), "--out", str(tmp_path / "o"), "--seed", "4")
     assert code == 0
     written = [Path(line.split(" ", 1)[1]) for line in out.splitlines()]
@@ -137,7 +137,7 @@ def test_run_quick_writes_csv_png_and_metadata(capsys, tmp_path: Path) -> None:
 
 def test_run_is_deterministic(capsys, tmp_path: Path) -> None:
     cfg = tmp_path / "cfg.toml"
-    cfg.write_text('experiment = "fig3"\nframes = 200\ngrid_step = 0.1\nfig3_app2_task_probs = [0.3]\n')
+    cfg.write_text('study = "fig3"\nframes = 200\ngrid_step = 0.1\nfig3_app2_task_probs = [0.3]\n')
     for d in ("a", "b"):
         assert main(["run", "maxweight", "--config", str(cfg), "--out", str(tmp_path / d)]) == 0
     capsys.readouterr()

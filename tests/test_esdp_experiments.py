@@ -35,10 +35,10 @@ def test_asw_figures(tmp_path) -> None:
 
 
 def test_sweep_and_overhead(tmp_path) -> None:
-    _run(tmp_path, {"figure": "sweep", "sweep": "mask", "sweep_values": ["before", "after"], "policies": ["ESDP", "LCF"]})
+    _run(tmp_path, {"study": "sweep", "sweep": "mask", "sweep_values": ["before", "after"], "policies": ["ESDP", "LCF"]})
     df = pd.read_csv(tmp_path / "esdp_sweep_mask.csv")
     assert len(df) == 4 and set(df["mask"]) == {"before", "after"}
-    _run(tmp_path, {"figure": "overhead", "sweep": "n_servers", "sweep_values": [4, 8]})
+    _run(tmp_path, {"study": "overhead", "sweep": "n_servers", "sweep_values": [4, 8]})
     df = pd.read_csv(tmp_path / "esdp_overhead_n_servers.csv")
     assert df["n_servers"].tolist() == [4, 8] and (df["n_edges"] > 0).all()
     timing = pd.read_csv(tmp_path / "esdp_overhead_n_servers_timing.csv")
@@ -51,8 +51,8 @@ def test_sweep_and_overhead(tmp_path) -> None:
         ({"policies": ["ESDP", "magic"]}, "policies"),
         ({"horizon": 0}, "horizon"),
         ({"delta": "fast"}, "delta"),
-        ({"figure": "sweep", "sweep": "alpha", "sweep_values": ["big"]}, "sweep_values"),
-        ({"figure": "sweep", "sweep": "n_servers", "sweep_values": [2.5]}, "sweep_values"),
+        ({"study": "sweep", "sweep": "alpha", "sweep_values": ["big"]}, "sweep_values"),
+        ({"study": "sweep", "sweep": "n_servers", "sweep_values": [2.5]}, "sweep_values"),
         ({"arrival_prob": 1.5}, "arrival_prob"),
         ({"colour": "red"}, "colour"),
     ],
@@ -72,7 +72,7 @@ def test_presets_are_valid() -> None:
 def test_sweep_summary_has_means_and_t_intervals(tmp_path) -> None:
     from scipy.stats import t as student_t
 
-    _run(tmp_path, {"figure": "sweep", "sweep": "normalisation", "sweep_values": ["band", "minmax"], "repeats": 3,
+    _run(tmp_path, {"study": "sweep", "sweep": "normalisation", "sweep_values": ["band", "minmax"], "repeats": 3,
                     "policies": ["ESDP", "Greedy", "LCF", "Oracle"]})
     rows = pd.read_csv(tmp_path / "esdp_sweep_normalisation.csv")
     summary = pd.read_csv(tmp_path / "esdp_sweep_normalisation_summary.csv")

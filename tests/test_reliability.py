@@ -255,7 +255,7 @@ def test_two_real_sweeps_on_one_store(tmp_path: Path) -> None:
 # --- file modes ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("umask,mode", [(0o022, 0o644), (0o027, 0o640)])
 def test_result_files_follow_the_umask(tmp_path: Path, umask: int, mode: int) -> None:
-    from optsched.results import write_text
+    from optsched.artifacts import write_text
     from optsched.sweep import run_sweep
 
     old = os.umask(umask)

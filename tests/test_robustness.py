@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import optsched
 from optsched.models.set_packing import SetPacking
 from optsched.result import Termination
-from optsched.results import write_csv, write_text
+from optsched.artifacts import write_csv, write_text
 
 SET_PACKING_BACKENDS = ["greedy", "cpsat", "highs", "brute_force"]
 

@@ -6,7 +6,7 @@ Measured seconds are the one exception, kept out of the result files by design: 
 ``*_timing.csv`` (ogasched fig2, esdp sweep and overhead), the ESDP overhead plot (a timing
 figure), the ESDP sweep plot (one panel is CPU seconds) and the ``runtime_s`` / ``cpu_s`` of
 the metadata JSON.
-Results are written atomically (``optsched.results``: temporary file, then ``os.replace``);
+Results are written atomically (``optsched.artifacts``: temporary file, then ``os.replace``);
 ``test_no_temporary_files_left`` checks nothing else is left in the output directory.
 """
 
@@ -20,28 +20,28 @@ from optsched.cli import main
 
 TINY: dict[str, str] = {
     "maxweight-simulate": """
-experiment = "simulate"
+study = "simulate"
 frames = 150
 n_apps = 3
 n_workers = 2
 requirement = [0.1, 0.1, 0.1]
 """,
     "maxweight-fig5": """
-experiment = "fig5"
+study = "fig5"
 frames = 120
 fig5_sizes = [2, 3]
 fig5_task_probs = [0.4]
 fig5_r_step = 0.05
 """,
     "esdp-asw": """
-figure = "asw"
+study = "asw"
 horizon = 6
 n_ports = 3
 n_servers = 6
 edge_prob = 0.4
 """,
     "esdp-sweep": """
-figure = "sweep"
+study = "sweep"
 horizon = 5
 n_ports = 3
 n_servers = 6
@@ -51,7 +51,7 @@ sweep = "alpha"
 sweep_values = [0.5, 1.0]
 """,
     "esdp-overhead": """
-figure = "overhead"
+study = "overhead"
 horizon = 4
 n_ports = 3
 edge_prob = 0.4
@@ -59,7 +59,7 @@ sweep = "n_servers"
 sweep_values = [4, 6]
 """,
     "ogasched": """
-parts = ["fig2", "fig3", "fig7", "table3"]
+study = "all"
 n_nodes = 6
 n_ports = 3
 horizon = 8

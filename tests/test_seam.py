@@ -133,7 +133,7 @@ def test_gap_options_give_gap_limit_not_optimal(shared_data: Path) -> None:
 # --- the policies' subproblems --------------------------------------------------------------------
 
 SMALL: dict[str, dict[str, Any]] = {
-    "maxweight": {"experiment": "fig3", "frames": 120, "grid_step": 0.35},
+    "maxweight": {"study": "fig3", "frames": 120, "grid_step": 0.35},
     "ogasched": {"horizon": 40, "n_nodes": 6, "n_ports": 3, "offline": False},
     "esdp": {"horizon": 25, "n_ports": 3, "n_servers": 8, "edge_prob": 0.5, "policies": ["ESDP", "Oracle"]},
     "onsocmax": {"values": [3.0], "repeats": 1, "kinds": ["log", "linear"]},

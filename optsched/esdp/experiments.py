@@ -1,11 +1,11 @@
 """``optsched run esdp``: Section 4 of paper 000.
 
-``figure = "asw"``       Fig. 2-4: accumulated social welfare (ASW) vs t, the ratio of ESDP's
+``study = "asw"``        Fig. 2-4: accumulated social welfare (ASW) vs t, the ratio of ESDP's
                          ASW to each baseline's, the average ASW (1/T) sum_t Sw(x(t)), and the
                          regret (5) against the oracle.
-``figure = "overhead"``  Fig. 5: ESDP's computation overhead (seconds per slot, DP table
+``study = "overhead"``   Fig. 5: ESDP's computation overhead (seconds per slot, DP table
                          size) vs graph size, swept over ``sweep`` (default ``n_servers``).
-``figure = "sweep"``     Fig. 6-10: final ASW of every policy vs one setting (``sweep``):
+``study = "sweep"``      Fig. 6-10: final ASW of every policy vs one setting (``sweep``):
                          alpha (solution space, Fig. 6), delta (Fig. 7), g (Fig. 8),
                          arrival_prob (Fig. 9), edge_prob (Fig. 10), mask (the order of
                          Algorithm 1's masking step), or a scenario option (capacity_rule,
@@ -43,12 +43,12 @@ from optsched.esdp.policy import MASK_MODES, EsdpPolicy
 from optsched.esdp.statistics import DELTA_SEQUENCES, G_SEQUENCES
 from optsched.experiments import experiment
 from optsched.policy import evaluate
-from optsched.results import run_metadata, write_csv, write_metadata, write_png
+from optsched.artifacts import pyplot, write_artifacts, write_csv
 
 
 @dataclass(frozen=True)
 class EsdpConfig:
-    figure: Literal["asw", "overhead", "sweep"] = "asw"
+    study: Literal["asw", "overhead", "sweep"] = "asw"
     seed: int = 0
     horizon: int = 150
     repeats: int = 1
@@ -73,7 +73,7 @@ class EsdpConfig:
     # ESDP's index P3(t): backend ("" = aescb, the paper's route) and its options
     backend: str = ""
     options: Mapping[str, Any] = field(default_factory=dict)
-    # sweeps (figure = "overhead" or "sweep")
+    # sweeps (study = "overhead" or "sweep")
     sweep: Literal["alpha", "delta", "g", "arrival_prob", "edge_prob", "n_servers", "mask", "capacity_rule",
                    "cost_model", "normalisation", "noise"] = "n_servers"
     sweep_values: tuple[float | str, ...] = (10.0, 20.0, 40.0)
@@ -102,7 +102,7 @@ class EsdpConfig:
         from optsched.solve import check_backend
 
         check_backend(EscbIndex, self.backend or DEFAULT_BACKEND, self.options)
-        if self.figure != "asw":
+        if self.study != "asw":
             require(len(self.sweep_values) >= 1, "sweep_values", "name at least one value")
             for v in self.sweep_values:
                 try:
@@ -159,7 +159,7 @@ SWEEPS: dict[str, Callable[[Any], Any]] = {
 
 def with_setting(cfg: EsdpConfig, key: str, value: Any) -> EsdpConfig:
     """``cfg`` with one setting replaced (parsed by ``SWEEPS[key]``) and re-checked."""
-    out = dataclasses.replace(cfg, **{key: SWEEPS[key](value)}, figure="asw")
+    out = dataclasses.replace(cfg, **{key: SWEEPS[key](value)}, study="asw")
     out.check()
     return out
 
@@ -205,23 +205,10 @@ def run_policies(cfg: EsdpConfig, repeat: int, policies: tuple[str, ...]) -> dic
     return out
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _finish(cfg: EsdpConfig, out: Path, stem: str, table: Any, fig: Any, extra: dict[str, Any]) -> list[Path]:
-    plt = _plt()
-    paths = [write_csv(table, out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
-    plt.close(fig)
-    meta = run_metadata(experiment=f"esdp/{stem}", seed=cfg.seed, config=cfg)
-    meta.update(extra)
-    paths.append(write_metadata(out / f"{stem}.json", meta))
-    return paths
+def _finish(cfg: EsdpConfig, out: Path, stem: str, table: Any, fig: Any, extra: dict[str, Any] | None = None,
+            timing: Any = None) -> list[Path]:
+    return write_artifacts(out, stem, table=table, figure=fig, experiment=f"esdp/{stem}", seed=cfg.seed, config=cfg,
+                           timing=timing, extra=extra)
 
 
 def run_asw(cfg: EsdpConfig, out: Path) -> list[Path]:
@@ -252,7 +239,7 @@ def run_asw(cfg: EsdpConfig, out: Path) -> list[Path]:
     df = pd.concat(frames, ignore_index=True)
     mean = df.groupby(["policy", "t"], as_index=False)[["asw", "average_asw", "regret"]].mean()
 
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 4, figsize=(19, 4))
     colour = {name: f"C{i}" for i, name in enumerate(cfg.policies)}
     for name, part in mean.groupby("policy", sort=False):
@@ -271,7 +258,8 @@ def run_asw(cfg: EsdpConfig, out: Path) -> list[Path]:
         ax.set_title(title)
         ax.set_xlabel("time slot t")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        if ax.get_legend_handles_labels()[0]:  # the ratio panel is empty when ESDP runs alone
+            ax.legend(fontsize=8)
     final = mean[mean["t"] == cfg.horizon].set_index("policy")["asw"].to_dict()
     return _finish(cfg, out, "esdp_asw", df, fig, {"final_asw": final, "runtime_s": runtimes, "cpu_s": cpu})
 
@@ -295,7 +283,7 @@ def run_overhead(cfg: EsdpConfig, out: Path) -> list[Path]:
                           "total_s": float(rec["runtime_s"])})
     table, timing = pd.DataFrame(rows), pd.DataFrame(times)
     df = pd.concat([table, timing.drop(columns=[cfg.sweep, "repeat"])], axis=1)
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(df["n_edges"], df["mean_s_per_slot"], "o", label="wall")
     ax.plot(df["n_edges"], df["mean_cpu_s_per_slot"], "x", label="CPU")
@@ -307,10 +295,10 @@ def run_overhead(cfg: EsdpConfig, out: Path) -> list[Path]:
     ax.grid(alpha=0.3)
     stem = f"esdp_overhead_{cfg.sweep}"
     # measured seconds differ from run to run: kept out of the (byte-reproducible) results
-    return _finish(cfg, out, stem, table, fig, {}) + [write_csv(timing, out / f"{stem}_timing.csv")]
+    return _finish(cfg, out, stem, table, fig, timing=timing)
 
 
-def run_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
+def run_setting_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
     """Fig. 6-10: final ASW (and regret, runtime) of every policy per swept value."""
     import pandas as pd
 
@@ -336,7 +324,7 @@ def run_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
                               "runtime_s": float(rec["runtime_s"]), "cpu_s": float(rec["cpu_s"])})
     df = pd.DataFrame(rows).merge(pd.DataFrame(times), on=[cfg.sweep, "repeat", "policy"], sort=False)
     mean = df.groupby([cfg.sweep, "policy"], as_index=False, sort=False)[["asw", "cpu_s"]].mean()
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     labels = [str(v) for v in dict.fromkeys(mean[cfg.sweep])]
     width = 0.8 / max(1, len(cfg.policies))
@@ -356,9 +344,8 @@ def run_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
     stem = f"esdp_sweep_{cfg.sweep}"
     # measured seconds differ from run to run: kept out of the (byte-reproducible) results
     timing = df[[cfg.sweep, "repeat", "policy", "runtime_s", "cpu_s"]]
-    paths = _finish(cfg, out, stem, df.drop(columns=["runtime_s", "cpu_s"]), fig, {})
-    summary = sweep_summary(df, cfg.sweep)
-    return paths + [write_csv(timing, out / f"{stem}_timing.csv"), write_csv(summary, out / f"{stem}_summary.csv")]
+    paths = _finish(cfg, out, stem, df.drop(columns=["runtime_s", "cpu_s"]), fig, timing=timing)
+    return paths + [write_csv(sweep_summary(df, cfg.sweep), out / f"{stem}_summary.csv")]
 
 
 def mean_ci95(values: Any) -> tuple[float, float]:
@@ -394,40 +381,40 @@ def sweep_summary(df: Any, key: str) -> Any:
     return pd.DataFrame(rows)
 
 
-FIGURES: dict[str, Callable[[EsdpConfig, Path], list[Path]]] = {
+STUDIES: dict[str, Callable[[EsdpConfig, Path], list[Path]]] = {
     "asw": run_asw,
     "overhead": run_overhead,
-    "sweep": run_sweep,
+    "sweep": run_setting_sweep,
 }
 
 PAPER_T = 2000
 LEARNING_POLICIES = ("ESDP", "CUCB", "Greedy", "TS", "HSWF", "LCF", "LCF-channel", "LWTF", "Oracle")
 PRESETS: dict[str, dict[str, Any]] = {
-    "fig2-4": {"figure": "asw", "horizon": PAPER_T},
-    "fig5": {"figure": "overhead", "sweep": "n_servers", "sweep_values": [10, 20, 30, 40, 50], "horizon": 200},
-    "fig6": {"figure": "sweep", "sweep": "alpha", "sweep_values": [0.3, 0.4, 0.5, 0.6], "horizon": PAPER_T},
-    "fig7": {"figure": "sweep", "sweep": "delta", "sweep_values": list(DELTA_SEQUENCES), "horizon": PAPER_T,
+    "fig2-4": {"study": "asw", "horizon": PAPER_T},
+    "fig5": {"study": "overhead", "sweep": "n_servers", "sweep_values": [10, 20, 30, 40, 50], "horizon": 200},
+    "fig6": {"study": "sweep", "sweep": "alpha", "sweep_values": [0.3, 0.4, 0.5, 0.6], "horizon": PAPER_T},
+    "fig7": {"study": "sweep", "sweep": "delta", "sweep_values": list(DELTA_SEQUENCES), "horizon": PAPER_T,
              "policies": ["ESDP"]},
-    "fig8": {"figure": "sweep", "sweep": "g", "sweep_values": list(G_SEQUENCES), "horizon": PAPER_T,
+    "fig8": {"study": "sweep", "sweep": "g", "sweep_values": list(G_SEQUENCES), "horizon": PAPER_T,
              "policies": ["ESDP"]},
-    "fig9": {"figure": "sweep", "sweep": "arrival_prob", "sweep_values": [0.5, 0.6, 0.7, 0.8, 0.9],
+    "fig9": {"study": "sweep", "sweep": "arrival_prob", "sweep_values": [0.5, 0.6, 0.7, 0.8, 0.9],
              "horizon": PAPER_T},
-    "fig10": {"figure": "sweep", "sweep": "edge_prob", "sweep_values": [0.05, 0.075, 0.1, 0.125],
+    "fig10": {"study": "sweep", "sweep": "edge_prob", "sweep_values": [0.05, 0.075, 0.1, 0.125],
               "horizon": PAPER_T},
-    "exact-index": {"figure": "asw", "horizon": PAPER_T, "policies": ["ESDP", "ESDP-exact", "LCF", "Oracle"]},
-    "mask": {"figure": "sweep", "sweep": "mask", "sweep_values": list(MASK_MODES), "horizon": PAPER_T,
+    "exact-index": {"study": "asw", "horizon": PAPER_T, "policies": ["ESDP", "ESDP-exact", "LCF", "Oracle"]},
+    "mask": {"study": "sweep", "sweep": "mask", "sweep_values": list(MASK_MODES), "horizon": PAPER_T,
              "policies": ["ESDP", "Oracle"]},
     # Fig. 6 with capacity = alpha x the expected demand of a slot: it still binds at alpha = 1
-    "fig6-demand": {"figure": "sweep", "sweep": "alpha", "sweep_values": [0.3, 0.5, 0.7, 0.9, 1.0],
+    "fig6-demand": {"study": "sweep", "sweep": "alpha", "sweep_values": [0.3, 0.5, 0.7, 0.9, 1.0],
                     "capacity_rule": "demand", "horizon": PAPER_T, "repeats": 5},
     # does ESDP's exploration pay? learning baselines with the oracle's exact solver, 10 instances
-    "learning": {"figure": "sweep", "sweep": "normalisation", "sweep_values": list(NORMALISATIONS),
+    "learning": {"study": "sweep", "sweep": "normalisation", "sweep_values": list(NORMALISATIONS),
                  "horizon": PAPER_T, "repeats": 10, "policies": list(LEARNING_POLICIES)},
     # 4x the paper's graph (|L| = 16, |R| = 80, |E| ~ 128): the DP route's table exceeds its cell
     # limit there (docs/esdp.md), so ESDP runs with the exact index (P3 by escb_oa)
-    "scale4x": {"figure": "asw", "n_ports": 16, "n_servers": 80, "horizon": PAPER_T,
+    "scale4x": {"study": "asw", "n_ports": 16, "n_servers": 80, "horizon": PAPER_T,
                 "policies": ["ESDP-exact", "HSWF", "LCF", "LCF-channel", "LWTF", "Oracle"]},
-    "learning-noise": {"figure": "sweep", "sweep": "noise", "sweep_values": [0.5, 1.0, 2.0], "normalisation": "minmax",
+    "learning-noise": {"study": "sweep", "sweep": "noise", "sweep_values": [0.5, 1.0, 2.0], "normalisation": "minmax",
                        "horizon": PAPER_T, "repeats": 10, "policies": list(LEARNING_POLICIES)},
 }
 
@@ -441,4 +428,4 @@ PRESETS: dict[str, dict[str, Any]] = {
     bench_capture={"settings": {"horizon": 60, "policies": ["ESDP"]}, "every": 6},
 )
 def run(cfg: EsdpConfig, out_dir: Path) -> list[Path]:
-    return FIGURES[cfg.figure](cfg, Path(out_dir))
+    return STUDIES[cfg.study](cfg, Path(out_dir))

@@ -19,7 +19,7 @@ from optsched.experiments import experiment
 from optsched.maxweight.network import JobNetwork, NetworkEnv
 from optsched.maxweight.policy import MaxWeightPolicy
 from optsched.policy import evaluate
-from optsched.results import run_metadata, write_csv, write_metadata, write_png
+from optsched.artifacts import pyplot, write_artifacts, write_csv
 
 # policy label -> the config key naming its set-packing backend
 POLICIES = {"Alg. 1 (exact)": "exact_backend", "Alg. 2 (greedy)": "backend"}
@@ -27,7 +27,7 @@ POLICIES = {"Alg. 1 (exact)": "exact_backend", "Alg. 2 (greedy)": "backend"}
 
 @dataclass(frozen=True)
 class MaxWeightConfig:
-    experiment: Literal["fig3", "fig4", "fig5", "simulate"] = "fig3"
+    study: Literal["fig3", "fig4", "fig5", "simulate"] = "fig3"
     seed: int = 0
     frames: int = 10_000
     tolerance: float = 0.01
@@ -142,10 +142,7 @@ def region_boundary(df: "object") -> "object":
 
 
 def plot_regions(boundary: "object", title: str) -> "object":
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(5.5, 4.5))
     styles = {"Alg. 1 (exact)": "-", "Alg. 2 (greedy)": "--"}
@@ -160,15 +157,8 @@ def plot_regions(boundary: "object", title: str) -> "object":
     return fig
 
 
-def _write(cfg: MaxWeightConfig, out: Path, stem: str, table: "object", fig: "object", extra: dict | None = None) -> list[Path]:
-    import matplotlib.pyplot as plt
-
-    paths = [write_csv(table, out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
-    plt.close(fig)
-    meta = run_metadata(experiment=f"maxweight/{stem}", seed=cfg.seed, config=cfg)
-    meta.update(extra or {})
-    paths.append(write_metadata(out / f"{stem}.json", meta))
-    return paths
+def _write(cfg: MaxWeightConfig, out: Path, stem: str, table: "object", fig: "object") -> list[Path]:
+    return write_artifacts(out, stem, table=table, figure=fig, experiment=f"maxweight/{stem}", seed=cfg.seed, config=cfg)
 
 
 def run_fig3(cfg: MaxWeightConfig, out: Path) -> list[Path]:
@@ -194,10 +184,7 @@ def run_fig4(cfg: MaxWeightConfig, out: Path) -> list[Path]:
 
 
 def run_fig5(cfg: MaxWeightConfig, out: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     import pandas as pd
 
     r_grid = np.round(np.arange(0.0, 1.0 + 1e-9, cfg.fig5_r_step), 10)
@@ -226,10 +213,7 @@ def run_fig5(cfg: MaxWeightConfig, out: Path) -> list[Path]:
 
 
 def run_simulate(cfg: MaxWeightConfig, out: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     import pandas as pd
 
     net = JobNetwork.uniform(cfg.n_apps, cfg.n_workers, cfg.task_prob, cfg.completion_prob)
@@ -254,7 +238,7 @@ def run_simulate(cfg: MaxWeightConfig, out: Path) -> list[Path]:
     return _write(cfg, out, "simulate_rates", df, fig)
 
 
-RUNNERS: dict[str, Callable[[MaxWeightConfig, Path], list[Path]]] = {
+STUDIES: dict[str, Callable[[MaxWeightConfig, Path], list[Path]]] = {
     "fig3": run_fig3,
     "fig4": run_fig4,
     "fig5": run_fig5,
@@ -262,12 +246,12 @@ RUNNERS: dict[str, Callable[[MaxWeightConfig, Path], list[Path]]] = {
 }
 
 PRESETS = {
-    "fig3": {"experiment": "fig3"},
-    "fig4": {"experiment": "fig4"},
-    "fig5": {"experiment": "fig5"},
-    "fig5-small": {"experiment": "fig5", "fig5_sizes": [2, 3, 4, 5], "frames": 3000, "fig5_r_step": 0.01},
-    "simulate": {"experiment": "simulate"},
-    "quick": {"experiment": "fig3", "frames": 2000, "grid_step": 0.05},
+    "fig3": {"study": "fig3"},
+    "fig4": {"study": "fig4"},
+    "fig5": {"study": "fig5"},
+    "fig5-small": {"study": "fig5", "fig5_sizes": [2, 3, 4, 5], "frames": 3000, "fig5_r_step": 0.01},
+    "simulate": {"study": "simulate"},
+    "quick": {"study": "fig3", "frames": 2000, "grid_step": 0.05},
 }
 
 
@@ -277,7 +261,7 @@ PRESETS = {
     description="paper 004: max-weight scheduling regions (Fig. 3, 4), symmetric requirement vs N (Fig. 5)",
     presets=PRESETS,
     subproblems=("set_packing_batch",),
-    bench_capture={"settings": {"experiment": "fig3", "frames": 300, "grid_step": 0.05}, "every": 100},
+    bench_capture={"settings": {"study": "fig3", "frames": 300, "grid_step": 0.05}, "every": 100},
 )
 def run(cfg: MaxWeightConfig, out: Path) -> list[Path]:
-    return RUNNERS[cfg.experiment](cfg, Path(out))
+    return STUDIES[cfg.study](cfg, Path(out))

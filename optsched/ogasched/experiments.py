@@ -1,6 +1,6 @@
 """``optsched run ogasched``: the experiments of Section IV of paper 003.
 
-Parts (config ``parts``), each writing CSV + PNG into the output directory:
+Studies (config ``study``; ``"all"`` runs the four), each writing CSV + PNG into the output directory:
 
 - ``fig2``   average and cumulative reward over t of OGASched and the four baselines, the
              ratio of OGASched to each, and (``offline = true``) the regret
@@ -10,7 +10,8 @@ Parts (config ``parts``), each writing CSV + PNG into the output directory:
 - ``fig7``   cumulative reward for each utility kind of (54).
 - ``table3`` average reward against T, the arrival probability and the graph density.
 
-Every run also writes ``metadata.json`` (seed, config, package versions).
+Every table comes with its PNG and a JSON of the run's metadata (seed, config, package
+versions, what the policies' subproblems did).
 """
 
 from __future__ import annotations
@@ -31,14 +32,14 @@ from optsched.ogasched.policy import OGASched
 from optsched.ogasched.scenario import Scenario, synthetic_scenario
 from optsched.ogasched.utilities import UTILITY_KINDS
 from optsched.policy import evaluate
+from optsched.artifacts import pyplot, write_artifacts, write_csv
 
-PART_NAMES = ("fig2", "fig3", "fig7", "table3")
 
 
 @dataclass(frozen=True)
 class OgaConfig:
     seed: int = 0
-    parts: tuple[str, ...] = ("fig2",)
+    study: Literal["fig2", "fig3", "fig7", "table3", "all"] = "fig2"
     source: Literal["synthetic", "alibaba"] = "synthetic"
     trace_dir: str = ""
     batch_ports: int = 5
@@ -74,9 +75,6 @@ class OgaConfig:
     table3_densities: tuple[float, ...] = (2.0, 2.5, 3.0)
 
     def check(self) -> None:
-        for p in self.parts:
-            require(p in PART_NAMES, "parts", f"unknown part {p!r} (known: {', '.join(PART_NAMES)})")
-        require(bool(self.parts), "parts", "needs at least one part")
         require(self.source != "alibaba" or bool(self.trace_dir), "trace_dir", "the alibaba source needs a directory")
         require(self.sweep_horizon >= 0, "sweep_horizon", "must be >= 0")
         for name in ("n_ports", "n_nodes", "n_resources", "horizon", "copies", "regret_points"):
@@ -167,27 +165,20 @@ def run_all(
 
 # --- plotting helpers --------------------------------------------------------------------------
 def _figure(ncols: int) -> tuple[Any, Any]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, ncols, figsize=(5.2 * ncols, 3.8), squeeze=False)
+    fig, axes = pyplot().subplots(1, ncols, figsize=(5.2 * ncols, 3.8), squeeze=False)
     return fig, axes[0]
 
 
-def _close(fig: Any) -> None:
-    import matplotlib.pyplot as plt
+def _artifacts(cfg: OgaConfig, out_dir: Path, stem: str, table: Any, fig: Any) -> list[Path]:
+    return write_artifacts(out_dir, stem, table=table, figure=fig, experiment=f"ogasched/{stem}", seed=cfg.seed,
+                           config=cfg)
 
-    plt.close(fig)
 
-
-# --- parts ---------------------------------------------------------------------------------------
-def part_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
+# --- studies ---------------------------------------------------------------------------------------
+def study_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     import pandas as pd
 
     from optsched.ogasched.offline import regret_curve
-    from optsched.results import write_csv, write_png
 
     env, out, times = run_all(cfg, cfg.seed, "fig2 ")
     t = np.arange(1, cfg.horizon + 1)
@@ -202,7 +193,6 @@ def part_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
         if name != "OGASched":
             with np.errstate(divide="ignore", invalid="ignore"):
                 rows[f"ratio_OGASched_to_{name}"] = oga_cum / rows[f"{name}_cumulative"]
-    paths = [write_csv(pd.DataFrame(rows), out_dir / "fig2_rewards.csv")]
     oga_total = out["OGASched"]["reward"].sum()
     summary = pd.DataFrame([
         {"policy": name, "cumulative_reward": rec["reward"].sum(), "average_reward": rec["reward"].mean(),
@@ -210,10 +200,21 @@ def part_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
          "ogasched_ratio": oga_total / rec["reward"].sum() if rec["reward"].sum() else np.nan}
         for name, rec in out.items()
     ])
-    paths.append(write_csv(summary, out_dir / "fig2_summary.csv"))
+    paths = [write_csv(summary, out_dir / "fig2_summary.csv")]
     # measured seconds differ from run to run: kept out of the (byte-reproducible) results
     timing = pd.DataFrame([{"policy": name, "runtime_s": wall, "cpu_s": cpu} for name, (wall, cpu) in times.items()])
     paths.append(write_csv(timing, out_dir / "fig2_timing.csv"))
+    if cfg.offline:
+        points = np.unique(np.linspace(cfg.horizon / cfg.regret_points, cfg.horizon, cfg.regret_points).astype(int))
+        reg = pd.DataFrame(regret_curve(env.scenario, env.arrivals, out["OGASched"]["reward"], points,
+                                        cfg.offline_backend))
+        reg["regret_over_sqrtT"] = reg["regret"] / np.sqrt(reg["T"])
+        fig, (ax,) = _figure(1)
+        ax.plot(reg["T"], reg["regret"], "o-", label="R_T = Q(y*_T) - Q(OGASched)")
+        ax.plot(reg["T"], reg["regret"].iloc[-1] * np.sqrt(reg["T"] / reg["T"].iloc[-1]), "--", label="c sqrt(T)")
+        ax.set(xlabel="T", ylabel="regret", title="Regret against the best stationary y* (10)")
+        ax.legend(fontsize=8)
+        paths += _artifacts(cfg, out_dir, "fig2_regret", reg, fig)
     fig, (ax1, ax2) = _figure(2)
     for name, rec in out.items():
         ax1.plot(t, rows[f"{name}_average"], label=name)
@@ -221,22 +222,8 @@ def part_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     ax1.set(xlabel="t", ylabel="average reward until t", title="Fig. 2(a)")
     ax2.set(xlabel="t", ylabel="cumulative reward", title="Fig. 2(b)")
     ax1.legend(fontsize=8)
-    paths.append(write_png(fig, out_dir / "fig2_rewards.png"))
-    _close(fig)
-    if cfg.offline:
-        points = np.unique(np.linspace(cfg.horizon / cfg.regret_points, cfg.horizon, cfg.regret_points).astype(int))
-        reg = pd.DataFrame(regret_curve(env.scenario, env.arrivals, out["OGASched"]["reward"], points,
-                                        cfg.offline_backend))
-        reg["regret_over_sqrtT"] = reg["regret"] / np.sqrt(reg["T"])
-        paths.append(write_csv(reg, out_dir / "fig2_regret.csv"))
-        fig, (ax,) = _figure(1)
-        ax.plot(reg["T"], reg["regret"], "o-", label="R_T = Q(y*_T) - Q(OGASched)")
-        ax.plot(reg["T"], reg["regret"].iloc[-1] * np.sqrt(reg["T"] / reg["T"].iloc[-1]), "--", label="c sqrt(T)")
-        ax.set(xlabel="T", ylabel="regret", title="Regret against the best stationary y* (10)")
-        ax.legend(fontsize=8)
-        paths.append(write_png(fig, out_dir / "fig2_regret.png"))
-        _close(fig)
-    return paths
+    # written last: its JSON's subproblem summary covers the policies' and y*'s solves
+    return paths + _artifacts(cfg, out_dir, "fig2_rewards", pd.DataFrame(rows), fig)
 
 
 def _sweep(cfg: OgaConfig, out_dir: Path, stem: str, settings: list[tuple[str, Any, dict[str, Any]]],
@@ -244,8 +231,6 @@ def _sweep(cfg: OgaConfig, out_dir: Path, stem: str, settings: list[tuple[str, A
     """Run every policy under each (panel, value, overrides); one row per (panel, value, policy)."""
     import pandas as pd
     from tqdm import tqdm
-
-    from optsched.results import write_csv, write_png
 
     rows = []
     for panel, value, overrides in tqdm(settings, desc=stem, leave=False, disable=None):  # no bar off a terminal
@@ -260,7 +245,6 @@ def _sweep(cfg: OgaConfig, out_dir: Path, stem: str, settings: list[tuple[str, A
                          "average_overhead": rec["overhead"].mean(),
                          "ogasched_ratio": oga / total if total else np.nan})
     df = pd.DataFrame(rows)
-    paths = [write_csv(df, out_dir / f"{stem}.csv")]
     panels = list(dict.fromkeys(df["panel"]))
     fig, axes = _figure(len(panels))
     for ax, panel in zip(axes, panels):
@@ -275,32 +259,30 @@ def _sweep(cfg: OgaConfig, out_dir: Path, stem: str, settings: list[tuple[str, A
         ax.set_xticks(pos + 0.4 - width / 2, [str(v) for v in values])
         ax.set(xlabel=panel, ylabel=metric.replace("_", " "))
     axes[0].legend(fontsize=7)
-    paths.append(write_png(fig, out_dir / f"{stem}.png"))
-    _close(fig)
-    return paths
+    return _artifacts(cfg, out_dir, stem, df, fig)
 
 
-def part_fig3(cfg: OgaConfig, out_dir: Path) -> list[Path]:
+def study_fig3(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     settings = [("n_nodes", v, {"n_nodes": v}) for v in cfg.fig3_nodes]
     settings += [("n_ports", v, {"n_ports": v, "batch_ports": min(cfg.batch_ports, v)}) for v in cfg.fig3_ports]
     settings += [("contention", v, {"contention": v}) for v in cfg.fig3_contention]
     return _sweep(cfg, out_dir, "fig3_scale", settings, "cumulative_reward")
 
 
-def part_fig7(cfg: OgaConfig, out_dir: Path) -> list[Path]:
+def study_fig7(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     settings = [("utility", u, {"utility": u}) for u in cfg.fig7_utilities]
     return _sweep(cfg, out_dir, "fig7_utilities", settings, "cumulative_reward")
 
 
-def part_table3(cfg: OgaConfig, out_dir: Path) -> list[Path]:
+def study_table3(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     settings = [("T", v, {"horizon": v}) for v in cfg.table3_horizons]
     settings += [("arrival_prob", v, {"arrival_prob": v}) for v in cfg.table3_probs]
     settings += [("density", v, {"density": v}) for v in cfg.table3_densities]
     return _sweep(cfg, out_dir, "table3", settings, "average_reward")
 
 
-PARTS: dict[str, Callable[[OgaConfig, Path], list[Path]]] = {
-    "fig2": part_fig2, "fig3": part_fig3, "fig7": part_fig7, "table3": part_table3,
+STUDIES: dict[str, Callable[[OgaConfig, Path], list[Path]]] = {
+    "fig2": study_fig2, "fig3": study_fig3, "fig7": study_fig7, "table3": study_table3,
 }
 
 PAPER_SWEEPS: dict[str, Any] = {
@@ -312,18 +294,18 @@ PAPER_SWEEPS: dict[str, Any] = {
 }
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
-    "fig2": {"parts": ["fig2"], "n_nodes": 128, "horizon": 8000},
-    "fig3": {"parts": ["fig3"], "n_nodes": 128, "horizon": 2000, **{k: PAPER_SWEEPS[k] for k in
+    "fig2": {"study": "fig2", "n_nodes": 128, "horizon": 8000},
+    "fig3": {"study": "fig3", "n_nodes": 128, "horizon": 2000, **{k: PAPER_SWEEPS[k] for k in
                                                                      ("fig3_nodes", "fig3_ports", "fig3_contention")}},
-    "fig7": {"parts": ["fig7"], "n_nodes": 128, "horizon": 2000},
-    "table3": {"parts": ["table3"], "n_nodes": 128, "horizon": 2000,
+    "fig7": {"study": "fig7", "n_nodes": 128, "horizon": 2000},
+    "table3": {"study": "table3", "n_nodes": 128, "horizon": 2000,
                **{k: PAPER_SWEEPS[k] for k in ("table3_horizons", "table3_densities")}},
-    "large": {"parts": ["fig2"], "n_ports": 100, "n_nodes": 1024, "n_resources": 6, "horizon": 10000,
+    "large": {"study": "fig2", "n_ports": 100, "n_nodes": 1024, "n_resources": 6, "horizon": 10000,
               "contention": 5.0, "regret_points": 1},
     # ten times the paper's largest setting (Fig. 5): |L| = 1000, |R| = 10,000
-    "huge": {"parts": ["fig2"], "n_ports": 1000, "n_nodes": 10000, "n_resources": 6, "horizon": 10000,
+    "huge": {"study": "fig2", "n_ports": 1000, "n_nodes": 10000, "n_resources": 6, "horizon": 10000,
              "contention": 5.0, "regret_points": 1},
-    "paper": {"parts": list(PART_NAMES), "n_nodes": 128, "horizon": 8000, "sweep_horizon": 2000, **PAPER_SWEEPS},
+    "paper": {"study": "all", "n_nodes": 128, "horizon": 8000, "sweep_horizon": 2000, **PAPER_SWEEPS},
 }
 
 
@@ -336,15 +318,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     bench_capture={"settings": {"horizon": 100, "offline": False}, "every": 20},
 )
 def run(cfg: OgaConfig, out_dir: Path) -> list[Path]:
-    from optsched.results import run_metadata, write_metadata
-
-    out_dir = Path(out_dir)
-    start, cpu = time.perf_counter(), time.process_time()
     paths: list[Path] = []
-    for part in cfg.parts:
-        paths += PARTS[part](cfg, out_dir)
-    meta = run_metadata(experiment="ogasched", seed=cfg.seed, config=cfg)
-    meta["runtime_s"] = time.perf_counter() - start
-    meta["cpu_s"] = time.process_time() - cpu
-    paths.append(write_metadata(out_dir / "metadata.json", meta))
+    for study in STUDIES if cfg.study == "all" else (cfg.study,):
+        paths += STUDIES[study](cfg, Path(out_dir))
     return paths

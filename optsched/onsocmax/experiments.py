@@ -41,7 +41,7 @@ from optsched.onsocmax.offline import certified_optimum
 from optsched.onsocmax.policy import DEFAULT_BACKENDS, Onsocmax
 from optsched.models.prices import alpha_hat
 from optsched.models.utilities import KINDS
-from optsched.results import run_metadata, write_csv, write_metadata, write_png
+from optsched.artifacts import pyplot, write_artifacts
 
 # Sweep name -> the generator settings a value stands for.
 SWEEPS: dict[str, Callable[[float], dict[str, float]]] = {
@@ -174,10 +174,7 @@ def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float, float]:
 
 
 def plot_sweep(df: Any, cfg: OnsocmaxConfig) -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     kinds = list(dict.fromkeys(df["kind"]))
     fig, axes = plt.subplots(1, len(kinds), figsize=(4.6 * len(kinds), 3.8), squeeze=False)
@@ -276,10 +273,7 @@ def ratio_rows(cfg: OnsocmaxConfig) -> Any:
 
 
 def plot_ratio(df: Any, cfg: OnsocmaxConfig) -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
     finite = np.isfinite(df["ratio"])
@@ -325,8 +319,6 @@ STUDIES: dict[str, tuple[Callable[[OnsocmaxConfig], Any], Callable[[Any, Onsocma
 def run(cfg: OnsocmaxConfig, out_dir: Path) -> list[Path]:
     import time
 
-    import matplotlib.pyplot as plt
-
     rows, plot, stem_of = STUDIES[cfg.study]
     start = time.perf_counter()
     df = rows(cfg)
@@ -334,16 +326,12 @@ def run(cfg: OnsocmaxConfig, out_dir: Path) -> list[Path]:
     stem = stem_of(cfg)
     out = Path(out_dir)
     timing = [c for c in TIMING_COLUMNS if c in df.columns]
-    paths = [write_csv(df.drop(columns=timing), out / f"{stem}.csv"), write_png(fig, out / f"{stem}.png")]
-    if timing:
-        keys = ["value", "kind", "repeat", "policy", "n_jobs"]
-        paths.append(write_csv(df[keys + timing], out / f"{stem}_timing.csv"))
-    plt.close(fig)
-    meta = run_metadata(experiment=f"onsocmax/{stem}", seed=cfg.seed, config=dataclasses.asdict(cfg))
-    meta["runtime_s"] = time.perf_counter() - start
+    keys = ["value", "kind", "repeat", "policy", "n_jobs"]
+    extra: dict[str, Any] = {"runtime_s": time.perf_counter() - start}
     if cfg.study == "ratio":
-        meta["max_ratio_over_alpha_hat"] = float((df["ratio"] / df["alpha_hat"]).max())
-        meta["online_zero_with_positive_opt"] = int(np.isinf(df["ratio"]).sum())
-        meta["theorem2_violations"] = int(df["violates_theorem2"].sum())
-    paths.append(write_metadata(out / f"{stem}.json", meta))
-    return paths
+        extra["max_ratio_over_alpha_hat"] = float((df["ratio"] / df["alpha_hat"]).max())
+        extra["online_zero_with_positive_opt"] = int(np.isinf(df["ratio"]).sum())
+        extra["theorem2_violations"] = int(df["violates_theorem2"].sum())
+    return write_artifacts(out, stem, table=df.drop(columns=timing), figure=fig, experiment=f"onsocmax/{stem}",
+                           seed=cfg.seed, config=dataclasses.asdict(cfg), timing=df[keys + timing] if timing else None,
+                           extra=extra)

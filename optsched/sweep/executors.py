@@ -27,7 +27,7 @@ EXECUTORS = ("serial", "pool", "dask")
 
 @functools.lru_cache(maxsize=1)
 def _versions() -> str:
-    from optsched.results import package_versions
+    from optsched.artifacts import package_versions
 
     return canonical_json(package_versions())
 

@@ -106,7 +106,7 @@ def run_sweep(
         files = consolidate(store, keys, out)
         meta = {"sweep": asdict(spec), "runs": len(runs), "stored_before": len(runs) - len(pending), "ran": len(pending),
                 "executor": executor, "workers": n_workers, "batch_size": size, "wall_s": wall}
-        from optsched.results import package_versions, write_metadata
+        from optsched.artifacts import package_versions, write_metadata
 
         meta["versions"] = package_versions()
         files.append(write_metadata(out / METADATA, meta))

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from optsched.results import create_temporary, write_text
+from optsched.artifacts import create_temporary, write_text
 
 Row = dict[str, str]
 LOCK = ".lock"

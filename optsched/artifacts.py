@@ -1,5 +1,6 @@
-"""Writing results: atomic files (temporary file, then rename; mode 0666 minus the umask) and
-run metadata."""
+"""Writing what a run produces: atomic files (temporary file, then rename; mode 0666 minus the
+umask), run metadata, figures on one matplotlib backend, and :func:`write_artifacts` (a
+result's CSV + PNG + JSON in one call, shared by every paper)."""
 
 from __future__ import annotations
 
@@ -88,3 +89,31 @@ def run_metadata(*, experiment: str, seed: int, config: Any) -> dict[str, Any]:
 
 def write_metadata(path: str | Path, meta: dict[str, Any]) -> Path:
     return write_text(path, json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the non-interactive Agg backend: the one backend choice of every
+    figure optsched draws (no display needed, identical bytes on every machine)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def write_artifacts(out: str | Path, stem: str, *, table: "pd.DataFrame", figure: Any, experiment: str, seed: int,
+                    config: Any, timing: "pd.DataFrame | None" = None,
+                    extra: dict[str, Any] | None = None) -> list[Path]:
+    """One result of a run in ``out``: ``stem.csv`` (the table), ``stem.png`` (the figure, closed
+    after), ``stem_timing.csv`` (measured seconds, kept apart so the table is byte-reproducible)
+    and ``stem.json`` (:func:`run_metadata` of ``experiment``, ``seed``, ``config``, plus ``extra``)."""
+    out = Path(out)
+    paths = [write_csv(table, out / f"{stem}.csv"), write_png(figure, out / f"{stem}.png")]
+    pyplot().close(figure)
+    if timing is not None:
+        paths.append(write_csv(timing, out / f"{stem}_timing.csv"))
+    meta = run_metadata(experiment=experiment, seed=seed, config=config)
+    meta.update(extra or {})
+    paths.append(write_metadata(out / f"{stem}.json", meta))
+    return paths
