@@ -147,9 +147,9 @@ def main() -> None:
         offline_side_by_side(scn, env.arrivals.sum(axis=0), args.repeats)
         print(f"load average {os.getloadavg()[0]:.1f}")
     if args.preset_large:
-        from optsched.experiments import get_experiment
+        from optsched.papers import get_paper
 
-        exp = get_experiment("ogasched")
+        exp = get_paper("ogasched")
         cfg = exp.make_config(preset="large")
         load0 = os.getloadavg()[0]
         with tempfile.TemporaryDirectory() as out:

@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 
 import optsched
-from optsched.experiments import get_experiment
+from optsched.papers import get_paper
 from optsched.onsocmax.baselines import EqualShare, MaxFirst
 from optsched.models.mesh import MeshGenerator
 from optsched.models.onsocmax_offline import OfflineWelfareIntegral
@@ -34,7 +34,7 @@ def median_time(fn: Callable[[], object], repeats: int) -> float:
 
 
 def end_to_end(repeats: int) -> None:
-    exp = get_experiment("onsocmax")
+    exp = get_paper("onsocmax")
     cfg = exp.make_config()
     n = len(cfg.values) * len(cfg.kinds) * cfg.repeats
     with tempfile.TemporaryDirectory() as tmp:

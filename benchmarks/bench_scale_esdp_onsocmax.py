@@ -49,10 +49,10 @@ PAPER_OF = {"esdp-scale4x": "esdp-paper", "onsocmax-scale": "onsocmax-paper"}
 
 def run_part(name: str) -> dict[str, Any]:
     """In the child: run the part's preset end to end; wall, CPU, RSS and per-policy times."""
-    from optsched.experiments import get_experiment
+    from optsched.papers import get_paper
 
     experiment, preset, overrides = PARTS[name]
-    exp = get_experiment(experiment)
+    exp = get_paper(experiment)
     cfg = exp.make_config(overrides, preset=preset)
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as out:
@@ -89,11 +89,11 @@ def dp_route_at_4x(slots: int = 300) -> str:
     from optsched.esdp.env import DispatchEnv
     from optsched.esdp.experiments import make_instance
     from optsched.esdp.policy import EsdpPolicy
-    from optsched.experiments import get_experiment
+    from optsched.papers import get_paper
     from optsched.policy import evaluate
     from optsched.solvers.budget_dp import TableTooLarge
 
-    cfg = get_experiment("esdp").make_config(preset="scale4x")
+    cfg = get_paper("esdp").make_config(preset="scale4x")
     inst = make_instance(cfg, 0)
     policy = EsdpPolicy(alpha=cfg.alpha)
     start = time.process_time()

@@ -34,7 +34,7 @@ from typing import Any, Callable
 import numpy as np
 
 import optsched
-from optsched.experiments import get_experiment
+from optsched.papers import get_paper
 from optsched.io import load_instances
 from optsched.observe import Observer
 from optsched.solvers.registry import get_backend
@@ -55,7 +55,7 @@ TRAJECTORY_RUNS: dict[str, dict[str, Any]] = {  # every subproblem, in order
 
 
 def capture(paper: str, settings: dict[str, Any], every: int, tmp: Path) -> dict[str, list[Any]]:
-    exp = get_experiment(paper)
+    exp = get_paper(paper)
     with Observer(capture_dir=tmp / paper, capture_every=every):
         exp.run(exp.make_config(settings), tmp / paper / "run")
     return {f.stem: load_instances(f) for f in sorted((tmp / paper).glob("*.jsonl"))}

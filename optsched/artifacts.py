@@ -29,6 +29,17 @@ def package_versions() -> dict[str, str]:
     return out
 
 
+def machine() -> str:
+    """The machine a report was measured on: logical CPUs, those this process may use, memory."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    try:
+        mem = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
+    except (ValueError, OSError, AttributeError):
+        mem = ""
+    return f"{os.cpu_count()} logical CPUs, {usable} usable{mem}"
+
+
+
 def create_temporary(directory: Path, prefix: str, suffix: str) -> tuple[int, str]:
     """A new file in ``directory`` opened for writing: ``(fd, path)``. Unlike ``mkstemp``
     (mode 0600) it is created with mode 0666 minus the umask, so the file renamed into place

@@ -231,18 +231,18 @@ def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
 
 
 def paper_captures(cfg: BenchConfig, tmp: Path, log: Callable[[str], None]) -> Iterator[Instance]:
-    """A short seeded run of every paper that declares a bench capture (its experiment's
-    ``bench_capture``: config settings and ``every``), its policies' subproblems captured."""
-    from optsched.experiments import all_experiments
+    """A short seeded run of every paper that declares a bench capture (its ``bench_capture``:
+    config settings and ``every``), its policies' subproblems captured."""
     from optsched.observe import Observer
+    from optsched.papers import all_papers
 
-    for name, exp in sorted(all_experiments().items()):
-        spec = exp.bench_capture
-        if not spec or not set(exp.subproblems) & set(cfg.kinds):
+    for name, paper in all_papers().items():
+        spec = paper.bench_capture
+        if not spec or not set(paper.subproblems) & set(cfg.kinds):
             continue
         t0 = time.perf_counter()
         with Observer(capture_dir=tmp / name, capture_every=int(spec["every"])):
-            exp.run(exp.make_config(dict(spec["settings"])), tmp / name / "run")
+            paper.run(paper.make_config(dict(spec["settings"])), tmp / name / "run")
         found = [i for i in captured_instances(tmp / name, label=name) if i.kind in cfg.kinds]
         log(f"bench: captured {len(found)} subproblems from a short {name} run in {time.perf_counter() - t0:.1f} s")
         yield from found
@@ -590,14 +590,16 @@ def summary_markdown(
 ) -> str:
     """One table per model: median runtime per size (generated instances) and over the
     files, status counts, median and largest gap per backend."""
+    from optsched.artifacts import machine
+
     lines = [
         f"# optsched bench ({'quick' if cfg.quick else 'full'})",
         "",
         f"{len(df)} rows; {cfg.n_repeats} interleaved repeats per instance; {cfg.n_instances} generated "
         f"instance(s) per size; time limit {cfg.limit:g} s; wall time {wall_s:.0f} s; load average "
-        f"{load[0][0]:.2f} at the start, {load[1][0]:.2f} at the end (os.getloadavg, 1 min; 2 cores shared).",
+        f"{load[0][0]:.2f} at the start, {load[1][0]:.2f} at the end (os.getloadavg, 1 min; {machine()}).",
         "Runtime: median over the repeats of each instance, then over the instances of a size (wall, "
-        "`Result.runtime_s`). Gap: |best bound - objective| / |best bound| per row; median and max over the "
+        "`Result.runtime_s`). Gap: |best bound - objective| / max(|best bound|, |objective|, 1) per row; median and max over the "
         "rows with an objective. Termination counts are over all rows (instances x repeats).",
         "",
     ]

@@ -148,12 +148,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from optsched.config import load_toml
-    from optsched.experiments import get_experiment
+    from optsched.papers import get_paper
     from optsched.observe import Observer
     from optsched.solve import model_kind
     from optsched.solvers.registry import get_backend
 
-    exp = get_experiment(args.experiment)
+    exp = get_paper(args.paper)
     settings = load_toml(args.config) if args.config else {}
     if args.seed is not None:
         settings["seed"] = args.seed
@@ -170,7 +170,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("results") / exp.name
     observer = Observer(shadow=shadow, shadow_every=args.shadow_every, shadow_time_limit=args.shadow_time_limit,
                         capture_dir=args.capture, capture_every=args.capture_every,
-                        run_info={"experiment": exp.name, "preset": args.preset, "config": asdict(cfg)})
+                        run_info={"paper": exp.name, "preset": args.preset, "config": asdict(cfg)})
     with observer:
         paths = exp.run(cfg, out)
     paths += observer.write(out)
@@ -226,6 +226,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from optsched import __version__
+    from optsched.papers import paper_names
 
     p = _Parser(prog="optsched", description="Per-slot scheduling subproblems: paper algorithms vs exact solvers.")
     p.add_argument("--version", action="version", version=f"optsched {__version__}")
@@ -262,8 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("backends", help="list backends, what they solve, availability")
     b.set_defaults(func=cmd_backends)
 
-    r = sub.add_parser("run", help="run an experiment; writes CSV + PNG")
-    r.add_argument("experiment")
+    r = sub.add_parser("run", help="run a paper's experiment; writes CSV + PNG + JSON")
+    r.add_argument("paper", help=f"one of: {', '.join(paper_names())}")
     r.add_argument("--config", default=None, help="TOML file of settings")
     r.add_argument("--preset", default=None)
     r.add_argument("--seed", type=int, default=None)
@@ -295,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     bn.set_defaults(func=cmd_bench)
 
     rp = sub.add_parser("reproduce", help="regenerate a paper's figures and tables; CSV, PNG, report.md")
-    rp.add_argument("paper", help="maxweight, esdp, ogasched, onsocmax or all")
+    rp.add_argument("paper", help=f"one of: {', '.join(paper_names())}, or all")
     rp.add_argument("--full", action="store_true", help="the paper's scale (about 5 min for all four) instead of the reduced default")
     rp.add_argument("--out", default=None, help="output directory (default results/reproduce)")
     rp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

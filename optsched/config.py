@@ -96,10 +96,10 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"config: {path} nests arrays or tables too deeply") from None
 
 
-def require(ok: bool, key: str, message: str) -> None:
-    """Range rule for a config ``check``: raise ValueError naming ``key`` unless ``ok``."""
+def require(ok: bool, key: str, message: str, *, where: str = "config") -> None:
+    """Range rule for a config ``check``: raise ValueError naming ``where.key`` unless ``ok``."""
     if not ok:
-        raise ValueError(f"config.{key}: {message}")
+        raise ValueError(f"{where}.{key}: {message}")
 
 
 # The largest array (in entries; 800 MB of float64) a config may make an experiment allocate.

@@ -339,7 +339,7 @@ def plot_shadow(df: Any, path: Path) -> Path:
         ax_gap.grid(alpha=0.3)
         names = list(dict.fromkeys(part["backend"]))
         data = [part.loc[part["backend"] == b, "runtime_s"].clip(lower=1e-7).to_numpy() for b in names]
-        ax_time.boxplot(data, vert=False)
+        ax_time.boxplot(data, orientation="horizontal")
         ax_time.set_yticks(range(1, len(names) + 1), names)
         ax_time.set_xscale("log")
         ax_time.set_xlabel("runtime per subproblem (s)")

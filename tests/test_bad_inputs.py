@@ -56,9 +56,9 @@ def load(path: str) -> Callable[[Path], Any]:
 def config(experiment: str, path: str) -> Callable[[Path], Any]:
     def call(tmp: Path) -> Any:
         from optsched.config import load_toml
-        from optsched.experiments import get_experiment
+        from optsched.papers import get_paper
 
-        return get_experiment(experiment).make_config(load_toml(path))
+        return get_paper(experiment).make_config(load_toml(path))
 
     return call
 
@@ -66,9 +66,9 @@ def config(experiment: str, path: str) -> Callable[[Path], Any]:
 def run(experiment: str, path: str) -> Callable[[Path], Any]:
     def call(tmp: Path) -> Any:
         from optsched.config import load_toml
-        from optsched.experiments import get_experiment
+        from optsched.papers import get_paper
 
-        exp = get_experiment(experiment)
+        exp = get_paper(experiment)
         return exp.run(exp.make_config(load_toml(path)), tmp / "out")
 
     return call
@@ -286,9 +286,9 @@ MISUSE: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
                             solve("budgeted_ip.json", None, time_limit=-1.0)),
     "compare with an unknown backend": (["compare", "{tmp}/budgeted_ip.json", "--backends", "highs,nosuch"], "unknown backend 'nosuch'",
                                         solve("budgeted_ip.json", "nosuch")),
-    "unknown experiment": (["run", "nosuch"], "unknown experiment 'nosuch'", lambda tmp: __import__("optsched.experiments").experiments.get_experiment("nosuch")),
+    "unknown paper": (["run", "nosuch"], "unknown paper 'nosuch'", lambda tmp: __import__("optsched.papers").papers.get_paper("nosuch")),
     "unknown preset": (["run", "esdp", "--preset", "nosuch"], "esdp has no preset 'nosuch'",
-                       lambda tmp: __import__("optsched.experiments").experiments.get_experiment("esdp").make_config({}, "nosuch")),
+                       lambda tmp: __import__("optsched.papers").papers.get_paper("esdp").make_config({}, "nosuch")),
     "missing config file": (["run", "onsocmax", "--config", "configs/missing.toml"], "does not exist",
                             config("onsocmax", "configs/missing.toml")),
     # files that are not regular files: refused at once (a FIFO would block, /dev/zero never ends)

@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from optsched.experiments import get_experiment
+from optsched.papers import get_paper
 
 TINY = {"horizon": 25, "n_ports": 3, "n_servers": 6, "edge_prob": 0.4}
 
 
 def _run(tmp_path, settings=None, preset=None):
-    exp = get_experiment("esdp")
+    exp = get_paper("esdp")
     cfg = exp.make_config({**TINY, **(settings or {})}, preset=preset)
     return exp.run(cfg, tmp_path)
 
@@ -59,11 +59,11 @@ def test_sweep_and_overhead(tmp_path) -> None:
 )
 def test_bad_config_names_the_key(settings, key) -> None:
     with pytest.raises(ValueError, match=key):
-        get_experiment("esdp").make_config(settings)
+        get_paper("esdp").make_config(settings)
 
 
 def test_presets_are_valid() -> None:
-    exp = get_experiment("esdp")
+    exp = get_paper("esdp")
     for name in exp.presets:
         cfg = exp.make_config(preset=name)
         assert cfg.horizon >= 1
@@ -93,4 +93,4 @@ def test_sweep_summary_has_means_and_t_intervals(tmp_path) -> None:
 @pytest.mark.parametrize("key", ["capacity_rule", "cost_model", "normalisation"])
 def test_scenario_keys_are_checked(key) -> None:
     with pytest.raises(ValueError, match=key):
-        get_experiment("esdp").make_config({key: "nope"})
+        get_paper("esdp").make_config({key: "nope"})

@@ -373,9 +373,9 @@ def test_env_and_policy_reject_bad_settings():
 
 # --- the experiment ---------------------------------------------------------------------------------
 def test_experiment_writes_every_part(tmp_path):
-    from optsched.experiments import get_experiment
+    from optsched.papers import get_paper
 
-    exp = get_experiment("ogasched")
+    exp = get_paper("ogasched")
     cfg = exp.make_config({
         "study": "all", "n_nodes": 6, "n_ports": 3, "horizon": 30, "regret_points": 2,
         "fig3_nodes": [4, 6], "fig3_ports": [2, 3], "fig3_contention": [1.0, 10.0], "fig7_utilities": ["log", "mixed"],
@@ -400,16 +400,16 @@ def test_experiment_writes_every_part(tmp_path):
                                             ({"arrival_prob": 1.2}, "arrival_prob"), ({"utility": "cubic"}, "utility"),
                                             ({"source": "alibaba", "trace_dir": "x", "batch_ports": 20}, "batch_ports"), ({"horizon": 0}, "horizon")])
 def test_experiment_config_is_strict(settings_, key):
-    from optsched.experiments import get_experiment
+    from optsched.papers import get_paper
 
     with pytest.raises(ValueError, match=key):
-        get_experiment("ogasched").make_config(settings_)
+        get_paper("ogasched").make_config(settings_)
 
 
 def test_presets_are_valid():
-    from optsched.experiments import get_experiment
+    from optsched.papers import get_paper
 
-    exp = get_experiment("ogasched")
+    exp = get_paper("ogasched")
     for preset in ("default", "fig2", "fig3", "fig7", "table3", "large", "huge", "paper"):
         cfg = exp.make_config(preset=preset)
         assert cfg.horizon >= 1

@@ -144,9 +144,9 @@ def test_missing_directory_and_bad_sizes(tmp_path, shared_data):
 
 
 def test_experiment_on_traces_with_multiple_arrivals(shared_data, tmp_path):
-    from optsched.experiments import get_experiment
+    from optsched.papers import get_paper
 
-    exp = get_experiment("ogasched")
+    exp = get_paper("ogasched")
     cfg = exp.make_config({"source": "alibaba", "trace_dir": str(shared_data / "alibaba"), "n_ports": 4,
                            "batch_ports": 2, "n_nodes": 16, "horizon": 40, "copies": 2, "contention": 2.0,
                            "regret_points": 1})

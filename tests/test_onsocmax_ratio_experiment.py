@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from optsched.experiments import get_experiment
+from optsched.papers import get_paper
 
 
 def test_config_is_strict() -> None:
-    exp = get_experiment("onsocmax")
+    exp = get_paper("onsocmax")
     for bad, key in (
         ({"sweep": "speed"}, "sweep"),
         ({"kinds": ["cubic"]}, "kinds"),
@@ -29,7 +29,7 @@ def test_config_is_strict() -> None:
 
 
 def test_tiny_sweep_writes_csv_png_json(tmp_path: Path) -> None:
-    exp = get_experiment("onsocmax")
+    exp = get_paper("onsocmax")
     cfg = exp.make_config({"values": [2.0, 6.0], "repeats": 1, "kinds": ["log"], "n_jobs": 6, "sweep": "congestion"})
     paths = exp.run(cfg, tmp_path)
     assert sorted(p.name for p in paths) == sorted(f"onsocmax_congestion{s}" for s in (".csv", ".json", ".png", "_timing.csv"))
@@ -46,7 +46,7 @@ def test_tiny_sweep_writes_csv_png_json(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("settings", [{"family": "small"}, {"integral": True, "n_jobs": 6}])
 def test_tiny_ratio_study(tmp_path: Path, settings: dict) -> None:
-    exp = get_experiment("onsocmax")
+    exp = get_paper("onsocmax")
     cfg = exp.make_config({"study": "ratio", "instances": 4, **settings})
     exp.run(cfg, tmp_path)
     (csv,) = tmp_path.glob("*.csv")

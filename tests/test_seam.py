@@ -14,7 +14,7 @@ import pytest
 
 import optsched
 from optsched.cli import main
-from optsched.experiments import get_experiment
+from optsched.papers import get_paper
 from optsched.generators import generate
 from optsched.io import load_instances
 from optsched.observe import Observer, SubproblemSolver
@@ -144,7 +144,7 @@ PAIRS = {"maxweight": ("greedy", "highs"), "ogasched": ("fast", "highs"), "esdp"
 
 
 def _run(paper: str, out: Path, settings: dict[str, Any], **observer: Any) -> Observer:
-    exp = get_experiment(paper)
+    exp = get_paper(paper)
     with Observer(**observer) as obs:
         exp.run(exp.make_config(settings), out)
     return obs
@@ -174,7 +174,7 @@ def _result_files(out: Path) -> dict[str, bytes]:
 def test_shadow_and_capture_never_change_the_trajectory(paper: str, tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     _run(paper, plain, SMALL[paper])
-    main_kind = model_kind(get_experiment(paper).subproblems[0])
+    main_kind = model_kind(get_paper(paper).subproblems[0])
     shadows = [b for b in ("highs", "cpsat", "cvxpy", "escb_oa", "alm") if get_backend(b).fits_kind(main_kind) is None][:2]
     obs = _run(paper, tmp_path / "shadowed", SMALL[paper], shadow=shadows, shadow_every=3,
                capture_dir=tmp_path / "capture", capture_every=2)

@@ -41,9 +41,9 @@ from optsched.esdp.learners import INDICES, IndexLearner
 from optsched.esdp.oracle import MkpOracle, OraclePolicy
 from optsched.esdp.policy import MASK_MODES, EsdpPolicy
 from optsched.esdp.statistics import DELTA_SEQUENCES, G_SEQUENCES
-from optsched.experiments import experiment
 from optsched.policy import evaluate
 from optsched.artifacts import pyplot, write_artifacts, write_csv
+from optsched.claims import mean_ci95
 
 
 @dataclass(frozen=True)
@@ -348,16 +348,6 @@ def run_setting_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
     return paths + [write_csv(sweep_summary(df, cfg.sweep), out / f"{stem}_summary.csv")]
 
 
-def mean_ci95(values: Any) -> tuple[float, float]:
-    """Mean and the half-width of its 95 % Student-t interval (NaN for one value)."""
-    from scipy.stats import t as student_t
-
-    x = np.asarray(values, dtype=np.float64)
-    if x.size < 2:
-        return float(x.mean()), float("nan")
-    return float(x.mean()), float(student_t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
-
-
 def sweep_summary(df: Any, key: str) -> Any:
     """Per (value, policy), over the repeats (each a new instance and sample path): mean and
     95 % half-width of the ASW, of the expected ASW's share of the oracle's (v_tilde . x over
@@ -379,6 +369,15 @@ def sweep_summary(df: Any, key: str) -> Any:
         row["binding_share"] = float(part["binding_share"].mean())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# --- optsched sweep ---------------------------------------------------------------------------
+def sweep_metrics(cfg: EsdpConfig, policy: str) -> dict[str, Any]:
+    """One sweep row on instance ``repeat = 0`` of the seed: ``asw`` (sum of welfare),
+    ``average_welfare``, ``regret`` (5) against the oracle, ``n_edges``."""
+    rec = run_policies(cfg, 0, (policy,))[policy]
+    return {"asw": float(rec["welfare"].sum()), "average_welfare": float(rec["welfare"].mean()),
+            "regret": float((rec["oracle_welfare"] - rec["expected_welfare"]).sum()), "n_edges": int(rec["n_edges"])}
 
 
 STUDIES: dict[str, Callable[[EsdpConfig, Path], list[Path]]] = {
@@ -419,13 +418,5 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-@experiment(
-    "esdp",
-    config=EsdpConfig,
-    description="Paper 000 (ESDP): ASW, ratios, regret vs baselines and oracle; overhead; sensitivity",
-    presets=PRESETS,
-    subproblems=("escb_index", "budgeted_ip"),
-    bench_capture={"settings": {"horizon": 60, "policies": ["ESDP"]}, "every": 6},
-)
 def run(cfg: EsdpConfig, out_dir: Path) -> list[Path]:
     return STUDIES[cfg.study](cfg, Path(out_dir))

@@ -15,7 +15,6 @@ from typing import Any, Callable, Literal, Mapping
 import numpy as np
 
 from optsched.config import probability, require, within_memory
-from optsched.experiments import experiment
 from optsched.maxweight.network import JobNetwork, NetworkEnv
 from optsched.maxweight.policy import MaxWeightPolicy
 from optsched.policy import evaluate
@@ -238,6 +237,29 @@ def run_simulate(cfg: MaxWeightConfig, out: Path) -> list[Path]:
     return _write(cfg, out, "simulate_rates", df, fig)
 
 
+# --- optsched sweep ---------------------------------------------------------------------------
+def sweep_prepare(settings: dict[str, Any]) -> dict[str, Any]:
+    """A sweep point without ``requirement`` asks 0.25 per application."""
+    if "requirement" not in settings:
+        settings = {**settings, "requirement": [0.25] * int(settings.get("n_apps", 2))}
+    return settings
+
+
+def sweep_metrics(cfg: MaxWeightConfig, policy: str) -> dict[str, Any]:
+    """One sweep row: ``min_rate``, ``mean_rate`` (completed-job rates at ``requirement`` on
+    ``JobNetwork.uniform(n_apps, n_workers, task_prob, completion_prob)``), ``achieved``, and
+    ``max_symmetric_r``: the largest achieved symmetric r on the ``fig5_r_step`` grid (same
+    sample path)."""
+    net = JobNetwork.uniform(cfg.n_apps, cfg.n_workers, cfg.task_prob, cfg.completion_prob)
+    r_grid = np.round(np.arange(0.0, 1.0 + 1e-9, cfg.fig5_r_step), 10)
+    reqs = np.vstack([np.asarray(cfg.requirement)[None, :], np.repeat(r_grid[:, None], cfg.n_apps, axis=1)])
+    rate = achieved_rates(net, reqs, policy, cfg)
+    ok = (rate >= reqs - cfg.tolerance).all(axis=1)
+    sym = r_grid[ok[1:]]
+    return {"min_rate": float(rate[0].min()), "mean_rate": float(rate[0].mean()), "achieved": bool(ok[0]),
+            "max_symmetric_r": float(sym.max()) if sym.size else 0.0}
+
+
 STUDIES: dict[str, Callable[[MaxWeightConfig, Path], list[Path]]] = {
     "fig3": run_fig3,
     "fig4": run_fig4,
@@ -255,13 +277,5 @@ PRESETS = {
 }
 
 
-@experiment(
-    "maxweight",
-    config=MaxWeightConfig,
-    description="paper 004: max-weight scheduling regions (Fig. 3, 4), symmetric requirement vs N (Fig. 5)",
-    presets=PRESETS,
-    subproblems=("set_packing_batch",),
-    bench_capture={"settings": {"study": "fig3", "frames": 300, "grid_step": 0.05}, "every": 100},
-)
 def run(cfg: MaxWeightConfig, out: Path) -> list[Path]:
     return STUDIES[cfg.study](cfg, Path(out))

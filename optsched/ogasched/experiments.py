@@ -25,7 +25,6 @@ from typing import Any, Callable, Literal, Mapping
 import numpy as np
 
 from optsched.config import probability, require, within_memory
-from optsched.experiments import experiment
 from optsched.ogasched.baselines import BASELINES, BaselinePolicy
 from optsched.ogasched.env import SchedulingEnv
 from optsched.ogasched.policy import OGASched
@@ -281,6 +280,24 @@ def study_table3(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     return _sweep(cfg, out_dir, "table3", settings, "average_reward")
 
 
+# --- optsched sweep ---------------------------------------------------------------------------
+def sweep_metrics(cfg: OgaConfig, policy: str) -> dict[str, Any]:
+    """One sweep row: ``cumulative_reward``, ``average_reward``, ``average_gain``,
+    ``average_overhead`` of ``policy`` on the config's scenario, and ``regret`` Q(y*_T) - Q(policy)
+    (with ``offline = true``, else NaN); the seeds of :func:`run_all`."""
+    env = build_env(cfg, cfg.seed)
+    (pol,) = [p for p in policies(cfg) if p.name == policy]
+    rec = evaluate(env, pol, cfg.horizon, seed=cfg.seed + 1)  # the seeds of experiments.run_all
+    regret = float("nan")
+    if cfg.offline:
+        from optsched.ogasched.offline import regret_curve
+
+        regret = float(regret_curve(env.scenario, env.arrivals, rec["reward"], np.array([cfg.horizon]))[0]["regret"])
+    return {"cumulative_reward": float(rec["reward"].sum()), "average_reward": float(rec["reward"].mean()),
+            "average_gain": float(rec["gain"].mean()), "average_overhead": float(rec["overhead"].mean()),
+            "regret": regret}
+
+
 STUDIES: dict[str, Callable[[OgaConfig, Path], list[Path]]] = {
     "fig2": study_fig2, "fig3": study_fig3, "fig7": study_fig7, "table3": study_table3,
 }
@@ -309,14 +326,6 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-@experiment(
-    "ogasched",
-    config=OgaConfig,
-    description="OGASched (paper 003) vs DRF/FAIRNESS/BINPACKING/SPREADING: rewards, regret, scale, utilities",
-    presets=PRESETS,
-    subproblems=("capacity_projection",),
-    bench_capture={"settings": {"horizon": 100, "offline": False}, "every": 20},
-)
 def run(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     paths: list[Path] = []
     for study in STUDIES if cfg.study == "all" else (cfg.study,):

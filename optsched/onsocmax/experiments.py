@@ -31,7 +31,6 @@ from typing import Any, Callable, Literal, Mapping
 import numpy as np
 
 from optsched.config import require, within_memory
-from optsched.experiments import experiment
 from optsched.onsocmax.baselines import EqualShare, MaxFirst
 from optsched.models.mesh import MeshInstance, resource_units
 from optsched.models.mesh import MeshGenerator
@@ -301,6 +300,30 @@ def plot_ratio(df: Any, cfg: OnsocmaxConfig) -> Any:
     return fig
 
 
+# --- optsched sweep ---------------------------------------------------------------------------
+def sweep_metrics(cfg: OnsocmaxConfig, policy: str) -> dict[str, Any]:
+    """One sweep row: ``welfare``, ``opt``, ``opt_bound``, ``ratio`` (opt / welfare),
+    ``alpha_hat``, ``demand_ratio``. ``study = "ratio"``: instance 0 of ``family``;
+    ``study = "sweep"``: the Section IV instance of the one ``kinds`` entry at the one ``values``
+    entry of ``sweep`` (a sweep grids over ``kinds`` / ``values``)."""
+    from optsched.onsocmax.policy import run_online
+
+    if cfg.study == "ratio":
+        inst = FAMILIES[cfg.family](cfg, 0)
+    else:
+        if len(cfg.kinds) != 1 or len(cfg.values) != 1:
+            raise ValueError("config.values: a sweep run of study 'sweep' draws one instance: give one 'kinds' "
+                             "and one 'values' entry (grid over them)")
+        gen = _generator(cfg, cfg.kinds[0], **SWEEPS[cfg.sweep](cfg.values[0]))
+        inst = gen.draw(np.random.default_rng([cfg.seed, 0]))  # repeat j = 0 of sweep_rows
+    cert = certified_optimum(inst)
+    welfare, _ = run_online(inst, POLICIES[policy](cfg))
+    iota, upsilon = inst.marginal_bounds()
+    return {"welfare": float(welfare), "opt": float(cert.primal), "opt_bound": float(cert.bound),
+            "ratio": _ratio(cert.primal, welfare), "alpha_hat": float(alpha_hat(upsilon / iota)),
+            "demand_ratio": _demand_ratio(inst)}
+
+
 STUDIES: dict[str, tuple[Callable[[OnsocmaxConfig], Any], Callable[[Any, OnsocmaxConfig], Any], Callable[[OnsocmaxConfig], str]]] = {
     "sweep": (sweep_rows, plot_sweep, lambda cfg: f"onsocmax_{cfg.sweep}"),
     "ratio": (ratio_rows, plot_ratio, lambda cfg: "_".join(
@@ -308,14 +331,6 @@ STUDIES: dict[str, tuple[Callable[[OnsocmaxConfig], Any], Callable[[Any, Onsocma
 }
 
 
-@experiment(
-    "onsocmax",
-    config=OnsocmaxConfig,
-    description="paper 002: welfare of ONSOCMAX / MAX-FIRST / EQUAL-SHARE vs offline OPT (Figs. 4-6); OPT/online vs alpha-hat",
-    presets=PRESETS,
-    subproblems=("pseudo_welfare", "pseudo_welfare_integral"),
-    bench_capture={"settings": {"values": [4.0], "repeats": 1}, "every": 6},
-)
 def run(cfg: OnsocmaxConfig, out_dir: Path) -> list[Path]:
     import time
 

@@ -4,13 +4,13 @@
 
 Two kinds of sweep (strict TOML: an unknown or misplaced key is a ``ValueError`` naming it):
 
-``kind = "experiment"``: ``experiment`` (maxweight, ogasched, esdp, onsocmax) x every
-combination of the ``[grid]`` lists x ``seeds`` x ``policies`` (default: all of the
-experiment's policies; for esdp the config's ``policies``). ``[base]`` holds fixed settings.
-Keys of ``[base]`` and ``[grid]`` are keys of the experiment's config dataclass; a scalar for
-a list-typed key means a one-element list. One run = one policy on one config and seed;
-its row holds the grid values, the metrics of :mod:`optsched.sweep.summaries`, the full
-config (JSON) and the package versions (JSON).
+``kind = "experiment"``: ``experiment`` (a paper, :func:`optsched.papers.paper_names`) x every
+combination of the ``[grid]`` lists x ``seeds`` x ``policies`` (default: all of the paper's
+policies, or what its sweep summary's ``default_policies`` picks, e.g. esdp's config
+``policies``). ``[base]`` holds fixed settings. Keys of ``[base]`` and ``[grid]`` are keys of
+the paper's config dataclass; a scalar for a list-typed key means a one-element list. One run
+= one policy on one config and seed; its row holds the grid values, the metrics of the paper's
+:class:`~optsched.papers.SweepSummary`, the full config (JSON) and the package versions (JSON).
 
 ``kind = "solve"``: ``models`` (kinds of :mod:`optsched.generators`) x ``sizes`` x ``seeds``
 x ``backends`` (pairs where the backend does not fit the model kind are left out; a backend
@@ -43,7 +43,7 @@ tasks per worker, 1..64 runs each). Only the calling process writes files. A tqd
 (stderr, only on a terminal) shows done / total and the ETA.
 """
 
-from optsched.sweep.grid import Run, SweepConfig, expand, load_sweep, run_key
+from optsched.sweep.grid import SweepRun, SweepConfig, expand, load_sweep, run_key
 from optsched.sweep.runner import SweepReport, run_sweep
 
-__all__ = ["Run", "SweepConfig", "SweepReport", "expand", "load_sweep", "run_key", "run_sweep"]
+__all__ = ["SweepRun", "SweepConfig", "SweepReport", "expand", "load_sweep", "run_key", "run_sweep"]

@@ -1,6 +1,6 @@
 """Running batches of runs: serially, on a local process pool, or on a Dask cluster.
 
-A task is a batch (a list of :class:`~optsched.sweep.grid.Run`); a worker returns its rows,
+A task is a batch (a list of :class:`~optsched.sweep.grid.SweepRun`); a worker returns its rows,
 and only the calling process writes them to the store (one part per finished batch), so
 workers never touch the output directory and a remote Dask cluster needs no shared disk.
 """
@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from optsched.sweep.grid import Run, canonical_json
+from optsched.sweep.grid import SweepRun, canonical_json
 from optsched.sweep.store import Row, cell
 
 TIMING_COLUMNS = ("runtime_s", "cpu_s")
@@ -32,15 +32,15 @@ def _versions() -> str:
     return canonical_json(package_versions())
 
 
-def _run_experiment(run: Run, config: dict[str, Any]) -> dict[str, Any]:
-    from optsched.experiments import get_experiment
-    from optsched.sweep.summaries import get_summary
+def _run_experiment(run: SweepRun, config: dict[str, Any]) -> dict[str, Any]:
+    from optsched.papers import get_paper
 
-    cfg = get_experiment(run.target).make_config(config)
-    return get_summary(run.target).run(cfg, run.variant)
+    paper = get_paper(run.target)
+    assert paper.sweep is not None  # expand() refused a paper without one
+    return paper.sweep.metrics(paper.make_config(config), run.variant)
 
 
-def _solve(run: Run, config: dict[str, Any]) -> dict[str, Any]:
+def _solve(run: SweepRun, config: dict[str, Any]) -> dict[str, Any]:
     import zlib
 
     import numpy as np
@@ -94,7 +94,7 @@ def _pool_worker(parent: int) -> None:
     threading.Thread(target=watch, name="optsched-sweep-watchdog", daemon=True).start()
 
 
-def run_one(run: Run) -> Row:
+def run_one(run: SweepRun) -> Row:
     """One run's row (every cell already text). Progress bars inside the run are silenced:
     by ``TQDM_DISABLE`` in worker processes, by redirecting stderr on the main thread."""
     config = json.loads(run.config)
@@ -122,19 +122,19 @@ def run_one(run: Run) -> Row:
     return out
 
 
-def run_batch(runs: Sequence[Run]) -> list[Row]:
+def run_batch(runs: Sequence[SweepRun]) -> list[Row]:
     return [run_one(r) for r in runs]
 
 
 OnDone = Callable[[list[Row]], None]
 
 
-def run_serial(batches: list[list[Run]], on_done: OnDone) -> None:
+def run_serial(batches: list[list[SweepRun]], on_done: OnDone) -> None:
     for batch in batches:
         on_done(run_batch(batch))
 
 
-def run_pool(batches: list[list[Run]], on_done: OnDone, *, workers: int) -> None:
+def run_pool(batches: list[list[SweepRun]], on_done: OnDone, *, workers: int) -> None:
     """A ``ProcessPoolExecutor`` (forkserver start method: safe with threads in the parent,
     and the server imports numpy and this module once for every worker)."""
     import multiprocessing
@@ -228,7 +228,7 @@ def _security(tls: DaskTLS | None) -> Any:
     return sec
 
 
-def run_dask(batches: list[list[Run]], on_done: OnDone, *, address: str, workers: int, tls: DaskTLS | None = None) -> None:
+def run_dask(batches: list[list[SweepRun]], on_done: OnDone, *, address: str, workers: int, tls: DaskTLS | None = None) -> None:
     """``address = "local"`` starts a LocalCluster of ``workers`` single-threaded processes;
     any other address is a running scheduler reached with ``Client``: ``tls://host:8786``
     with the certificates of ``tls`` (:class:`DaskTLS`), or a trusted ``tcp://host:8786``

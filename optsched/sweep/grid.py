@@ -18,14 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from optsched.config import config_from_mapping, load_toml
+from optsched.config import config_from_mapping, load_toml, require
 
 KINDS = ("experiment", "solve")
-
-
-def require(ok: bool, key: str, message: str) -> None:
-    if not ok:
-        raise ValueError(f"sweep.{key}: {message}")
 
 
 @dataclass(frozen=True)
@@ -48,29 +43,29 @@ class SweepConfig:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
-        require(len(self.seeds) >= 1, "seeds", "name at least one seed")
-        require(all(s >= 0 for s in self.seeds), "seeds", "seeds must be >= 0")
-        require(len(set(self.seeds)) == len(self.seeds), "seeds", "seeds must be distinct")
+        require(len(self.seeds) >= 1, "seeds", "name at least one seed", where="sweep")
+        require(all(s >= 0 for s in self.seeds), "seeds", "seeds must be >= 0", where="sweep")
+        require(len(set(self.seeds)) == len(self.seeds), "seeds", "seeds must be distinct", where="sweep")
         own = {"experiment": ("experiment", "policies", "base", "grid"),
                "solve": ("models", "backends", "sizes", "time_limit", "verify", "options")}
         for kind, keys in own.items():
             for key in keys if kind != self.kind else ():
-                require(getattr(self, key) == _default(key), key, f"is not a key of a kind = {self.kind!r} sweep")
+                require(getattr(self, key) == _default(key), key, f"is not a key of a kind = {self.kind!r} sweep", where="sweep")
         for key in ("base", "grid", "options"):
-            require(isinstance(getattr(self, key), Mapping), key, "expected a table")
+            require(isinstance(getattr(self, key), Mapping), key, "expected a table", where="sweep")
         if self.kind == "experiment":
-            require(bool(self.experiment), "experiment", "name the experiment to sweep")
+            require(bool(self.experiment), "experiment", "name the experiment to sweep", where="sweep")
             for key, values in self.grid.items():
-                require(isinstance(values, list) and len(values) >= 1, f"grid.{key}", "expected a non-empty list of values")
+                require(isinstance(values, list) and len(values) >= 1, f"grid.{key}", "expected a non-empty list of values", where="sweep")
             for key in ("base", "grid"):
-                require("seed" not in getattr(self, key), f"{key}.seed", "set the seeds with the top-level 'seeds' key")
+                require("seed" not in getattr(self, key), f"{key}.seed", "set the seeds with the top-level 'seeds' key", where="sweep")
         else:
             for key in ("models", "backends", "sizes"):
-                require(len(getattr(self, key)) >= 1, key, "name at least one")
+                require(len(getattr(self, key)) >= 1, key, "name at least one", where="sweep")
             from optsched.generators import MAX_SIZE
 
-            require(all(1 <= n <= MAX_SIZE for n in self.sizes), "sizes", f"sizes must be in 1..{MAX_SIZE}")
-            require(self.time_limit is None or self.time_limit > 0, "time_limit", "must be > 0")
+            require(all(1 <= n <= MAX_SIZE for n in self.sizes), "sizes", f"sizes must be in 1..{MAX_SIZE}", where="sweep")
+            require(self.time_limit is None or self.time_limit > 0, "time_limit", "must be > 0", where="sweep")
 
 
 def _default(name: str) -> Any:
@@ -79,7 +74,7 @@ def _default(name: str) -> Any:
 
 
 @dataclass(frozen=True)
-class Run:
+class SweepRun:
     """One run of a sweep. ``config`` is the canonical JSON of what determines the result;
     ``params`` the JSON of the values that vary over the grid (their own columns)."""
 
@@ -124,18 +119,19 @@ def _wrap_scalars(cfg_type: type, settings: Mapping[str, Any]) -> dict[str, Any]
     return out
 
 
-def expand(sweep: SweepConfig) -> list[Run]:
+def expand(sweep: SweepConfig) -> list[SweepRun]:
     """Every run of the sweep, in grid order; ValueError naming the key for bad settings."""
     return _expand_experiment(sweep) if sweep.kind == "experiment" else _expand_solve(sweep)
 
 
-def _expand_experiment(sweep: SweepConfig) -> list[Run]:
-    from optsched.experiments import get_experiment
-    from optsched.sweep.summaries import get_summary
+def _expand_experiment(sweep: SweepConfig) -> list[SweepRun]:
+    from optsched.papers import get_paper
 
-    exp = get_experiment(sweep.experiment)
-    summary = get_summary(exp.name)
-    names = {f.name for f in dataclasses.fields(exp.config_type)}
+    exp = get_paper(sweep.experiment)
+    summary = exp.sweep
+    if summary is None:
+        raise ValueError(f"sweep.experiment: paper {exp.name!r} has no sweep summary")
+    names = {f.name for f in dataclasses.fields(exp.config)}
     for table in ("base", "grid"):
         for key in getattr(sweep, table):
             if key not in names:
@@ -143,24 +139,27 @@ def _expand_experiment(sweep: SweepConfig) -> list[Run]:
                     f"sweep.{table}: unknown key {key!r} for experiment {exp.name!r} (known: {', '.join(sorted(names - {'seed'}))})"
                 )
     for p in sweep.policies:
-        if p not in summary.policies:
-            raise ValueError(f"sweep.policies: unknown policy {p!r} for {exp.name} (known: {', '.join(summary.policies)})")
+        if p not in exp.policies:
+            raise ValueError(f"sweep.policies: unknown policy {p!r} for {exp.name} (known: {', '.join(exp.policies)})")
     keys = list(sweep.grid)
     runs = []
     for values in itertools.product(*(sweep.grid[k] for k in keys)):
-        point = _wrap_scalars(exp.config_type, dict(zip(keys, values)))
+        point = _wrap_scalars(exp.config, dict(zip(keys, values)))
         for seed in sweep.seeds:
-            settings = summary.prepare({**_wrap_scalars(exp.config_type, sweep.base), **point, "seed": seed})
+            settings = {**_wrap_scalars(exp.config, sweep.base), **point, "seed": seed}
+            if summary.prepare is not None:
+                settings = summary.prepare(settings)
             cfg = exp.make_config(settings)
             full = dataclasses.asdict(cfg)
             params = {k: full[k] for k in keys}
-            for policy in sweep.policies or summary.policies_for(cfg):
-                runs.append(Run(run_key("experiment", exp.name, policy, seed, full), "experiment", exp.name, policy,
+            default = summary.default_policies(cfg) if summary.default_policies is not None else exp.policies
+            for policy in sweep.policies or default:
+                runs.append(SweepRun(run_key("experiment", exp.name, policy, seed, full), "experiment", exp.name, policy,
                                 seed, canonical_json(full), canonical_json(params)))
     return runs
 
 
-def _expand_solve(sweep: SweepConfig) -> list[Run]:
+def _expand_solve(sweep: SweepConfig) -> list[SweepRun]:
     import numpy as np
 
     from optsched.generators import generate, generator_kinds
@@ -196,6 +195,6 @@ def _expand_solve(sweep: SweepConfig) -> list[Run]:
                 for name in fits[m]:
                     full = {"model": m, "size": size, "backend": name, "time_limit": sweep.time_limit,
                             "verify": sweep.verify, "options": dict(sweep.options.get(name, {}))}
-                    runs.append(Run(run_key("solve", m, name, seed, full), "solve", m, name, seed,
+                    runs.append(SweepRun(run_key("solve", m, name, seed, full), "solve", m, name, seed,
                                     canonical_json(full), canonical_json({"size": size})))
     return runs

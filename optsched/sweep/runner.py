@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from optsched.sweep.executors import TIMING_COLUMNS, DaskTLS, check_dask_address, run_dask, run_pool, run_serial
-from optsched.sweep.grid import Run, SweepConfig, expand, load_sweep
+from optsched.sweep.grid import SweepRun, SweepConfig, expand, load_sweep
 from optsched.sweep.store import Row, Store, cell, column_order, write_table
 
 RESULTS = "results.csv"
@@ -35,7 +35,7 @@ def default_batch_size(pending: int, workers: int) -> int:
     return max(1, min(64, pending // (8 * max(1, workers))))
 
 
-def batched(runs: list[Run], size: int) -> list[list[Run]]:
+def batched(runs: list[SweepRun], size: int) -> list[list[SweepRun]]:
     return [runs[i : i + size] for i in range(0, len(runs), size)]
 
 
@@ -50,7 +50,7 @@ def run_sweep(
     batch_size: int | None = None,
     progress: bool = True,
 ) -> SweepReport:
-    """Run every run of ``sweep`` not yet in ``out_dir/store``; write ``results.csv`` (sorted
+    """SweepRun every run of ``sweep`` not yet in ``out_dir/store``; write ``results.csv`` (sorted
     by key, no timings: byte-identical for a config whatever the executor), ``timings.csv``
     and ``sweep.json``. ``executor``: ``serial``, ``pool`` (``workers`` processes, default
     ``os.cpu_count()``) or ``dask`` (``dask_address``: ``local`` or a scheduler address,
