@@ -38,7 +38,8 @@ from optsched.esdp.policy import EsdpPolicy
 from optsched.esdp.statistics import DELTA_SEQUENCES, G_SEQUENCES, max_selection, scaling_size
 from optsched.models.escb_index import EscbIndex
 from optsched.policy import evaluate
-from optsched.solvers.budget_dp import aescb_index, escb_scaled_coefficients, solve_budget_family
+from optsched.solvers.budget_dp import solve_budget_family
+from optsched.solvers.escb_aescb import aescb_index, escb_scaled_coefficients
 
 ROUTE_METHODS = ("envelope", "reach", "pareto")
 

@@ -76,7 +76,7 @@ def per_call_cases(models: dict[str, list[Any]]) -> list[tuple[str, str, Callabl
     from optsched.models.escb_index import EscbIndex
     from optsched.models.pseudo_welfare import PseudoWelfare
     from optsched.models.set_packing import SetPackingBatch
-    from optsched.solvers.budget_dp import aescb_index
+    from optsched.solvers.escb_aescb import aescb_index
     from optsched.solvers.greedy_set_packing import greedy_packing_batch
     from optsched.solvers.projection_fast import project_capacity
     from optsched.solvers.pseudo_welfare_kkt import solve_pseudo_welfare_kkt

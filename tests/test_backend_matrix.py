@@ -64,3 +64,43 @@ def test_capability_flags_exclude_unfit_kinds() -> None:
 
     assert all_backends()["cpsat"].fits_kind(CapacityProjection) is not None  # a continuous QP
     assert all_backends()["highs"].fits_kind(CapacityProjection) is None
+
+
+def test_forms_are_derived_from_the_protocols_a_model_implements() -> None:
+    from dataclasses import dataclass
+
+    import pytest
+
+    from optsched.models.base import Model, model_kinds
+    from optsched.models.forms import FORM_PROTOCOLS, forms_of
+
+    kinds = model_kinds()
+    assert kinds["set_packing"].FORMS == {"standard", "pyomo", "binary"} | (kinds["set_packing"].FORMS & {"cvxpy"})
+    # the non-partitionable kinds are 0-1 programs: they must not inherit the relaxation's cvxpy form
+    assert "cvxpy" not in kinds["pseudo_welfare_integral"].FORMS
+    assert "cvxpy" not in kinds["onsocmax_offline_integral"].FORMS
+    for kind, cls in kinds.items():
+        for form in cls.FORMS:
+            assert all(callable(getattr(cls, m)) or isinstance(getattr(cls, m), property)
+                       for m in vars(FORM_PROTOCOLS[form]) if not m.startswith("_")), (kind, form)
+
+    @dataclass(frozen=True)
+    class HalfStandard(Model):
+        def standard_form(self) -> None: ...
+
+    with pytest.raises(ValueError, match="solution_from_vector"):
+        forms_of(HalfStandard)
+
+
+def test_traits_come_from_each_instance_form() -> None:
+    import numpy as np
+
+    from optsched.models.linear_program import LinearProgram
+    from optsched.solvers.registry import get_backend
+
+    cpsat = get_backend("cpsat")
+    assert cpsat.fits_kind(LinearProgram) is None  # some linear programs are pure integer
+    lp = dict(c=[1.0, 1.0], A=[[1.0, 1.0]], row_lower=[-np.inf], row_upper=[3.0], col_lower=[0.0, 0.0],
+              col_upper=[2.0, 2.0], sense="max")
+    assert cpsat.fits(LinearProgram(**lp, integrality=[True, True])) is None
+    assert "continuous variables" in cpsat.fits(LinearProgram(**lp, integrality=[True, False]))

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optsched.solvers.budget_dp import aescb_index, plan_budget_family, solve_budget_family
+from optsched.solvers.budget_dp import plan_budget_family, solve_budget_family
+from optsched.solvers.escb_aescb import aescb_index
 
 
 def _brute_force(values, weights, capacity, coeffs, S, mask) -> np.ndarray:
@@ -69,7 +70,7 @@ def _full_family_pick(values, weights, capacity, coeffs, S, mask, method: str) -
 @given(instances(max_items=12, small_values=True), st.sampled_from(["reach", "pareto"]))
 def test_envelope_pick_equals_the_full_family_pick_with_ties(inst, method: str) -> None:
     values, weights, capacity, coeffs, S, mask = inst
-    from optsched.solvers.budget_dp import envelope_pick
+    from optsched.solvers.escb_aescb import envelope_pick
 
     plan = plan_budget_family(values, weights, capacity, coeffs, S, mask)
     x = np.zeros(values.shape[0], dtype=bool)

@@ -19,7 +19,7 @@ import optsched
 from optsched.models.base import model_from_dict
 from optsched.models.escb_index import EscbIndex
 from optsched.result import Termination
-from optsched.solvers.budget_dp import aescb_index, escb_scaled_coefficients
+from optsched.solvers.escb_aescb import aescb_index, escb_scaled_coefficients
 from optsched.solvers.escb_aescb import theorem1_gap
 
 

@@ -13,7 +13,7 @@ At slot t (1-based):
    Algorithm 2 and x*_{P4}(t) = x*_{P4}(s*, t) with s* of (17); xi(t) and S = xi(t) m are passed
    to it each slot. Its option ``method`` (default ``"envelope"``) computes only that member, by
    the DP pruned to the points that can reach the best score of (17)
-   (:func:`optsched.solvers.budget_dp.envelope_pick`: the same s* and x as the whole family);
+   (:func:`optsched.solvers.escb_aescb.envelope_pick`: the same s* and x as the whole family);
    ``"reach"``, ``"pareto"``, ``"dense"`` solve the whole family first; option
    ``family_backend = "budget_exact"`` solves the family one budget at a time exactly.
    ``escb_oa`` solves P3(t) itself exactly (outer approximation + HiGHS); ``brute_force`` on tiny

@@ -88,7 +88,7 @@ class ChannelStats:
         """(13), (14): Upsilon = ceil(xi v_hat), Sigma2 = ceil(xi^2 sigma2_hat) (int64), by the
         same scaling the DP route uses. Never-used channels (sigma2_hat = +inf) get Sigma2 = 0
         here and must be kept out of the DP by the caller (ESDP explores them first)."""
-        from optsched.solvers.budget_dp import escb_scaled_coefficients
+        from optsched.solvers.escb_aescb import escb_scaled_coefficients
 
         variance = np.where(self.tried, self.sigma2_hat(g), 0.0)
         return escb_scaled_coefficients(self.v_hat(), variance, xi)

@@ -9,6 +9,7 @@ import numpy as np
 
 from optsched.io import register_path_reader
 from optsched.models.base import Model
+from optsched.models.forms import as_standard
 from optsched.models.linear_program import LinearProgram
 
 MODEL_SUFFIXES = (".mps", ".lp")
@@ -64,7 +65,7 @@ def write_model_file(model: Model, path: str | Path) -> Path:
         raise ValueError(f"export: {model.name!r} models have no linear/quadratic form to write as {path.suffix}")
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    hm = highs_model(model.standard_form())  # type: ignore[attr-defined]
+    hm = highs_model(as_standard(model).standard_form())
     hm.lp_.col_names_ = [f"x{j}" for j in range(hm.lp_.num_col_)]
     hm.lp_.row_names_ = [f"r{i}" for i in range(hm.lp_.num_row_)]
     h.passModel(hm)

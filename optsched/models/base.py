@@ -2,13 +2,14 @@
 
 A model is a frozen, validated object holding one instance of a per-slot subproblem. It
 knows its own math (objective, feasibility) independently of any solver, and it can lower
-itself to the forms that backends accept, listed in ``FORMS``:
+itself to the forms that backends accept (the protocols of :mod:`optsched.models.forms`;
+``FORMS`` lists those its class implements, derived when the kind is registered):
 
 ``"standard"``  ``standard_form()`` -> :class:`~optsched.models.forms.StandardForm`, with
                 ``solution_from_vector(x)`` to map a solver's vector back (HiGHS, CP-SAT).
 ``"pyomo"``     ``pyomo_model()`` -> a Pyomo ``ConcreteModel``: the reference statement of
                 the math, with ``solution_from_pyomo(m)``.
-``"cvxpy"``     ``cvxpy_problem()`` -> ``(problem, to_solution)``.
+``"cvxpy"``     ``cvxpy_problem()`` -> ``(problem, to_solution)``, ``cvxpy_default_solver()``.
 ``"binary"``    ``n_binary`` and ``evaluate_binary(X)`` over 0-1 rows, for brute force.
 """
 
@@ -41,9 +42,13 @@ def cached_form(method: F) -> F:
 
 
 def register_model(cls: type["Model"]) -> type["Model"]:
-    """Class decorator: make a model kind loadable by its ``name`` from JSON."""
+    """Class decorator: make a model kind loadable by its ``name`` from JSON, with its ``FORMS``
+    derived from the form protocols it implements (:func:`optsched.models.forms.forms_of`)."""
+    from optsched.models.forms import forms_of
+
     if cls.name in _MODELS:
         raise RuntimeError(f"model {cls.name!r} registered twice")
+    cls.FORMS = forms_of(cls)
     _MODELS[cls.name] = cls
     return cls
 
@@ -132,10 +137,7 @@ class Model:
     name: ClassVar[str]
     SIZE_LABEL: ClassVar[str] = "model.size"  # what ``size`` counts, for tables and plots
     maximize: ClassVar[bool]
-    FORMS: ClassVar[frozenset[str]] = frozenset()
-    # Traits of the kind's algebraic forms, matched against backends' capability flags.
-    CONTINUOUS: ClassVar[bool] = False
-    QUADRATIC: ClassVar[bool] = False
+    FORMS: ClassVar[frozenset[str]] = frozenset()  # derived by register_model, never declared
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ()
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ()
 

@@ -38,7 +38,6 @@ class BudgetFamily(Model):
     name: ClassVar[str] = "budget_family"
     SIZE_LABEL: ClassVar[str] = "items"
     maximize: ClassVar[bool] = True
-    FORMS: ClassVar[frozenset[str]] = frozenset()
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("values", "weights", "capacity", "budget_coeffs", "max_budget")
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ("budget", "mask")
 
@@ -114,7 +113,7 @@ class BudgetFamily(Model):
 # --- the kind's generator ---
 def esdp_budget_family(
     rng: np.random.Generator, n_edges: int, alpha_c: float = 0.5, t: int = ESDP_SLOT, alpha: float = 0.5
-) -> Model:
+) -> BudgetFamily:
     """P4(s, t) for s = 0..xi m: Upsilon = ceil(xi v_hat), Sigma2 = ceil(xi^2 sigma2_hat),
     capacity c_k = max(1, ceil(alpha_c sum_e A_ke))."""
     A, v_hat, sigma2, xi, m = esdp_slot_statistics(rng, n_edges, t, alpha)

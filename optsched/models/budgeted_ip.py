@@ -82,7 +82,6 @@ class BudgetedIP(Model):
     name: ClassVar[str] = "budgeted_ip"
     SIZE_LABEL: ClassVar[str] = "items"
     maximize: ClassVar[bool] = True
-    FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "pyomo", "binary"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("values", "weights", "capacity")
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ("budget_coeffs", "budget", "mask")
 
@@ -235,8 +234,8 @@ def budgeted_ip(size: int, rng: np.random.Generator) -> Model:
     from optsched.models.budget_family import esdp_budget_family
 
     fam = esdp_budget_family(rng, size)
-    s = int(rng.integers(0, int(0.3 * fam.max_budget) + 1))  # type: ignore[attr-defined]
-    return fam.member(s)  # type: ignore[attr-defined]
+    s = int(rng.integers(0, int(0.3 * fam.max_budget) + 1))
+    return fam.member(s)
 
 
 # --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---

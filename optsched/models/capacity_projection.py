@@ -51,9 +51,6 @@ class CapacityProjection(Model):
     name: ClassVar[str] = "capacity_projection"
     SIZE_LABEL: ClassVar[str] = "variables"
     maximize: ClassVar[bool] = False
-    FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "pyomo", "cvxpy"})
-    CONTINUOUS: ClassVar[bool] = True
-    QUADRATIC: ClassVar[bool] = True
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("z", "upper", "group", "capacity")
     is_mip_formulation: ClassVar[bool] = False
 

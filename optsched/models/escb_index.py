@@ -36,7 +36,6 @@ class EscbIndex(Model):
     name: ClassVar[str] = "escb_index"
     SIZE_LABEL: ClassVar[str] = "items (channels)"
     maximize: ClassVar[bool] = True
-    FORMS: ClassVar[frozenset[str]] = frozenset({"binary"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("mean", "variance", "weights", "capacity")
 
     def __post_init__(self) -> None:

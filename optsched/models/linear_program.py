@@ -52,7 +52,6 @@ class LinearProgram(Model):
 
     name: ClassVar[str] = "linear_program"
     SIZE_LABEL: ClassVar[str] = "variables"
-    FORMS: ClassVar[frozenset[str]] = frozenset({"standard"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("c", "A", "row_lower", "row_upper", "col_lower", "col_upper")
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ("integrality", "sense", "offset", "hessian")
 

@@ -40,25 +40,22 @@ if TYPE_CHECKING:
 CLARABEL_TOLERANCES = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "max_iter": 500}
 
 
-@register_model
 @dataclass(frozen=True, eq=False)
-class OfflineWelfare(Model):
-    """P1 over a mesh instance (fractional workloads). JSON: the keys of a mesh instance
-    (``capacity, tau, arrival, deadline, rho, nodes, kind, xbar, a, beta``)."""
+class MeshWelfare(Model):
+    """The data and math P1 and its non-partitionable variant share: a mesh instance. JSON: the
+    keys of a mesh instance (``capacity, tau, arrival, deadline, rho, nodes, kind, xbar, a, beta``)."""
 
     instance: MeshInstance
 
-    name: ClassVar[str] = "onsocmax_offline"
     SIZE_LABEL: ClassVar[str] = "(job, unit) pairs"
     maximize: ClassVar[bool] = True
-    FORMS: ClassVar[frozenset[str]] = frozenset({"cvxpy"})
 
     def __post_init__(self) -> None:
         if not isinstance(self.instance, MeshInstance):
             raise ValueError(f"instance: expected a MeshInstance, got {type(self.instance).__name__}")
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "OfflineWelfare":
+    def from_dict(cls, data: Mapping[str, Any]) -> "MeshWelfare":
         return cls(MeshInstance.from_dict(data))
 
     def to_dict(self) -> dict[str, Any]:
@@ -105,6 +102,14 @@ class OfflineWelfare(Model):
         row = np.searchsorted(self.used_units, inst.pair_unit)
         return sp.csr_matrix((np.ones(inst.n_pairs), (row, np.arange(inst.n_pairs))), shape=(self.used_units.size, inst.n_pairs))
 
+
+@register_model
+@dataclass(frozen=True, eq=False)
+class OfflineWelfare(MeshWelfare):
+    """P1 over a mesh instance (fractional workloads): a convex program."""
+
+    name: ClassVar[str] = "onsocmax_offline"
+
     # --- cvxpy form ----------------------------------------------------------------------------
     def cvxpy_problem(self) -> tuple[Any, Any]:
         import cvxpy as cp
@@ -149,13 +154,12 @@ assert len(_CVXPY_UTILITY) == len(utilities.KINDS)
 
 @register_model
 @dataclass(frozen=True, eq=False)
-class OfflineWelfareIntegral(OfflineWelfare):
+class OfflineWelfareIntegral(MeshWelfare):
     """P1 with non-partitionable workloads (43): x_nr in {0, xbar_nr}. Same JSON as
     ``onsocmax_offline``; the solution is still the pair vector x."""
 
     name: ClassVar[str] = "onsocmax_offline_integral"
     SIZE_LABEL: ClassVar[str] = "(job, unit) pairs"
-    FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         out = super().violations(solution, tol=tol)

@@ -37,12 +37,12 @@ if TYPE_CHECKING:
     pass
 
 
-@register_model
 @dataclass(frozen=True, eq=False)
-class PseudoWelfare(Model):
-    """P3 for one arriving job. ``utility`` is one kind name for every unit, one per unit, or an
-    integer array of kind codes (:data:`optsched.models.utilities.KINDS`);
-    ``iota``/``upsilon`` default to (8) over this job's own units; ``alpha`` to alpha-hat."""
+class JobWelfare(Model):
+    """The data and math P3 and its non-partitionable variant share: one arriving job's units.
+    ``utility`` is one kind name for every unit, one per unit, or an integer array of kind codes
+    (:data:`optsched.models.utilities.KINDS`); ``iota``/``upsilon`` default to (8) over this
+    job's own units; ``alpha`` to alpha-hat."""
 
     utility: Any
     a: Any
@@ -55,10 +55,8 @@ class PseudoWelfare(Model):
     upsilon: float | None = None
     alpha: float | None = None
 
-    name: ClassVar[str] = "pseudo_welfare"
     SIZE_LABEL: ClassVar[str] = "resource units of the job"
     maximize: ClassVar[bool] = True
-    FORMS: ClassVar[frozenset[str]] = frozenset({"cvxpy"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("utility", "a", "beta", "capacity", "xbar", "rho")
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ("usage", "iota", "upsilon", "alpha")
 
@@ -155,6 +153,19 @@ class PseudoWelfare(Model):
             out.append(f"capacity: w + x[{r}] = {self.usage[r] + x[r]} > C = {self.capacity[r]}")
         return out
 
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["utility"] = [utilities.KINDS[k] for k in self.utility]
+        return out
+
+
+@register_model
+@dataclass(frozen=True, eq=False)
+class PseudoWelfare(JobWelfare):
+    """P3 for one arriving job (fractional workloads, (7)): a convex program."""
+
+    name: ClassVar[str] = "pseudo_welfare"
+
     # --- cvxpy form (the oracle) --------------------------------------------------------------
     def cvxpy_problem(self) -> tuple[Any, Any]:
         """DCP form. phi = max(iota, h) with h the exponential piece, increasing, h(w_hat) = iota,
@@ -199,11 +210,6 @@ class PseudoWelfare(Model):
         return "CLARABEL", {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
                             "equilibrate_enable": False, "max_step_fraction": 0.9}
 
-    def to_dict(self) -> dict[str, Any]:
-        out = super().to_dict()
-        out["utility"] = [utilities.KINDS[k] for k in self.utility]
-        return out
-
 
 def _cvx_sum_linear(a: np.ndarray, x: Any) -> Any:
     import cvxpy as cp
@@ -228,7 +234,7 @@ _CVXPY_UTILITY = {"linear": _cvx_sum_linear, "log": _cvx_sum_log, "sqrt": _cvx_s
 
 @register_model
 @dataclass(frozen=True, eq=False)
-class PseudoWelfareIntegral(PseudoWelfare):
+class PseudoWelfareIntegral(JobWelfare):
     """Section III-D: non-partitionable workloads, x_r in {0, xbar_r} (43) instead of (7).
 
     Taking unit r is worth the constant v_r = f_nr(xbar_r) + g_nr(xbar_r) - Phi_r(xbar_r)
@@ -238,7 +244,6 @@ class PseudoWelfareIntegral(PseudoWelfare):
 
     name: ClassVar[str] = "pseudo_welfare_integral"
     SIZE_LABEL: ClassVar[str] = "resource units of the job"
-    FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
 
     @property
     def takeable(self) -> np.ndarray:

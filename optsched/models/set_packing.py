@@ -156,7 +156,6 @@ class SetPacking(Model):
     name: ClassVar[str] = "set_packing"
     SIZE_LABEL: ClassVar[str] = "sets N"
     maximize: ClassVar[bool] = True
-    FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "pyomo", "binary"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("n_elements", "sets", "weights")
 
     def __post_init__(self) -> None:
@@ -325,7 +324,6 @@ class SetPackingBatch(Model):
     name: ClassVar[str] = "set_packing_batch"
     SIZE_LABEL: ClassVar[str] = "copies x sets (B N)"
     maximize: ClassVar[bool] = True
-    FORMS: ClassVar[frozenset[str]] = frozenset({"standard", "binary"})
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("n_elements", "sets", "weights")
 
     family: ClassVar[SetFamily]  # set in __post_init__ (not a field)

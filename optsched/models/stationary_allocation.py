@@ -89,8 +89,6 @@ class StationaryAllocation(Model):
     name: ClassVar[str] = "stationary_allocation"
     SIZE_LABEL: ClassVar[str] = "variables (edges x resources)"
     maximize: ClassVar[bool] = True
-    FORMS: ClassVar[frozenset[str]] = frozenset({"cvxpy"})
-    CONTINUOUS: ClassVar[bool] = True
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = (
         "weight", "alpha", "kind", "upper", "group", "capacity", "port", "resource", "overhead")
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import all_binary_rows
+from optsched.models.forms import all_binary_rows, as_binary, as_standard
 from optsched.result import Result, Termination
 from optsched.solvers.registry import Backend, Option, register_backend
 
@@ -31,18 +31,19 @@ class BruteForceBackend(Backend):
     OPTIONS: Mapping[str, Option] = {}
 
     def memory_bytes(self, model: Model) -> float:
-        n = model.n_binary  # type: ignore[attr-defined]
-        rows = model.standard_form().n_rows if "standard" in type(model).FORMS else 0  # type: ignore[attr-defined]
+        n = as_binary(model).n_binary
+        rows = as_standard(model).standard_form().n_rows if "standard" in type(model).FORMS else 0
         return float(min(CHUNK, 2**n) * (n + 8 * (rows + 2)))  # one chunk of vectors and their evaluation
 
     def fits_instance(self, model: Model) -> str | None:
-        n = model.n_binary  # type: ignore[attr-defined]
+        n = as_binary(model).n_binary
         if n > MAX_BINARY:
             return f"brute_force: {n} binary variables is more than {MAX_BINARY}"
         return None
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
-        n = model.n_binary  # type: ignore[attr-defined]
+        form = as_binary(model)
+        n = form.n_binary
         total = 1 << n
         best_val, best_x = None, None
         began = time.perf_counter()
@@ -52,12 +53,12 @@ class BruteForceBackend(Backend):
                 return Result(
                     Termination.TIME_LIMIT,
                     objective=best_val,
-                    solution=None if best_x is None else model.solution_from_vector(best_x.astype(np.float64)),  # type: ignore[attr-defined]
+                    solution=None if best_x is None else form.solution_from_vector(best_x.astype(np.float64)),
                     iterations=start,
                     extra={"message": f"time limit after {start} of {total} vectors"},
                 )
             rows = all_binary_rows(n, start, min(total, start + CHUNK))
-            feasible, values = model.evaluate_binary(rows)  # type: ignore[attr-defined]
+            feasible, values = form.evaluate_binary(rows)
             if not feasible.any():
                 continue
             vals = np.where(feasible, values, -np.inf if model.maximize else np.inf)
@@ -70,6 +71,6 @@ class BruteForceBackend(Backend):
             Termination.OPTIMAL,
             objective=best_val,
             bound=best_val,
-            solution=model.solution_from_vector(best_x.astype(np.float64)),  # type: ignore[attr-defined]
+            solution=form.solution_from_vector(best_x.astype(np.float64)),
             iterations=total,
         )

@@ -27,10 +27,8 @@ the capacity box; ``reach`` (default) does the same on the cells the recursion a
 from the root (about 1 in 7 of the box at the paper's defaults), numbered once per
 (weights, capacity) and cached, with its point pools reused between calls.
 
-``aescb_index`` is the AESCB route to P3 (ESCB index): scale with ceilings (13)-(14), solve the
-family by the DP, pick s* by (17). Its default ``envelope`` (:func:`envelope_pick`) solves only
-what (17) needs: the same DP with every point dropped that provably cannot reach the best
-score, giving the same s* and x as the whole family.
+The AESCB route to the ESCB index P3 (scale, this DP, pick s* by (17)) is in
+:mod:`optsched.solvers.escb_aescb`; its pruned pick runs the same fronts (:func:`fill_fronts`).
 """
 
 from __future__ import annotations
@@ -246,7 +244,7 @@ _KEEP_BYTES = 64 * 2**20
 _BUFFERS = threading.local()
 
 
-def _buffer(name: str, size: int, dtype: Any) -> np.ndarray:
+def buffer(name: str, size: int, dtype: Any) -> np.ndarray:
     """A scratch array of at least ``size`` entries (contents undefined), reused across calls."""
     cache = _BUFFERS.__dict__
     arr = cache.get(name)
@@ -270,7 +268,7 @@ _VISITED_CACHE_SIZE = 64  # entries
 _VISITED_CACHE_CELLS = 2_000_000  # positions over all entries (16 bytes each)
 
 
-def _visited_cells(plan: FamilyPlan) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def visited_cells(plan: FamilyPlan) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(level_start, child_skip, child_take, count): the capacity cells the recursion visits
     from the root, numbered level by level (``visit_cells``); cached per thread."""
     from optsched.solvers import budget_dp_kernel as kernel
@@ -282,12 +280,12 @@ def _visited_cells(plan: FamilyPlan) -> tuple[np.ndarray, np.ndarray, np.ndarray
         cache[key] = hit  # most recently used last
         return hit
     box = int(plan.ncell.sum())
-    pos = _buffer("pos", box, np.int32)
+    pos = buffer("pos", box, np.int32)
     pos[:box] = -1
     K = plan.weights.shape[0]
-    cvec = _buffer("cvec", box * K, np.int64)[: box * K].reshape(box, K)
+    cvec = buffer("cvec", box * K, np.int64)[: box * K].reshape(box, K)
     level_start = np.empty(plan.ncell.shape[0] + 1, dtype=np.int64)
-    child_skip, child_take = _buffer("child_skip", box, np.int64), _buffer("child_take", box, np.int64)
+    child_skip, child_take = buffer("child_skip", box, np.int64), buffer("child_take", box, np.int64)
     count = int(kernel.visit_cells(plan.weights, plan.lo, plan.hi, plan.stride, plan.ncell, plan.capacity,
                                    pos, cvec, level_start, child_skip, child_take))
     if count > _VISITED_CACHE_CELLS // 4:
@@ -299,21 +297,21 @@ def _visited_cells(plan: FamilyPlan) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return out
 
 
-def _fill_fronts(plan: FamilyPlan, max_cells: float, visited, prune: bool, threshold: float):
+def fill_fronts(plan: FamilyPlan, max_cells: float, visited, prune: bool, threshold: float):
     from optsched.solvers import budget_dp_kernel as kernel
 
     level_start, child_skip, child_take, count = visited
     if prune:
-        bu, bv = _buffer("bu", count, np.int64), _buffer("bv", count, np.float64)
+        bu, bv = buffer("bu", count, np.int64), buffer("bv", count, np.float64)
         kernel.prefix_bounds(plan.budget_coeffs, plan.values, level_start, child_skip, child_take, bu, bv)
     else:
         bu, bv = np.zeros(1, dtype=np.int64), np.zeros(1)
     guess = int(min(max(1024, 16 * count), max_cells))
-    pools = (_buffer("pu", guess, np.int64), _buffer("pv", guess, np.float64), _buffer("pref", guess, np.int64))
+    pools = (buffer("pu", guess, np.int64), buffer("pv", guess, np.float64), buffer("pref", guess, np.int64))
     try:
         pu, pv, pref, root_start, root_len, used = kernel.fill_fronts(
             plan.values, plan.budget_coeffs, plan.max_budget, int(min(max_cells, 2**62)), level_start,
-            child_skip, child_take, *pools, _buffer("start", count, np.int64), _buffer("length", count, np.int64),
+            child_skip, child_take, *pools, buffer("start", count, np.int64), buffer("length", count, np.int64),
             prune, threshold, bu, bv,
         )
     except ValueError as exc:
@@ -327,7 +325,7 @@ def _run_reach(plan: FamilyPlan, max_cells: float) -> tuple[np.ndarray, np.ndarr
     """``pareto`` on the visited cells only, with reused pools (the default)."""
     from optsched.solvers import budget_dp_kernel as kernel
 
-    pu, pv, pref, root_start, root_len, used = _fill_fronts(plan, max_cells, _visited_cells(plan), False, 0.0)
+    pu, pv, pref, root_start, root_len, used = fill_fronts(plan, max_cells, visited_cells(plan), False, 0.0)
     values, choices = kernel.pareto_backtrack(plan.items.shape[0], plan.max_budget, pu, pv, pref, root_start, root_len)
     return values, choices, int(used)
 
@@ -378,137 +376,6 @@ def solve_budget_family(
     """
     plan = plan_budget_family(values, weights, capacity, budget_coeffs, max_budget, mask, max_cells)
     return run_plan(plan, method, max_cells)
-
-
-def escb_scaled_coefficients(mean: np.ndarray, variance: np.ndarray, xi: int) -> tuple[np.ndarray, np.ndarray]:
-    """Upsilon_e = ceil(xi * mean_e) (13) and Sigma2_e = ceil(xi^2 * variance_e) (14), as integers."""
-    return (
-        np.ceil(xi * np.asarray(mean, dtype=np.float64)).astype(np.int64),
-        np.ceil(float(xi) ** 2 * np.asarray(variance, dtype=np.float64)).astype(np.int64),
-    )
-
-
-def envelope_pick(plan: FamilyPlan, max_cells: float = DEFAULT_MAX_CELLS) -> tuple[np.ndarray, dict[str, float]]:
-    """x*_{P4}(s*) of (17) without solving every budget: the pruned Pareto DP.
-
-    ESDP needs one member of the family: s* = argmax_s s + sqrt(V(s)) (the smallest s on
-    ties) and the x the full DP (method ``reach`` or ``pareto``) returns for it. Both are
-    reproduced exactly, from a DP that keeps only the points of each front that can still
-    reach the best score. Requires values >= 0 (Sigma2 of (14)).
-
-    Notation: F(c, i) is the exact front of cell (c, i) (the Pareto points (u, v), u capped at
-    S, of the completions by items i..n-1 within capacity c); phi(u, v) = u + sqrt(v), all in
-    float64 exactly as ``aescb_index`` computes the score.
-
-    1. The pick is a root point. On a step (u_{p-1}, u_p] of V the score s + sqrt(v_p) grows
-       with s, so the argmax of (17) is the right end u_p of a step, i.e. a point p of
-       F(capacity, 0) with the largest phi (the smallest u_p on ties), and the full DP returns
-       the x of that point.
-    2. Prefix bounds. For every visited cell g = (c, i), bu[g] and bv[g] are the largest
-       budget_coeffs.y and values.y over the prefixes y (items 0..i-1) whose path from the
-       root reaches g, each maximised on its own (``prefix_bounds``). They satisfy
-       bu[skip child] >= bu[g], bu[take child] >= bu[g] + b_i (the same for bv), since those
-       transitions are among the maxima. bound_g(u, v) = min(bu[g] + u, S) + sqrt(bv[g] + v)
-       is therefore >= phi of every root point that extends (u, v) from g, and the bound of a
-       point's source in a child is >= its own bound (min, + and sqrt are monotone, also in
-       rounded arithmetic; values are whole numbers, so the sums are exact).
-    3. Incumbent. phi of any feasible x is <= the best root score. ``scalar_pick`` gives a few
-       such x (max budget_coeffs.x + lam values.x for lam = 0 and tangents of the sqrt at the
-       current x), and the threshold is the best of them minus a margin of 1e-9 relative.
-    4. Pruning. Each cell keeps the points of its merged front with bound >= threshold. By
-       induction from level n, the kept set of cell g is exactly F(g) restricted to bound >=
-       threshold: a point of F(g) with bound >= threshold has its source in F(child) with a
-       bound at least as large, so it was kept there, and no kept candidate dominates it (it
-       is on the exact front); a kept point dominated by an exact point q would see q among
-       the candidates too (bound(q) >= bound(point)), so it is dropped. Ties between the skip
-       and the take branch are broken as in the full DP (skip on equal (u, v)), so the source
-       of each kept point is the same point (u, v) as in the full DP.
-    5. At the root bu = bv = 0, so the kept points are exactly the root points with
-       phi >= threshold, which include every point of the largest score; the argmax over
-       them (smallest u on ties) is the full DP's s*, and the pointer walk from it passes
-       through kept points only (each has bound >= phi* >= threshold), giving the same x.
-
-    Returns x over the plan's kept items and counters (points kept, incumbent, best score).
-    """
-    from optsched.solvers import budget_dp_kernel as kernel
-
-    n = plan.items.shape[0]
-    S = plan.max_budget
-    if n == 0:
-        return np.zeros(0, dtype=bool), {"points": 1, "incumbent": 0.0, "score": 0.0}
-    visited = _visited_cells(plan)
-    level_start, child_skip, child_take = visited[:3]
-    h = _buffer("h", visited[-1], np.float64)
-    b, vals = plan.budget_coeffs, plan.values
-    incumbent, lam, seen = -np.inf, 0.0, set()
-    for _ in range(4):
-        if lam in seen:
-            break
-        seen.add(lam)
-        x = kernel.scalar_pick(vals, b, level_start, child_skip, child_take, lam, h)
-        u, v = int(b @ x), float(vals @ x)
-        incumbent = max(incumbent, min(u, S) + math.sqrt(v))
-        lam = 0.5 / math.sqrt(v) if v > 0 else 0.0
-    threshold = incumbent - 1e-9 * max(1.0, abs(incumbent))
-    pu, pv, pref, root_start, root_len, used = _fill_fronts(plan, max_cells, visited, True, threshold)
-    x, u, v = kernel.front_pick(n, pu, pv, pref, root_start, root_len)
-    return x, {"points": int(used), "incumbent": incumbent, "score": float(u + math.sqrt(v))}
-
-
-def aescb_index(
-    mean: Any,
-    variance: Any,
-    weights: Any,
-    capacity: Any,
-    xi: int,
-    max_budget: int | None = None,
-    mask: Any = None,
-    method: str = "envelope",
-) -> tuple[np.ndarray, float]:
-    """The AESCB route to P3: max mean.x + sqrt(variance.x) s.t. W x <= capacity, x binary.
-
-    Scales with ceilings (13)-(14), solves P4(s) for s = 0..S by :func:`solve_budget_family`
-    and returns x = x*_{P4}(s*) with s* = argmax_s s + sqrt(V(s)) (17) (the smallest such s on
-    ties), together with its unscaled P3 value mean.x + sqrt(variance.x).
-
-    ``method``: "envelope" (default) computes only that member, by :func:`envelope_pick`
-    (exact: the same s* and x as the full family by "reach" or "pareto"); a DP method name
-    ("reach", "pareto", "dense") solves the whole family first.
-
-    ``max_budget`` S defaults to the sum of all Upsilon_e (every reachable budget); ESDP passes
-    xi * m. Guarantee (Theorem 1 with the ceilings): when S >= Upsilon.x for an optimal x of P3,
-    value >= OPT - (|x| + sqrt(|x|)) / xi, with |x| the number of chosen items.
-    """
-    if isinstance(xi, bool) or not float(xi).is_integer() or xi < 1:
-        raise ValueError(f"xi: expected a whole number >= 1, got {xi!r}")
-    mu = np.asarray(mean, dtype=np.float64)
-    var = np.asarray(variance, dtype=np.float64)
-    if mu.ndim != 1 or not np.all(np.isfinite(mu)) or np.any(mu < 0):
-        raise ValueError("mean: expected a vector of finite numbers >= 0")
-    if var.shape != mu.shape or not np.all(np.isfinite(var)) or np.any(var < 0):
-        raise ValueError(f"variance: expected a vector of {mu.shape[0]} finite numbers >= 0")
-    if method != "envelope" and method not in DP_METHODS:
-        raise ValueError(f"method: unknown method {method!r} (known: envelope, {', '.join(DP_METHODS)})")
-    upsilon, sigma2 = escb_scaled_coefficients(mu, var, int(xi))
-    S = int(upsilon.sum()) if max_budget is None else max_budget
-    if method == "envelope":
-        plan = plan_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask)
-        x = np.zeros(mu.shape[0], dtype=bool)
-        x[plan.items] = envelope_pick(plan)[0]
-    else:
-        fam = solve_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask, method=method)
-        x = fam.choices[pick_budget(fam.values)]
-    return x, float(mu @ x + math.sqrt(float(var @ x)))
-
-
-def pick_budget(values: np.ndarray) -> int:
-    """s* = argmax_s s + sqrt(V(s)) of (17) over the feasible budgets (the smallest on ties);
-    ``values[s]`` is V(s), -inf (or NaN) where P4(s) is infeasible."""
-    values = np.asarray(values, dtype=np.float64)
-    feasible = np.isfinite(values)
-    score = np.arange(values.shape[0]) + np.sqrt(np.where(feasible, values, 0.0))
-    score[~feasible] = -np.inf
-    return int(np.argmax(score))
 
 
 def _whole(*arrays: np.ndarray) -> bool:

@@ -15,7 +15,7 @@ Kernels: ``family_table`` / ``backtrack`` (method ``dense``), ``pareto_table`` /
 ``pareto_backtrack`` (method ``pareto``: fronts on every box cell), ``visit_cells`` /
 ``fill_fronts`` (method ``reach``: fronts on the cells visited from the root, reusable pools;
 with ``prefix_bounds``, ``scalar_pick`` and ``front_pick`` also the pruned envelope pick of
-``budget_dp.envelope_pick``).
+``escb_aescb.envelope_pick``).
 
 Dense cells of one level are laid out ``cell * (smax[i] + 1) + s`` with the capacity cell in
 mixed radix (last resource fastest). One bit per cell records "taking item i is strictly
@@ -377,7 +377,7 @@ def fill_fronts(values, b, S, max_points, level_start, child_skip, child_take, p
 
     ``pu``, ``pv``, ``pref`` are pools the caller may reuse between calls; they are grown by
     doubling when short and returned. With ``prune``, a point (u, v) of position j is dropped
-    when min(bu[j] + u, S) + sqrt(bv[j] + v) < threshold (``budget_dp.envelope_pick`` proves
+    when min(bu[j] + u, S) + sqrt(bv[j] + v) < threshold (``escb_aescb.envelope_pick`` proves
     that this keeps every root point whose score reaches the threshold, with the same x).
     Returns (pu, pv, pref, root start, root length, points used)."""
     n = values.shape[0]

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import StandardForm
+from optsched.models.forms import as_standard
 from optsched.result import Result, Termination
 import time
 
@@ -68,9 +68,7 @@ class CpSatBackend(Backend):
     }
 
     def fits_instance(self, model: Model) -> str | None:
-        form: StandardForm = model.standard_form()  # type: ignore[attr-defined]
-        if not form.integrality.all():  # a kind may mix integer and continuous instances
-            return "cpsat: every variable must be integer"
+        form = as_standard(model).standard_form()  # integer variables only: checked by the traits
         if not form.is_integral_data:
             return "cpsat: constraint coefficients and bounds must be whole numbers"
         if not (np.isfinite(form.col_lower).all() and np.isfinite(form.col_upper).all()):
@@ -84,7 +82,7 @@ class CpSatBackend(Backend):
         from ortools.sat.python import cp_model
 
         start = time.perf_counter()
-        form: StandardForm = model.standard_form()  # type: ignore[attr-defined]
+        form = as_standard(model).standard_form()
         m = cp_model.CpModel()
         lo, hi = form.col_lower.astype(np.int64), form.col_upper.astype(np.int64)
         xs = [
@@ -127,7 +125,7 @@ class CpSatBackend(Backend):
         if name in ("OPTIMAL", "FEASIBLE"):
             x = np.array([solver.value(v) for v in xs], dtype=np.float64)
             session.last_x = x if options["warm_start"] else None
-            solution = model.solution_from_vector(x)  # type: ignore[attr-defined]
+            solution = as_standard(model).solution_from_vector(x)
             objective_value = float(solver.objective_value)
             bound = float(solver.best_objective_bound)
             if name == "OPTIMAL" and options["absolute_gap_limit"] == 0:

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
+from optsched.models.forms import as_cvxpy
 from optsched.result import Result, Termination
 import time
 
@@ -78,8 +79,8 @@ class CvxpyBackend(Backend):
         import cvxpy as cp
 
         start = time.perf_counter()
-        problem, to_solution = model.cvxpy_problem()  # type: ignore[attr-defined]
-        solver, solver_options = model.cvxpy_default_solver()  # type: ignore[attr-defined]
+        problem, to_solution = as_cvxpy(model).cvxpy_problem()
+        solver, solver_options = as_cvxpy(model).cvxpy_default_solver()
         if options["solver"] is not None:
             solver, solver_options = options["solver"], {}
         solver_options = {**solver_options, **(options["solver_options"] or {})}

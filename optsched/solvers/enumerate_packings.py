@@ -30,16 +30,16 @@ class EnumeratePackingsBackend(Backend):
     OPTIONS: Mapping[str, Option] = {}
 
     def memory_bytes(self, model: Model) -> float:
-        m: Any = model
+        m = _packing(model)
         k = 2.0 ** m.n_sets  # candidate rows: the bools, their loads, the values per copy
         return k * (m.n_sets + 8 * m.family.used.shape[0] + 8 * getattr(m, "n_copies", 1))
 
     def fits_instance(self, model: Model) -> str | None:
-        n = model.n_sets  # type: ignore[attr-defined]
+        n = _packing(model).n_sets
         return f"enumerate: {n} sets is more than {MAX_SETS}" if n > MAX_SETS else None
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
-        m: Any = model
+        m = _packing(model)
         packings = all_packings(m.family)
         weights = np.atleast_2d(m.weights)
         best = packings[np.argmax(weights @ packings.T.astype(np.float64), axis=1)]
@@ -47,3 +47,9 @@ class EnumeratePackingsBackend(Backend):
         value = model.objective(solution)
         return Result(Termination.OPTIMAL, objective=value, bound=value, solution=solution,
                       iterations=int(packings.shape[0]))
+
+
+def _packing(model: Model) -> SetPacking | SetPackingBatch:
+    if not isinstance(model, (SetPacking, SetPackingBatch)):
+        raise TypeError(f"enumerate solves set packings, got {model.name!r}")
+    return model

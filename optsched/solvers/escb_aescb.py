@@ -3,7 +3,7 @@
 Scale with ceilings (13)-(14): Upsilon_e = ceil(xi * mean_e), Sigma2_e = ceil(xi^2 variance_e);
 solve P4(s) for every s = 0..S by Algorithm 2 (``budget_dp``); return x*_{P4}(s*) with
 s* = argmax_s s + sqrt(V(s)) (17). Option ``method``: ``envelope`` (default) computes only the
-member s* (the pruned DP of ``budget_dp.envelope_pick``, same s* and x as the whole family);
+member s* (the pruned DP of :func:`envelope_pick`, same s* and x as the whole family);
 ``reach``, ``pareto``, ``dense`` solve the whole family first. Option ``family_backend``
 solves the family with another ``budget_family`` backend instead of the DP (``budget_exact``:
 one exact solve per budget), to check the DP inside a policy's loop.
@@ -28,7 +28,8 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Termination
-from optsched.solvers.budget_dp import DP_METHODS, aescb_index, escb_scaled_coefficients, pick_budget
+from optsched.solvers.budget_dp import (DEFAULT_MAX_CELLS, DP_METHODS, FamilyPlan, buffer, fill_fronts,
+                                       plan_budget_family, solve_budget_family, visited_cells)
 from optsched.solvers.registry import Backend, Option, get_backend, register_backend
 
 
@@ -36,6 +37,137 @@ def theorem1_gap(n_chosen: int, xi: int) -> float:
     """(|x| + sqrt(|x|)) / xi: how far below the P3 optimum the AESCB value can be."""
     return (n_chosen + math.sqrt(n_chosen)) / xi
 
+
+
+def escb_scaled_coefficients(mean: np.ndarray, variance: np.ndarray, xi: int) -> tuple[np.ndarray, np.ndarray]:
+    """Upsilon_e = ceil(xi * mean_e) (13) and Sigma2_e = ceil(xi^2 * variance_e) (14), as integers."""
+    return (
+        np.ceil(xi * np.asarray(mean, dtype=np.float64)).astype(np.int64),
+        np.ceil(float(xi) ** 2 * np.asarray(variance, dtype=np.float64)).astype(np.int64),
+    )
+
+
+def envelope_pick(plan: FamilyPlan, max_cells: float = DEFAULT_MAX_CELLS) -> tuple[np.ndarray, dict[str, float]]:
+    """x*_{P4}(s*) of (17) without solving every budget: the pruned Pareto DP.
+
+    ESDP needs one member of the family: s* = argmax_s s + sqrt(V(s)) (the smallest s on
+    ties) and the x the full DP (method ``reach`` or ``pareto``) returns for it. Both are
+    reproduced exactly, from a DP that keeps only the points of each front that can still
+    reach the best score. Requires values >= 0 (Sigma2 of (14)).
+
+    Notation: F(c, i) is the exact front of cell (c, i) (the Pareto points (u, v), u capped at
+    S, of the completions by items i..n-1 within capacity c); phi(u, v) = u + sqrt(v), all in
+    float64 exactly as ``aescb_index`` computes the score.
+
+    1. The pick is a root point. On a step (u_{p-1}, u_p] of V the score s + sqrt(v_p) grows
+       with s, so the argmax of (17) is the right end u_p of a step, i.e. a point p of
+       F(capacity, 0) with the largest phi (the smallest u_p on ties), and the full DP returns
+       the x of that point.
+    2. Prefix bounds. For every visited cell g = (c, i), bu[g] and bv[g] are the largest
+       budget_coeffs.y and values.y over the prefixes y (items 0..i-1) whose path from the
+       root reaches g, each maximised on its own (``prefix_bounds``). They satisfy
+       bu[skip child] >= bu[g], bu[take child] >= bu[g] + b_i (the same for bv), since those
+       transitions are among the maxima. bound_g(u, v) = min(bu[g] + u, S) + sqrt(bv[g] + v)
+       is therefore >= phi of every root point that extends (u, v) from g, and the bound of a
+       point's source in a child is >= its own bound (min, + and sqrt are monotone, also in
+       rounded arithmetic; values are whole numbers, so the sums are exact).
+    3. Incumbent. phi of any feasible x is <= the best root score. ``scalar_pick`` gives a few
+       such x (max budget_coeffs.x + lam values.x for lam = 0 and tangents of the sqrt at the
+       current x), and the threshold is the best of them minus a margin of 1e-9 relative.
+    4. Pruning. Each cell keeps the points of its merged front with bound >= threshold. By
+       induction from level n, the kept set of cell g is exactly F(g) restricted to bound >=
+       threshold: a point of F(g) with bound >= threshold has its source in F(child) with a
+       bound at least as large, so it was kept there, and no kept candidate dominates it (it
+       is on the exact front); a kept point dominated by an exact point q would see q among
+       the candidates too (bound(q) >= bound(point)), so it is dropped. Ties between the skip
+       and the take branch are broken as in the full DP (skip on equal (u, v)), so the source
+       of each kept point is the same point (u, v) as in the full DP.
+    5. At the root bu = bv = 0, so the kept points are exactly the root points with
+       phi >= threshold, which include every point of the largest score; the argmax over
+       them (smallest u on ties) is the full DP's s*, and the pointer walk from it passes
+       through kept points only (each has bound >= phi* >= threshold), giving the same x.
+
+    Returns x over the plan's kept items and counters (points kept, incumbent, best score).
+    """
+    from optsched.solvers import budget_dp_kernel as kernel
+
+    n = plan.items.shape[0]
+    S = plan.max_budget
+    if n == 0:
+        return np.zeros(0, dtype=bool), {"points": 1, "incumbent": 0.0, "score": 0.0}
+    visited = visited_cells(plan)
+    level_start, child_skip, child_take = visited[:3]
+    h = buffer("h", visited[-1], np.float64)
+    b, vals = plan.budget_coeffs, plan.values
+    incumbent, lam, seen = -np.inf, 0.0, set()
+    for _ in range(4):
+        if lam in seen:
+            break
+        seen.add(lam)
+        x = kernel.scalar_pick(vals, b, level_start, child_skip, child_take, lam, h)
+        u, v = int(b @ x), float(vals @ x)
+        incumbent = max(incumbent, min(u, S) + math.sqrt(v))
+        lam = 0.5 / math.sqrt(v) if v > 0 else 0.0
+    threshold = incumbent - 1e-9 * max(1.0, abs(incumbent))
+    pu, pv, pref, root_start, root_len, used = fill_fronts(plan, max_cells, visited, True, threshold)
+    x, u, v = kernel.front_pick(n, pu, pv, pref, root_start, root_len)
+    return x, {"points": int(used), "incumbent": incumbent, "score": float(u + math.sqrt(v))}
+
+
+def aescb_index(
+    mean: Any,
+    variance: Any,
+    weights: Any,
+    capacity: Any,
+    xi: int,
+    max_budget: int | None = None,
+    mask: Any = None,
+    method: str = "envelope",
+) -> tuple[np.ndarray, float]:
+    """The AESCB route to P3: max mean.x + sqrt(variance.x) s.t. W x <= capacity, x binary.
+
+    Scales with ceilings (13)-(14), solves P4(s) for s = 0..S by :func:`solve_budget_family`
+    and returns x = x*_{P4}(s*) with s* = argmax_s s + sqrt(V(s)) (17) (the smallest such s on
+    ties), together with its unscaled P3 value mean.x + sqrt(variance.x).
+
+    ``method``: "envelope" (default) computes only that member, by :func:`envelope_pick`
+    (exact: the same s* and x as the full family by "reach" or "pareto"); a DP method name
+    ("reach", "pareto", "dense") solves the whole family first.
+
+    ``max_budget`` S defaults to the sum of all Upsilon_e (every reachable budget); ESDP passes
+    xi * m. Guarantee (Theorem 1 with the ceilings): when S >= Upsilon.x for an optimal x of P3,
+    value >= OPT - (|x| + sqrt(|x|)) / xi, with |x| the number of chosen items.
+    """
+    if isinstance(xi, bool) or not float(xi).is_integer() or xi < 1:
+        raise ValueError(f"xi: expected a whole number >= 1, got {xi!r}")
+    mu = np.asarray(mean, dtype=np.float64)
+    var = np.asarray(variance, dtype=np.float64)
+    if mu.ndim != 1 or not np.all(np.isfinite(mu)) or np.any(mu < 0):
+        raise ValueError("mean: expected a vector of finite numbers >= 0")
+    if var.shape != mu.shape or not np.all(np.isfinite(var)) or np.any(var < 0):
+        raise ValueError(f"variance: expected a vector of {mu.shape[0]} finite numbers >= 0")
+    if method != "envelope" and method not in DP_METHODS:
+        raise ValueError(f"method: unknown method {method!r} (known: envelope, {', '.join(DP_METHODS)})")
+    upsilon, sigma2 = escb_scaled_coefficients(mu, var, int(xi))
+    S = int(upsilon.sum()) if max_budget is None else max_budget
+    if method == "envelope":
+        plan = plan_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask)
+        x = np.zeros(mu.shape[0], dtype=bool)
+        x[plan.items] = envelope_pick(plan)[0]
+    else:
+        fam = solve_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask, method=method)
+        x = fam.choices[pick_budget(fam.values)]
+    return x, float(mu @ x + math.sqrt(float(var @ x)))
+
+
+def pick_budget(values: np.ndarray) -> int:
+    """s* = argmax_s s + sqrt(V(s)) of (17) over the feasible budgets (the smallest on ties);
+    ``values[s]`` is V(s), -inf (or NaN) where P4(s) is infeasible."""
+    values = np.asarray(values, dtype=np.float64)
+    feasible = np.isfinite(values)
+    score = np.arange(values.shape[0]) + np.sqrt(np.where(feasible, values, 0.0))
+    score[~feasible] = -np.inf
+    return int(np.argmax(score))
 
 @register_backend
 class AescbBackend(Backend):

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import StandardForm
+from optsched.models.forms import StandardForm, as_standard
 from optsched.result import Result, Termination
 import time
 
@@ -250,7 +250,7 @@ class HighsBackend(Backend):
     }
 
     def fits_instance(self, model: Model) -> str | None:
-        form: StandardForm = model.standard_form()  # type: ignore[attr-defined]
+        form = as_standard(model).standard_form()
         if form.is_mip and not form.integrality.all():
             return ("highs: HiGHS 1.14 returned wrong 'optimal' answers on programs mixing integer and continuous "
                     "columns (28 of 175 small generated ones, presolve off 12; tests/test_fuzz.py); use scip")
@@ -265,7 +265,7 @@ class HighsBackend(Backend):
         import highspy
 
         start = time.perf_counter()
-        form: StandardForm = model.standard_form()  # type: ignore[attr-defined]
+        form = as_standard(model).standard_form()
         if form.hessian is not None and form.is_mip:
             return Result(Termination.ERROR, extra={"message": "HiGHS has no MIQP"})
         session: HighsSession = state if state is not None else self.new_state(type(model), options)
@@ -301,7 +301,7 @@ class HighsBackend(Backend):
             sol = h.getSolution()
             x = np.asarray(sol.col_value, dtype=np.float64)
             session.last_x = x if options["warm_start"] else None
-            solution = model.solution_from_vector(x)  # type: ignore[attr-defined]
+            solution = as_standard(model).solution_from_vector(x)
             objective = float(info.objective_function_value)
             if not form.is_mip and info.dual_solution_status == 2:
                 duals = (np.asarray(sol.row_dual, dtype=np.float64), np.asarray(sol.col_dual, dtype=np.float64))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from optsched.models.base import Model
+from optsched.models.forms import as_pyomo
 from optsched.result import Result, Termination
 from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS
 import time
@@ -69,7 +70,7 @@ class PyomoBackend(Backend):
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         start = time.perf_counter()
         solver = state if state is not None else self._solver(options["solver"])
-        m = model.pyomo_model()  # type: ignore[attr-defined]
+        m = as_pyomo(model).pyomo_model()
         kwargs: dict[str, Any] = {
             "load_solutions": False,
             "raise_exception_on_nonoptimal_result": False,
@@ -99,7 +100,7 @@ class PyomoBackend(Backend):
         solution = objective = bound = None
         if res.solution_status.name in ("optimal", "feasible"):
             res.solution_loader.load_vars()
-            solution = model.solution_from_pyomo(m)  # type: ignore[attr-defined]
+            solution = as_pyomo(model).solution_from_pyomo(m)
             objective = float(res.incumbent_objective)
             if res.objective_bound is not None and abs(res.objective_bound) != float("inf"):
                 bound = float(res.objective_bound)

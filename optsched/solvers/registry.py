@@ -13,6 +13,7 @@ stays light.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 import numbers
@@ -23,7 +24,8 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
-from optsched.models.base import Model
+from optsched.models.base import Model, kind_specs
+from optsched.models.forms import Traits, as_standard
 from optsched.result import Result
 
 _BACKENDS: dict[str, "Backend"] = {}
@@ -50,9 +52,20 @@ def form_elements(model: Model, backend: "Backend") -> float:
     form (a size proxy for its set-up and memory; the form is built for the solve anyway), else
     twice ``model.size`` (never a form built only to be measured)."""
     if backend.FORM == "standard" and "standard" in type(model).FORMS:
-        form = model.standard_form()  # type: ignore[attr-defined]
+        form = as_standard(model).standard_form()
         return float(form.n_vars + form.A.nnz + (0 if form.hessian is None else form.hessian.nnz))
     return 2.0 * model.size
+
+
+@functools.lru_cache(maxsize=None)
+def reference_traits(kind: type[Model]) -> tuple[Traits, ...]:
+    """The standard-form traits of the kind's reference instances: its generator at the kind's
+    tiny size, seeds 0..4 (``KindSpec``); empty for a kind without both."""
+    spec = kind_specs().get(kind.name)
+    if spec is None or "standard" not in kind.FORMS:
+        return ()
+    return tuple(as_standard(spec.generate(spec.tiny, np.random.default_rng(seed))).standard_form().traits()
+                 for seed in range(5))
 
 
 def remaining(time_limit: float | None, start: float) -> float | None:
@@ -163,8 +176,9 @@ class Backend:
     OPTIONS: ClassVar[Mapping[str, Option]] = {}
     PRIORITY: ClassVar[int] = 50
     REQUIRES: ClassVar[tuple[str, ...]] = ()
-    # What a FORM-based backend's solver accepts, against the model kind's traits (after
-    # cvxpy's MIP_CAPABLE): continuous variables, a quadratic objective.
+    # What a FORM = "standard" backend's solver accepts (after cvxpy's MIP_CAPABLE), against the
+    # traits read off each instance's form (StandardForm.traits): continuous variables, a
+    # quadratic objective.
     CONTINUOUS_CAPABLE: ClassVar[bool] = True
     QP_CAPABLE: ClassVar[bool] = True
     # Set-up seconds per form element (variables + nonzeros) that the solver's own time limit
@@ -178,15 +192,29 @@ class Backend:
         return modules_available(*self.REQUIRES)
 
     def fits_kind(self, kind: type[Model]) -> str | None:
-        """None when this backend can solve models of this kind (instances permitting)."""
+        """None when this backend can solve models of this kind (instances permitting): it
+        handles the kind directly (``MODELS``) or takes its form, and, for a solver that cannot
+        take every program of that form, at least one of the kind's reference instances
+        (:func:`reference_traits`) has traits it takes."""
         if kind.name in self.MODELS:
             return None
         if self.FORM is None or self.FORM not in kind.FORMS:
             return f"backend {self.NAME!r} does not solve {kind.name!r} models"
-        if kind.CONTINUOUS and not self.CONTINUOUS_CAPABLE:
-            return f"backend {self.NAME!r} does not solve {kind.name!r} models (continuous variables)"
-        if kind.QUADRATIC and not self.QP_CAPABLE:
-            return f"backend {self.NAME!r} does not solve {kind.name!r} models (quadratic objective)"
+        reasons = [self.trait_reason(t) for t in reference_traits(kind)] if self._limited else []
+        if reasons and all(reasons):
+            return f"backend {self.NAME!r} does not solve {kind.name!r} models ({reasons[0]})"
+        return None
+
+    @property
+    def _limited(self) -> bool:
+        return self.FORM == "standard" and not (self.CONTINUOUS_CAPABLE and self.QP_CAPABLE)
+
+    def trait_reason(self, traits: Traits) -> str | None:
+        """Why this backend's solver cannot take a program with ``traits`` (None: it can)."""
+        if traits.continuous and not self.CONTINUOUS_CAPABLE:
+            return "continuous variables"
+        if traits.quadratic and not self.QP_CAPABLE:
+            return "quadratic objective"
         return None
 
     def fits(self, model: Model) -> str | None:
@@ -203,7 +231,12 @@ class Backend:
         return self.BYTES_PER_ELEMENT * form_elements(model, self) if self.BYTES_PER_ELEMENT else 0.0
 
     def admits(self, model: Model) -> str | None:
-        """Instance-level: :meth:`fits_instance`, then the memory estimate against the limit."""
+        """Instance-level: the traits of the model's form, :meth:`fits_instance`, then the memory
+        estimate against the limit."""
+        if self._limited and model.name not in self.MODELS:
+            reason = self.trait_reason(as_standard(model).standard_form().traits())
+            if reason is not None:
+                return f"{self.NAME}: this instance has {reason}"
         reason = self.fits_instance(model)
         if reason is not None:
             return reason

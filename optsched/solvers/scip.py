@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import StandardForm
+from optsched.models.forms import StandardForm, as_binary, as_standard
 from optsched.result import Result, Termination
 from optsched.solvers.registry import Backend, Option, register_backend, remaining
 
@@ -131,18 +131,13 @@ class ScipBackend(Backend):
         "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }
 
-    def fits_instance(self, model: Model) -> str | None:
-        if model.name != "escb_index" and model.standard_form().hessian is not None:  # type: ignore[attr-defined]
-            return "scip: quadratic objectives are not passed to SCIP here"
-        return None
-
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         start = time.perf_counter()
         m = _new_model(options)
         if model.name == "escb_index":
             xs = _add_escb(m, model)
         else:
-            xs = _add_standard_form(m, model.standard_form())  # type: ignore[attr-defined]
+            xs = _add_standard_form(m, as_standard(model).standard_form())
         left = remaining(time_limit, start)
         if left is not None:
             m.setParam("limits/time", max(left, 1e-3))
@@ -165,7 +160,7 @@ class ScipBackend(Backend):
         if m.getNSols() > 0 and termination is not Termination.INFEASIBLE:
             best = m.getBestSol()
             x = np.array([m.getSolVal(best, v) for v in xs], dtype=np.float64)
-            solution = model.solution_from_vector(x)  # type: ignore[attr-defined]
+            solution = (as_binary(model) if model.name == "escb_index" else as_standard(model)).solution_from_vector(x)
             dual = m.getDualbound()
             bound = float(dual) if np.isfinite(dual) else None
         return Result(termination, bound=bound, solution=solution, iterations=int(m.getNNodes()),
