@@ -51,7 +51,7 @@ from optsched.onsocmax.env import replay
 from optsched.onsocmax.policy import Onsocmax
 from optsched.solvers import pseudo_welfare_alm as alm
 from optsched.solvers.pseudo_welfare_alm import CONVERGENT, TABLE_II
-from optsched.solvers.pseudo_welfare_kkt import kkt_solve, solve_pseudo_welfare_kkt
+from optsched.solvers.pseudo_welfare_kkt import kkt_solve
 
 # Section 2: each setting removes one more cause of Table II's gap.
 ALM_SETTINGS: dict[str, dict[str, Any]] = {
@@ -93,7 +93,7 @@ def section_iv_jobs(instances: int, seed: int) -> list[PseudoWelfare]:
 
     def recording(*args: Any) -> np.ndarray:
         calls.append(args)
-        return solve_pseudo_welfare_kkt(*args)
+        return kkt_solve(*args).x
 
     for i in range(instances):
         inst = MeshGenerator(kind=utilities.KINDS[i % 3]).draw(np.random.default_rng([seed, i]))

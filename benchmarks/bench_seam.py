@@ -79,7 +79,7 @@ def per_call_cases(models: dict[str, list[Any]]) -> list[tuple[str, str, Callabl
     from optsched.solvers.escb_aescb import aescb_index
     from optsched.solvers.greedy_set_packing import greedy_packing_batch
     from optsched.solvers.projection_fast import project_capacity
-    from optsched.solvers.pseudo_welfare_kkt import solve_pseudo_welfare_kkt
+    from optsched.solvers.pseudo_welfare_kkt import kkt_solve
 
     prepared = {name: optsched.prepare(kind, name) for kind, name in
                 [("set_packing_batch", "greedy"), ("capacity_projection", "fast"), ("escb_index", "aescb"),
@@ -96,7 +96,7 @@ def per_call_cases(models: dict[str, list[Any]]) -> list[tuple[str, str, Callabl
          lambda m: prepared["aescb"].solve(EscbIndex(mean=m.mean, variance=m.variance, weights=m.weights,
                                                      capacity=m.capacity))),
         ("pseudo_welfare", "kkt",
-         lambda m: solve_pseudo_welfare_kkt(*m.kernel_args()),
+         lambda m: kkt_solve(*m.kernel_args()).x,
          lambda m: prepared["kkt"].solve(PseudoWelfare(utility=m.utility, a=m.a, beta=m.beta, capacity=m.capacity,
                                                        xbar=m.xbar, rho=m.rho, usage=m.usage, iota=m.iota,
                                                        upsilon=m.upsilon, alpha=m.alpha))),

@@ -78,10 +78,13 @@ def write_csv(df: "pd.DataFrame", path: str | Path) -> Path:
 
 
 def write_png(fig: Any, path: str | Path) -> Path:
-    """Save a matplotlib figure with fixed metadata so reruns give identical bytes."""
-    return _atomic(
+    """Save a matplotlib figure with fixed metadata so reruns give identical bytes, then close
+    it (a figure is drawn for one file)."""
+    out = _atomic(
         Path(path), lambda tmp: fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
     )
+    pyplot().close(fig)
+    return out
 
 
 def run_metadata(*, experiment: str, seed: int, config: Any) -> dict[str, Any]:
@@ -121,7 +124,6 @@ def write_artifacts(out: str | Path, stem: str, *, table: "pd.DataFrame", figure
     and ``stem.json`` (:func:`run_metadata` of ``experiment``, ``seed``, ``config``, plus ``extra``)."""
     out = Path(out)
     paths = [write_csv(table, out / f"{stem}.csv"), write_png(figure, out / f"{stem}.png")]
-    pyplot().close(figure)
     if timing is not None:
         paths.append(write_csv(timing, out / f"{stem}_timing.csv"))
     meta = run_metadata(experiment=experiment, seed=seed, config=config)

@@ -473,7 +473,6 @@ def plot_runtime(df: "pd.DataFrame", path: Path) -> list[Path]:
                  "^: captured from the papers' policies)", fontsize=9)
     fig.tight_layout()
     out = write_png(fig, path)
-    plt.close(fig)
     return [out]
 
 
@@ -506,7 +505,6 @@ def plot_gaps(df: "pd.DataFrame", path: Path) -> list[Path]:
     ax.grid(alpha=0.3, axis="x")
     fig.tight_layout()
     out = write_png(fig, path)
-    plt.close(fig)
     return [out]
 
 

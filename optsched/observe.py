@@ -346,5 +346,4 @@ def plot_shadow(df: Any, path: Path) -> Path:
         ax_time.grid(alpha=0.3, axis="x")
     fig.tight_layout()
     out = write_png(fig, path)
-    plt.close(fig)
     return out

@@ -100,7 +100,7 @@ class Prepared:
         start = time.perf_counter()
         if warm_up:
             _warm_up(backend, kind, self.options)
-        self.state = backend.new_state(kind, self.options)
+        self.state = backend.new_state(kind, self.options, prepare=prepare)
         self.setup_s = time.perf_counter() - start
 
     @property
@@ -158,7 +158,7 @@ def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) ->
     if backend.admits(tiny) is not None:
         return
     try:
-        backend.run(tiny, time_limit=None, options=options, state=backend.new_state(kind, options))
+        backend.run(tiny, time_limit=None, options=options, state=backend.new_state(kind, options, prepare=prepare))
     except Exception:  # noqa: BLE001 - a warm-up failure shows up (and is reported) in the real solve
         pass
 

@@ -58,9 +58,7 @@ class BudgetFamily(Model):
     def n_items(self) -> int:
         return int(self.values.shape[0])
 
-    @property
-    def size(self) -> int:
-        return self.n_items
+    size = n_items
 
     def member(self, s: int) -> BudgetedIP:
         """P4(s) as a stand-alone model."""

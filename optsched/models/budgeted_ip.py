@@ -104,20 +104,11 @@ class BudgetedIP(Model):
     def n_items(self) -> int:
         return int(self.values.shape[0])
 
-    @property
-    def size(self) -> int:
-        return self.n_items
-
-    @property
-    def n_binary(self) -> int:
-        return self.n_items
+    size = n_binary = n_items  # one 0-1 variable per item
 
     @property
     def has_budget(self) -> bool:
         return self.budget > 0
-
-    def with_budget(self, budget: float) -> "BudgetedIP":
-        return BudgetedIP(self.values, self.weights, self.capacity, self.budget_coeffs, budget, self.mask)
 
     # --- the model's own math ------------------------------------------------------------
     def objective(self, solution: Any) -> float:

@@ -49,13 +49,7 @@ class EscbIndex(Model):
     def n_items(self) -> int:
         return int(self.mean.shape[0])
 
-    @property
-    def size(self) -> int:
-        return self.n_items
-
-    @property
-    def n_binary(self) -> int:
-        return self.n_items
+    size = n_binary = n_items  # one 0-1 variable per item
 
     @property
     def is_integral(self) -> bool:
@@ -77,15 +71,6 @@ class EscbIndex(Model):
 
     def solution_from_vector(self, x: np.ndarray) -> np.ndarray:
         return np.flatnonzero(np.asarray(x) > 0.5).astype(np.int64)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "model": self.name,
-            "mean": self.mean.tolist(),
-            "variance": self.variance.tolist(),
-            "weights": self.weights.tolist(),
-            "capacity": self.capacity.tolist(),
-        }
 
 
 # --- the kind's generator ---

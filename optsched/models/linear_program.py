@@ -191,10 +191,7 @@ def linear_program(size: int, rng: np.random.Generator) -> Model:
 @register_fuzz("linear_program", *("random", "lp", "integer", "infeasible"))
 def fuzz_linear_program(rng: np.random.Generator, variant: str) -> Model:
     """Generic programs as MPS/LP files hold them: 0-1 knapsacks, mixed integer, pure LP."""
-    from optsched.generators import generate
-    from optsched.models.linear_program import LinearProgram
-
-    m = generate("linear_program", int(rng.integers(1, 10)), rng)
+    m = linear_program(int(rng.integers(1, 10)), rng)
     integ = {"lp": np.zeros(m.n_vars, dtype=bool), "integer": np.ones(m.n_vars, dtype=bool)}.get(variant, m.integrality)
     row_upper = m.row_upper - 1e3 if variant == "infeasible" else m.row_upper  # no x >= 0 reaches it
     row_lower = np.where(np.isfinite(m.row_lower), np.minimum(m.row_lower, row_upper), m.row_lower)

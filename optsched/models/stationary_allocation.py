@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
+from optsched.models import utilities
 from optsched.models.base import Model, register_fuzz, register_generator, register_model
 from optsched.models.validate import float_array, index_array
 
@@ -46,7 +47,7 @@ UTILITIES: dict[str, tuple[Fn, Fn]] = {
     "linear": (lambda y, a: a * y, lambda y, a: a + 0.0 * y),
     "log": (lambda y, a: a * np.log1p(y), lambda y, a: a / (y + 1.0)),
     "reciprocal": (lambda y, a: 1.0 / a - 1.0 / (y + a), lambda y, a: 1.0 / (y + a) ** 2),
-    "poly": (lambda y, a: a * np.sqrt(y + 1.0) - a, lambda y, a: 0.5 * a / np.sqrt(y + 1.0)),
+    "poly": (lambda y, a: utilities.sqrt_value(a, y), lambda y, a: utilities.sqrt_slope(a, y)),  # = 002's "sqrt"
 }
 UTILITY_CODES = tuple(UTILITIES)
 

@@ -51,6 +51,17 @@ def _pc(kind: Any) -> tuple[np.ndarray, np.ndarray]:
     return EXPONENT[k], SCALE[k]
 
 
+def sqrt_value(a: Any, x: Any) -> np.ndarray:
+    """a (sqrt(1 + x) - 1): the shifted square-root utility, paper 002's "sqrt" kind and paper
+    003's "poly" of (54) (one function for both papers)."""
+    return a * (np.sqrt(np.maximum(1.0 + x, 0.0)) - 1.0)
+
+
+def sqrt_slope(a: Any, x: Any) -> np.ndarray:
+    """d/dx of :func:`sqrt_value`: a / (2 sqrt(1 + x))."""
+    return 0.5 * a / np.sqrt(1.0 + x)
+
+
 def value(kind: Any, a: Any, x: Any) -> np.ndarray:
     """f(x): a x, a ln(1 + x) or a (sqrt(1 + x) - 1)."""
     p, c = _pc(kind)
@@ -58,8 +69,7 @@ def value(kind: Any, a: Any, x: Any) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     lin = a * x
     log = a * np.log1p(np.maximum(x, -1.0 + 1e-300))
-    sq = a * (np.sqrt(np.maximum(1.0 + x, 0.0)) - 1.0)
-    return np.where(p == 0.0, lin, np.where(p == 1.0, log, sq))
+    return np.where(p == 0.0, lin, np.where(p == 1.0, log, sqrt_value(a, x)))
 
 
 def derivative(kind: Any, a: Any, x: Any) -> np.ndarray:

@@ -20,7 +20,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Termination
-from optsched.solvers.registry import Backend, Option, get_backend, register_backend
+from optsched.solvers.registry import Backend, Option, PrepareFn, get_backend, register_backend
 
 
 @register_backend
@@ -44,13 +44,11 @@ class BudgetExactBackend(Backend):
             raise ValueError(f"options: backend 'budget_exact' option 'inner' must be an exact budgeted_ip backend, "
                              f"got {options['inner']!r}")
 
-    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> Any:
-        from optsched.solve import prepare
-
+    def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> Any:
         return prepare("budgeted_ip", options["inner"], verify=False)
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
-        inner = state if state is not None else self.new_state(type(model), options)
+        inner = state  # the inner backend, prepared by the seam (new_state)
         fam: Any = model
         S = fam.max_budget
         entries: list[Any] = [None] * (S + 1)

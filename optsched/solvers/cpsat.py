@@ -18,7 +18,7 @@ from optsched.models.forms import as_standard
 from optsched.result import Result, Termination
 import time
 
-from optsched.solvers.registry import Backend, Option, register_backend, remaining
+from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
 
 STATUS_TABLE: dict[str, Termination] = {
     "OPTIMAL": Termination.OPTIMAL,
@@ -75,7 +75,7 @@ class CpSatBackend(Backend):
             return "cpsat: every variable needs finite bounds"
         return None
 
-    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> CpSatSession:
+    def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> CpSatSession:
         return CpSatSession()
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:

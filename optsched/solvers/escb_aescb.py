@@ -30,7 +30,7 @@ from optsched.models.base import Model
 from optsched.result import Result, Termination
 from optsched.solvers.budget_dp import (DEFAULT_MAX_CELLS, DP_METHODS, FamilyPlan, buffer, fill_fronts,
                                        plan_budget_family, solve_budget_family, visited_cells)
-from optsched.solvers.registry import Backend, Option, get_backend, register_backend
+from optsched.solvers.registry import Backend, Option, PrepareFn, get_backend, register_backend
 
 
 def theorem1_gap(n_chosen: int, xi: int) -> float:
@@ -198,11 +198,9 @@ class AescbBackend(Backend):
         m: Any = model
         return None if m.is_integral else "aescb: weights and capacity must be whole numbers"
 
-    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> Any:
+    def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> Any:
         if options["family_backend"] == "dp":
             return None
-        from optsched.solve import prepare
-
         return prepare("budget_family", options["family_backend"], verify=False)
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
@@ -212,8 +210,7 @@ class AescbBackend(Backend):
             x, value = aescb_index(m.mean, m.variance, m.weights, m.capacity, xi, options["max_budget"],
                                    method=options["method"])
         else:
-            family = state if state is not None else self.new_state(type(model), options)
-            x, value = self._by_family(m, xi, options["max_budget"], family)
+            x, value = self._by_family(m, xi, options["max_budget"], state)  # the family backend (new_state)
             if x is None:
                 return Result(Termination.ERROR, extra={"message": value})
         chosen = int(x.sum())

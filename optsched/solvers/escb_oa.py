@@ -27,7 +27,7 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.result import Result, Termination
 from optsched.solvers.highs import highs_termination, new_highs, set_option
-from optsched.solvers.registry import Backend, Option, register_backend
+from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend
 
 
 MAX_REMEMBERED_POINTS = 24
@@ -50,7 +50,7 @@ class EscbOuterApproximationBackend(Backend):
         "reuse_cuts": Option(True, bool, "start from the tangent points of this Prepared's earlier solves"),
     }
 
-    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> list[float]:
+    def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> list[float]:
         return []  # tangent points u0 of earlier solves (a policy's next slot starts with them)
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:

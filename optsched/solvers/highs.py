@@ -21,7 +21,7 @@ from optsched.models.forms import StandardForm, as_standard
 from optsched.result import Result, Termination
 import time
 
-from optsched.solvers.registry import Backend, Option, register_backend, remaining
+from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
 
 # HiGHS model status name -> termination (names, so the table needs no import).
 STATUS_TABLE: dict[str, Termination] = {
@@ -256,7 +256,7 @@ class HighsBackend(Backend):
                     "columns (28 of 175 small generated ones, presolve off 12; tests/test_fuzz.py); use scip")
         return None
 
-    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> HighsSession:
+    def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> HighsSession:
         session = HighsSession(new_highs(options["threads"]))
         _apply_options(session.h, options)  # a value HiGHS refuses fails here, before any solve
         return session
@@ -268,7 +268,7 @@ class HighsBackend(Backend):
         form = as_standard(model).standard_form()
         if form.hessian is not None and form.is_mip:
             return Result(Termination.ERROR, extra={"message": "HiGHS has no MIQP"})
-        session: HighsSession = state if state is not None else self.new_state(type(model), options)
+        session: HighsSession = state
         h = session.h
         _apply_options(h, options)
         own = options["highs_options"] or {}

@@ -19,9 +19,9 @@ of f_g with no breakpoint inside (all breakpoints for small groups, a sort-free 
 large ones), solves that linear piece for t and refines t on the exact piece. The loop over
 groups is compiled code: no Python loop runs over groups.
 
-This is the paper's "sort-based fast projection" made exact: Algorithm 1 as printed (see
+It replaces the paper's sort-based fast projection, Algorithm 1, which as printed (see
 :mod:`optsched.solvers.projection_paper`) assumes the capacity binds and caps only the largest
-element.
+element: this one is exact and sorts nothing.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def project_capacity(z: Any, upper: Any, group: Any, capacity: Any) -> np.ndarra
 @register_backend
 class FastProjectionBackend(Backend):
     NAME = "fast"
-    DESCRIPTION = "exact sort-based projection (32) of paper 003, all groups in one compiled pass"
+    DESCRIPTION = "exact projection (32) of paper 003: a sort-free breakpoint search per group, all groups in one compiled pass"
     EXACT = True
     MODELS = frozenset({"capacity_projection"})
     PRIORITY = 0

@@ -3,9 +3,8 @@
 Public kernel (a numba-compiled loop over the job's resource units R_n; numba is imported
 on the first call, not with optsched)::
 
-    solve_pseudo_welfare_kkt(kind, a, beta, capacity, xbar, usage, rho, iota, upsilon, alpha=None)
-        -> x                      (float64 array, one entry per unit)
-    kkt_solve(...same...) -> KKTSolution(x, mu, iterations)
+    kkt_solve(kind, a, beta, capacity, xbar, usage, rho, iota, upsilon, alpha=None)
+        -> KKTSolution(x, mu, iterations)     (x: float64 array, one entry per unit)
 
 ``kind`` holds utility codes (:data:`optsched.models.utilities.KINDS`), ``usage`` is w_r^(n).
 
@@ -85,22 +84,6 @@ def kkt_solve(
         np.array(usage, dtype=np.float64), float(rho), float(iota), al,
     )
     return KKTSolution(x, float(mu), int(evals))
-
-
-def solve_pseudo_welfare_kkt(
-    kind: Any,
-    a: Any,
-    beta: Any,
-    capacity: Any,
-    xbar: Any,
-    usage: Any,
-    rho: float,
-    iota: float,
-    upsilon: float,
-    alpha: float | None = None,
-) -> np.ndarray:
-    """The optimal x of P3 (see :func:`kkt_solve`)."""
-    return kkt_solve(kind, a, beta, capacity, xbar, usage, rho, iota, upsilon, alpha).x
 
 
 @register_backend

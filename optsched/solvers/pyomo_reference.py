@@ -11,7 +11,7 @@ from optsched.result import Result, Termination
 from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS
 import time
 
-from optsched.solvers.registry import Backend, Option, register_backend, remaining
+from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
 
 # Pyomo TerminationCondition name -> termination. Every optsched model is bounded, so
 # "infeasibleOrUnbounded" can only mean infeasible.
@@ -64,7 +64,7 @@ class PyomoBackend(Backend):
             raise ValueError(f"options: Pyomo solver {name!r} is not available")
         return solver
 
-    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> Any:
+    def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> Any:
         return self._solver(options["solver"])
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:

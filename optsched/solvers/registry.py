@@ -20,7 +20,7 @@ import numbers
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Mapping, Protocol
 
 import numpy as np
 
@@ -29,6 +29,16 @@ from optsched.models.forms import Traits, as_standard
 from optsched.result import Result
 
 _BACKENDS: dict[str, "Backend"] = {}
+
+
+class PreparedSolver(Protocol):
+    def solve(self, model: Model, *, time_limit: float | None = None) -> Result: ...
+
+
+class PrepareFn(Protocol):
+    """The seam's ``prepare(kind, backend, *, verify)``, handed to :meth:`Backend.new_state`."""
+
+    def __call__(self, kind_or_model: Any, backend: str | None = None, *, verify: bool = True) -> PreparedSolver: ...
 
 # Work a backend may take before it starts is refused above this (bytes): the memory it would
 # allocate, estimated from the instance (``Backend.memory_bytes``). Override with the environment
@@ -268,8 +278,10 @@ class Backend:
     def check_option_values(self, options: Mapping[str, Any]) -> None:
         """Rules that involve several options or need the solver package; override if any."""
 
-    def new_state(self, kind: type[Model], options: Mapping[str, Any]) -> Any:
-        """State kept by one :class:`~optsched.solve.Prepared` between solves (default: none)."""
+    def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> Any:
+        """State kept by one :class:`~optsched.solve.Prepared` between solves (default: none).
+        ``prepare`` is the seam's own :func:`~optsched.solve.prepare`, for a backend that solves
+        subproblems of its own through other backends (solvers never import the seam)."""
         return None
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
