@@ -187,35 +187,17 @@ def test_every_model_kind_with_a_backend_is_fuzzed() -> None:
 
 
 # --- CI-sized: hypothesis draws the seed and the variant --------------------------------------------
-def _examples(kind: str) -> int:
-    return {"set_packing": 80, "set_packing_batch": 60, "budgeted_ip": 150, "budget_family": 100, "escb_index": 100,
-            "capacity_projection": 100, "stationary_allocation": 60, "pseudo_welfare": 80, "pseudo_welfare_integral": 60,
-            "onsocmax_offline_integral": 40, "linear_program": 60}[kind]
-
-
-def _fuzz(kind: str) -> Callable[..., None]:
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+def test_fuzz(kind: str) -> None:
+    """``KindSpec.fuzz_examples`` instances of ``kind`` through every backend that fits each."""
     build, variants = BUILDERS[kind]
 
-    @settings(max_examples=_examples(kind))
+    @settings(max_examples=kind_specs()[kind].fuzz_examples)
     @given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from(variants))
-    def test(seed: int, variant: str) -> None:
+    def one(seed: int, variant: str) -> None:
         check_every_backend(build(np.random.default_rng(seed), variant))
 
-    test.__name__ = f"test_fuzz_{kind}"
-    return test
-
-
-test_fuzz_set_packing = _fuzz("set_packing")
-test_fuzz_set_packing_batch = _fuzz("set_packing_batch")
-test_fuzz_budgeted_ip = _fuzz("budgeted_ip")
-test_fuzz_budget_family = _fuzz("budget_family")
-test_fuzz_escb_index = _fuzz("escb_index")
-test_fuzz_capacity_projection = _fuzz("capacity_projection")
-test_fuzz_stationary_allocation = _fuzz("stationary_allocation")
-test_fuzz_pseudo_welfare = _fuzz("pseudo_welfare")
-test_fuzz_pseudo_welfare_integral = _fuzz("pseudo_welfare_integral")
-test_fuzz_onsocmax_offline_integral = _fuzz("onsocmax_offline_integral")
-test_fuzz_linear_program = _fuzz("linear_program")
+    one()
 
 
 @pytest.mark.parametrize("kind", sorted(BUILDERS))

@@ -75,6 +75,7 @@ class KindSpec:
     rtol: float
     fuzz: FuzzFn | None = None
     fuzz_variants: tuple[str, ...] = ()
+    fuzz_examples: int = 0  # hypothesis examples per CI-sized fuzz test
 
 
 _SPECS: dict[str, KindSpec] = {}
@@ -95,12 +96,14 @@ def register_generator(kind: str, *, quick: tuple[int, ...], full: tuple[int, ..
     return deco
 
 
-def register_fuzz(kind: str, *variants: str) -> Callable[[FuzzFn], FuzzFn]:
+def register_fuzz(kind: str, *variants: str, examples: int) -> Callable[[FuzzFn], FuzzFn]:
     """Decorator: ``fn(rng, variant) -> Model``, the kind's fuzz builder (tests/test_fuzz.py), with
-    its variants (``random`` plus the degenerate cases)."""
+    its variants (``random`` plus the degenerate cases) and how many instances the CI-sized
+    fuzz test draws (the long run draws ``OPTSCHED_FUZZ_INSTANCES``)."""
 
     def deco(fn: FuzzFn) -> FuzzFn:
-        _SPECS[kind] = dataclasses.replace(_SPECS[kind], fuzz=fn, fuzz_variants=tuple(variants))
+        _SPECS[kind] = dataclasses.replace(_SPECS[kind], fuzz=fn, fuzz_variants=tuple(variants),
+                                           fuzz_examples=int(examples))
         return fn
 
     return deco

@@ -129,7 +129,7 @@ def budget_family(size: int, rng: np.random.Generator) -> Model:
 # --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
 
 
-@register_fuzz("budget_family", *("random", "zero_capacity", "too_heavy", "all_masked", "ties", "zero_values", "unreachable_budget", "no_budget"))
+@register_fuzz("budget_family", *("random", "zero_capacity", "too_heavy", "all_masked", "ties", "zero_values", "unreachable_budget", "no_budget"), examples=100)
 def fuzz_budget_family(rng: np.random.Generator, variant: str) -> BudgetFamily:
     d = knapsack_fuzz_data(rng, "ties" if variant == "ties" else variant if variant != "fractional" else "random")
     reach = int(d["budget_coeffs"][d["mask"]].sum())

@@ -259,7 +259,7 @@ def knapsack_fuzz_data(rng: np.random.Generator, variant: str) -> dict[str, Any]
     return {"values": values, "weights": weights, "capacity": capacity, "budget_coeffs": coeffs, "mask": mask}
 
 
-@register_fuzz("budgeted_ip", *("random", "zero_capacity", "too_heavy", "all_masked", "ties", "zero_values", "fractional", "unreachable_budget", "no_budget"))
+@register_fuzz("budgeted_ip", *("random", "zero_capacity", "too_heavy", "all_masked", "ties", "zero_values", "fractional", "unreachable_budget", "no_budget"), examples=150)
 def fuzz_budgeted_ip(rng: np.random.Generator, variant: str) -> BudgetedIP:
     d = knapsack_fuzz_data(rng, variant)
     reach = float(d["budget_coeffs"][d["mask"]].sum())

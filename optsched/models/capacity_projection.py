@@ -238,7 +238,7 @@ def capacity_projection(size: int, rng: np.random.Generator) -> Model:
 # --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
 
 
-@register_fuzz("capacity_projection", *("random", "one_variable", "zero_upper", "zero_capacity", "negative_z", "ties"))
+@register_fuzz("capacity_projection", *("random", "one_variable", "zero_upper", "zero_capacity", "negative_z", "ties"), examples=100)
 def fuzz_capacity_projection(rng: np.random.Generator, variant: str) -> CapacityProjection:
     n = 1 if variant == "one_variable" else int(rng.integers(1, 16))
     groups = int(rng.integers(1, 5))

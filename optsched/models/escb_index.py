@@ -92,7 +92,7 @@ def escb_index(size: int, rng: np.random.Generator) -> Model:
 # --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
 
 
-@register_fuzz("escb_index", *("random", "zero_capacity", "too_heavy", "ties", "fractional", "zero_variance", "zero_mean"))
+@register_fuzz("escb_index", *("random", "zero_capacity", "too_heavy", "ties", "fractional", "zero_variance", "zero_mean"), examples=100)
 def fuzz_escb_index(rng: np.random.Generator, variant: str) -> EscbIndex:
     d = knapsack_fuzz_data(rng, variant if variant in ("zero_capacity", "too_heavy", "ties", "fractional") else "random")
     n = d["values"].shape[0]

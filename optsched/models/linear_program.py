@@ -188,7 +188,7 @@ def linear_program(size: int, rng: np.random.Generator) -> Model:
 # --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
 
 
-@register_fuzz("linear_program", *("random", "lp", "integer", "infeasible"))
+@register_fuzz("linear_program", *("random", "lp", "integer", "infeasible"), examples=60)
 def fuzz_linear_program(rng: np.random.Generator, variant: str) -> Model:
     """Generic programs as MPS/LP files hold them: 0-1 knapsacks, mixed integer, pure LP."""
     m = linear_program(int(rng.integers(1, 10)), rng)

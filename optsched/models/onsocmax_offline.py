@@ -265,7 +265,7 @@ def onsocmax_offline_integral(size: int, rng: np.random.Generator) -> Model:
 # --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
 
 
-@register_fuzz("onsocmax_offline_integral", *("random", "congested", "ties"))
+@register_fuzz("onsocmax_offline_integral", *("random", "congested", "ties"), examples=40)
 def fuzz_onsocmax_offline_integral(rng: np.random.Generator, variant: str) -> Model:
     from optsched.models.mesh import MeshGenerator
     from optsched.models.onsocmax_offline import OfflineWelfareIntegral

@@ -350,11 +350,11 @@ def _welfare_job(rng: np.random.Generator, variant: str, cls: type) -> PseudoWel
                iota=base.iota * widen[0], upsilon=base.upsilon * widen[1])
 
 
-@register_fuzz("pseudo_welfare", *("random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"))
+@register_fuzz("pseudo_welfare", *("random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"), examples=80)
 def fuzz_pseudo_welfare(rng: np.random.Generator, variant: str) -> PseudoWelfare:
     return _welfare_job(rng, variant, PseudoWelfare)
 
 
-@register_fuzz("pseudo_welfare_integral", *("random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"))
+@register_fuzz("pseudo_welfare_integral", *("random", "one_unit", "rho_zero", "xbar_zero", "full", "ties"), examples=60)
 def fuzz_pseudo_welfare_integral(rng: np.random.Generator, variant: str) -> PseudoWelfareIntegral:
     return _welfare_job(rng, variant, PseudoWelfareIntegral)  # type: ignore[return-value]

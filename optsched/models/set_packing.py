@@ -440,7 +440,7 @@ def set_packing_batch(size: int, rng: np.random.Generator) -> Model:
 # --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
 
 
-@register_fuzz("set_packing", *("random", "empty_sets", "zero_weights", "ties", "one_element", "extreme_weights"))
+@register_fuzz("set_packing", *("random", "empty_sets", "zero_weights", "ties", "one_element", "extreme_weights"), examples=80)
 def fuzz_set_packing(rng: np.random.Generator, variant: str) -> SetPacking:
     m = 1 if variant == "one_element" else int(rng.integers(1, 8))
     n = int(rng.integers(1, 11))
@@ -460,7 +460,7 @@ def fuzz_set_packing(rng: np.random.Generator, variant: str) -> SetPacking:
     return SetPacking(m, sets, weights)
 
 
-@register_fuzz("set_packing_batch", *("random", "empty_sets", "zero_weights", "ties", "one_element", "extreme_weights"))
+@register_fuzz("set_packing_batch", *("random", "empty_sets", "zero_weights", "ties", "one_element", "extreme_weights"), examples=60)
 def fuzz_set_packing_batch(rng: np.random.Generator, variant: str) -> SetPackingBatch:
     """A max-weight frame: the family of ``build_set_packing``, 1..3 weight vectors."""
     one = fuzz_set_packing(rng, variant)

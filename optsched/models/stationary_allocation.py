@@ -284,7 +284,7 @@ def random_stationary_allocation(size: int, rng: np.random.Generator) -> Station
 # --- the kind's fuzz builder (tests/test_fuzz.py): degenerate variants ---
 
 
-@register_fuzz("stationary_allocation", *("random", "zero_weights", "zero_capacity", "zero_upper", "no_overhead", "all_linear", "heavy_overhead", "ties"))
+@register_fuzz("stationary_allocation", *("random", "zero_weights", "zero_capacity", "zero_upper", "no_overhead", "all_linear", "heavy_overhead", "ties"), examples=60)
 def fuzz_stationary_allocation(rng: np.random.Generator, variant: str) -> StationaryAllocation:
     """y* of (10) on a small random graph: ports x nodes edges, one variable per (edge, k),
     groups (node, k), o_lk = N_l beta_k; arrival totals N_l at the scale of a T = 20..2000 run."""
