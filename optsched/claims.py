@@ -5,6 +5,7 @@ with its 95 % Student-t interval."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,9 +73,64 @@ def shadow_claims(d: Path, run_dir: str, what: str) -> list[Claim]:
 
 def mean_ci95(values: Any) -> tuple[float, float]:
     """Mean and the half-width of its 95 % Student-t interval (NaN for one value)."""
+    e = estimate(values)
+    return e.mean, e.half
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over ``n`` independent replicates (instances x seeds) with the half-width of its
+    95 % Student-t interval (NaN when n < 2)."""
+
+    mean: float
+    half: float
+    n: int
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.half
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.half
+
+    def excludes_zero(self) -> bool:
+        return self.n >= 2 and (self.low > 0 or self.high < 0)
+
+    def fmt(self, spec: str = ".3g", *, percent: bool = False) -> str:
+        """``mean ± half`` (``+1.2% ± 0.4%`` with ``percent``); the n is said by the claim."""
+        scale, unit, sign = (100.0, "%", "+") if percent else (1.0, "", "")
+        head = f"{scale * self.mean:{sign}{spec}}{unit}"
+        return head if not math.isfinite(self.half) else f"{head} ± {scale * self.half:{spec}}{unit}"
+
+
+def estimate(values: Any) -> Estimate:
+    """Mean and 95 % t-interval of ``values`` (one per replicate; NaNs dropped)."""
     from scipy.stats import t as student_t
 
-    x = np.asarray(values, dtype=np.float64)
+    x = np.asarray(values, dtype=np.float64).reshape(-1)
+    x = x[~np.isnan(x)]
+    if x.size == 0:
+        return Estimate(float("nan"), float("nan"), 0)
     if x.size < 2:
-        return float(x.mean()), float("nan")
-    return float(x.mean()), float(student_t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+        return Estimate(float(x.mean()), float("nan"), 1)
+    half = float(student_t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+    return Estimate(float(x.mean()), half, int(x.size))
+
+
+def verdict(difference: Estimate, *, subject: str, other: str) -> str:
+    """"won" / "lost" only when the 95 % interval of the paired difference (``subject`` minus
+    ``other``, higher is better) excludes 0; otherwise no difference is shown."""
+    if difference.excludes_zero():
+        return f"{subject} {'won' if difference.mean > 0 else 'lost'} against {other} (95 % interval of the difference excludes 0)"
+    return f"no difference between {subject} and {other} at 95 % (the interval of the difference includes 0)"
+
+
+MIN_REPLICATES = 5  # every claim's number comes from at least this many instances x seeds (--full: 10)
+
+
+def replication(n: int, full: bool) -> str:
+    """The sentence a claim carries about its replication: ``n`` replicates, and whether that is
+    below what the mode asks (5 reduced, 10 with --full)."""
+    need = 2 * MIN_REPLICATES if full else MIN_REPLICATES
+    return f"n = {n} instances x seeds" + ("" if n >= need else f" (fewer than {need}: the {'paper' if full else 'reduced'} scale of this run)")
