@@ -76,9 +76,18 @@ def test_forms_are_derived_from_the_protocols_a_model_implements() -> None:
 
     kinds = model_kinds()
     assert kinds["set_packing"].FORMS == {"standard", "pyomo", "binary"} | (kinds["set_packing"].FORMS & {"cvxpy"})
-    # the non-partitionable kinds are 0-1 programs: they must not inherit the relaxation's cvxpy form
-    assert "cvxpy" not in kinds["pseudo_welfare_integral"].FORMS
-    assert "cvxpy" not in kinds["onsocmax_offline_integral"].FORMS
+    # the non-partitionable kinds are 0-1 programs: their cvxpy form is the 0-1 program (from the
+    # standard form), never the inherited continuous relaxation
+    import numpy as np
+
+    from optsched.generators import generate
+    from optsched.models.forms import as_cvxpy
+
+    for name in ("pseudo_welfare_integral", "onsocmax_offline_integral", "set_packing", "budgeted_ip"):
+        problem, _ = as_cvxpy(generate(name, 3, np.random.default_rng(0))).to_cvxpy()
+        assert problem.is_mixed_integer(), name
+    problem, _ = as_cvxpy(generate("pseudo_welfare", 3, np.random.default_rng(0))).to_cvxpy()
+    assert not problem.is_mixed_integer()
     for kind, cls in kinds.items():
         for form in cls.FORMS:
             assert all(callable(getattr(cls, m)) or isinstance(getattr(cls, m), property)
@@ -86,7 +95,7 @@ def test_forms_are_derived_from_the_protocols_a_model_implements() -> None:
 
     @dataclass(frozen=True)
     class HalfStandard(Model):
-        def standard_form(self) -> None: ...
+        def to_standard_form(self) -> None: ...
 
     with pytest.raises(ValueError, match="solution_from_vector"):
         forms_of(HalfStandard)

@@ -32,7 +32,7 @@ def test_every_standard_kind_round_trips_through_mps_and_lp(kind: str, suffix: s
         assert a.termination is b.termination is Termination.OPTIMAL
         assert b.objective == pytest.approx(a.objective, rel=1e-9, abs=1e-9)
         # the file's optimum maps back: the same vector is optimal for the original's form
-        assert model.standard_form().n_vars == back.n_vars
+        assert model.to_standard_form().n_vars == back.n_vars
 
 
 def test_users_files_are_solved_by_every_fitting_backend(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,3 +79,20 @@ def test_unsupported_files_are_one_line_exit_2(text: str, words: str, tmp_path: 
     assert main(["solve", str(tmp_path / "bad.lp")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("optsched: error:") and words in err[0]
+
+
+def test_highs_solves_integer_columns_with_fractional_bounds() -> None:
+    """HiGHS 1.14's presolve said 'optimal' at 2.266 (x = (1, 1)) on this pure-integer program,
+    whose optimum is 2.854 at x = (1, 0) (SCIP, cvxpy, brute force agree); the backend passes
+    the integer columns' bounds rounded inward (the same program)."""
+    import numpy as np
+
+    import optsched
+    from optsched.models.linear_program import LinearProgram
+
+    m = LinearProgram(c=[2.854, -0.588], A=[[2.391, -0.986]], row_lower=[-np.inf], row_upper=[3.992],
+                      col_lower=[0.0, 0.0], col_upper=[1.94, 3.97], integrality=[True, True], sense="max")
+    best = max(2.854 * a - 0.588 * b for a in (0, 1) for b in range(4) if 2.391 * a - 0.986 * b <= 3.992)
+    for backend in ("highs", "scip", "cvxpy"):
+        r = optsched.solve(m, backend)
+        assert r.termination.value == "optimal" and abs(r.objective - best) < 1e-9, (backend, r)

@@ -109,7 +109,7 @@ def test_infeasible_budget_is_infeasible_from_every_backend(name: str) -> None:
     model = INFEASIBLE[name]
     names = [b.NAME for b in fitting_backends(model)]
     integral = {"fractional data": set(), "fractional budget": {"dp"}}.get(name, {"dp", "cpsat"})  # CP-SAT: whole bounds
-    expected = {"highs", "pyomo", "scip", "brute_force"} | integral
+    expected = {"highs", "pyomo", "scip", "brute_force", "cvxpy"} | integral
     assert set(names) == expected
     for backend in names:
         r = optsched.solve(model, backend)

@@ -9,10 +9,9 @@ import numpy as np
 
 from optsched.io import register_path_reader
 from optsched.models.base import Model
-from optsched.models.forms import as_standard
+from optsched.models.forms import MODEL_SUFFIXES
 from optsched.models.linear_program import LinearProgram
 
-MODEL_SUFFIXES = (".mps", ".lp")
 
 
 @register_path_reader(*MODEL_SUFFIXES)
@@ -53,23 +52,8 @@ def read_model_file(path: str | Path) -> list[Model]:
 
 
 def write_model_file(model: Model, path: str | Path) -> Path:
-    """Write a model that has a standard form as MPS or LP (by the suffix) through HiGHS."""
-    import highspy
-
-    from optsched.solvers.highs import highs_model
-
+    """``model.write(path)`` (MPS or LP by the suffix), with the errors named for ``export``."""
     path = Path(path)
     if path.suffix.lower() not in MODEL_SUFFIXES:
         raise ValueError(f"--out: expected a .mps or .lp file, got {path.name!r}")
-    if "standard" not in type(model).FORMS:
-        raise ValueError(f"export: {model.name!r} models have no linear/quadratic form to write as {path.suffix}")
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    hm = highs_model(as_standard(model).standard_form())
-    hm.lp_.col_names_ = [f"x{j}" for j in range(hm.lp_.num_col_)]
-    hm.lp_.row_names_ = [f"r{i}" for i in range(hm.lp_.num_row_)]
-    h.passModel(hm)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if h.writeModel(str(path)) != highspy.HighsStatus.kOk:
-        raise ValueError(f"export: HiGHS could not write {path}")
-    return path
+    return model.write(path)

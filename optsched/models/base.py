@@ -5,11 +5,11 @@ knows its own math (objective, feasibility) independently of any solver, and it 
 itself to the forms that backends accept (the protocols of :mod:`optsched.models.forms`;
 ``FORMS`` lists those its class implements, derived when the kind is registered):
 
-``"standard"``  ``standard_form()`` -> :class:`~optsched.models.forms.StandardForm`, with
+``"standard"``  ``to_standard_form()`` -> :class:`~optsched.models.forms.StandardForm`, with
                 ``solution_from_vector(x)`` to map a solver's vector back (HiGHS, CP-SAT).
-``"pyomo"``     ``pyomo_model()`` -> a Pyomo ``ConcreteModel``: the reference statement of
+``"pyomo"``     ``to_pyomo()`` -> a Pyomo ``ConcreteModel``: the reference statement of
                 the math, with ``solution_from_pyomo(m)``.
-``"cvxpy"``     ``cvxpy_problem()`` -> ``(problem, to_solution)``, ``cvxpy_default_solver()``.
+``"cvxpy"``     ``to_cvxpy()`` -> ``(problem, to_solution)``, ``cvxpy_default_solver()``.
 ``"binary"``    ``n_binary`` and ``evaluate_binary(X)`` over 0-1 rows, for brute force.
 """
 
@@ -44,11 +44,16 @@ def cached_form(method: F) -> F:
 def register_model(cls: type["Model"]) -> type["Model"]:
     """Class decorator: make a model kind loadable by its ``name`` from JSON, with its ``FORMS``
     derived from the form protocols it implements (:func:`optsched.models.forms.forms_of`)."""
-    from optsched.models.forms import forms_of
+    from optsched.models.forms import forms_of, standard_form_cvxpy_solver, standard_form_to_cvxpy
 
     if cls.name in _MODELS:
         raise RuntimeError(f"model {cls.name!r} registered twice")
-    cls.FORMS = forms_of(cls)
+    forms = forms_of(cls)
+    if "standard" in forms and "cvxpy" not in forms:  # a linear/quadratic (mixed-integer) program: cvxpy states it too
+        cls.to_cvxpy = standard_form_to_cvxpy  # type: ignore[attr-defined]
+        cls.cvxpy_default_solver = standard_form_cvxpy_solver  # type: ignore[attr-defined]
+        forms = forms_of(cls)
+    cls.FORMS = forms
     _MODELS[cls.name] = cls
     return cls
 
@@ -179,6 +184,16 @@ class Model:
             value = getattr(self, f.name)
             out[f.name] = value.tolist() if isinstance(value, np.ndarray) else value
         return out
+
+    def write(self, path: Any) -> Any:
+        """Write this instance as MPS or LP (by the suffix of ``path``) from its standard form,
+        through HiGHS's writer; the path written. ValueError for a kind without a linear or
+        quadratic form (its math is not an LP/MIP/QP: write JSON with ``to_dict`` instead)."""
+        from optsched.models.forms import as_standard
+
+        if "standard" not in self.FORMS:
+            raise ValueError(f"path: {self.name!r} models have no linear/quadratic form to write as MPS or LP")
+        return as_standard(self).to_standard_form().write(path)
 
     def solution_to_json(self, solution: Any) -> Any:
         return np.asarray(solution).tolist()

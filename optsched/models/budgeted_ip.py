@@ -134,7 +134,7 @@ class BudgetedIP(Model):
 
     # --- forms ---------------------------------------------------------------------------------
     @cached_form
-    def standard_form(self) -> StandardForm:
+    def to_standard_form(self) -> StandardForm:
         import scipy.sparse as sp
         n, k = self.n_items, self.weights.shape[0]
         rows = [self.weights]
@@ -158,7 +158,7 @@ class BudgetedIP(Model):
     def solution_from_vector(self, x: np.ndarray) -> np.ndarray:
         return np.flatnonzero(np.asarray(x) > 0.5).astype(np.int64)
 
-    def pyomo_model(self) -> Any:
+    def to_pyomo(self) -> Any:
         import pyomo.environ as pyo
 
         m = pyo.ConcreteModel(name="budgeted_ip")

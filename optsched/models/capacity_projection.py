@@ -156,7 +156,7 @@ class CapacityProjection(Model):
 
     # --- forms ---------------------------------------------------------------------------------
     @cached_form
-    def standard_form(self) -> StandardForm:
+    def to_standard_form(self) -> StandardForm:
         """||y - z||^2 = 0.5 y'(2I)y - 2 z'y + z'z."""
         import scipy.sparse as sp
         n = self.n_vars
@@ -176,7 +176,7 @@ class CapacityProjection(Model):
     def solution_from_vector(self, x: np.ndarray) -> np.ndarray:
         return np.asarray(x, dtype=np.float64).copy()
 
-    def pyomo_model(self) -> Any:
+    def to_pyomo(self) -> Any:
         import pyomo.environ as pyo
 
         m = pyo.ConcreteModel(name="capacity_projection")
@@ -201,7 +201,7 @@ class CapacityProjection(Model):
     def solution_from_pyomo(self, m: Any) -> np.ndarray:
         return np.array([m.y[i].value or 0.0 for i in range(self.n_vars)], dtype=np.float64)
 
-    def cvxpy_problem(self) -> tuple[Any, Callable[[], np.ndarray]]:
+    def to_cvxpy(self) -> tuple[Any, Callable[[], np.ndarray]]:
         import cvxpy as cp
 
         y = cp.Variable(self.n_vars)

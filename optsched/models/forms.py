@@ -11,12 +11,23 @@ variables, a quadratic objective) is read off the instance's own form (:meth:`St
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol, cast
 
 import numpy as np
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
+
+
+MODEL_SUFFIXES = (".mps", ".lp")  # the files StandardForm.write / Model.write produce
+
+
+def lower_triangle(h: Any) -> Any:
+    """The lower triangle of a symmetric sparse matrix, CSC (what HiGHS stores of a Hessian)."""
+    import scipy.sparse as sp
+
+    return sp.csc_matrix(sp.tril(h, format="csc"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +61,104 @@ class StandardForm:
     @property
     def is_mip(self) -> bool:
         return bool(self.integrality.any())
+
+    def column_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) with the integer columns' bounds rounded inward (ceil, floor): the same
+        program. HiGHS 1.14's presolve returned wrong optima on fractional bounds of integer
+        columns (3 of 3000 pure-integer fuzz programs; tests/test_interop.py keeps one)."""
+        lo = np.asarray(self.col_lower, dtype=np.float64)
+        hi = np.asarray(self.col_upper, dtype=np.float64)
+        if not self.integrality.any():
+            return lo, hi
+        return (np.where(self.integrality, np.ceil(lo - 1e-9), lo), np.where(self.integrality, np.floor(hi + 1e-9), hi))
+
+    def to_highs(self) -> Any:
+        """This program as a ``highspy.HighsModel`` (LP, MIP or QP; highspy imported here)."""
+        import highspy
+
+        lp = highspy.HighsLp()
+        lp.num_col_ = self.n_vars
+        lp.num_row_ = self.n_rows
+        lp.col_cost_ = np.asarray(self.c, dtype=np.float64)
+        lp.col_lower_, lp.col_upper_ = self.column_bounds()
+        lp.row_lower_ = np.asarray(self.row_lower, dtype=np.float64)
+        lp.row_upper_ = np.asarray(self.row_upper, dtype=np.float64)
+        lp.offset_ = float(self.offset)
+        lp.sense_ = highspy.ObjSense.kMaximize if self.maximize else highspy.ObjSense.kMinimize
+        a = self.A.tocsc()
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = a.indptr.astype(np.int32)
+        lp.a_matrix_.index_ = a.indices.astype(np.int32)
+        lp.a_matrix_.value_ = a.data.astype(np.float64)
+        lp.a_matrix_.num_col_ = self.n_vars
+        lp.a_matrix_.num_row_ = self.n_rows
+        if self.is_mip:
+            lp.integrality_ = [
+                highspy.HighsVarType.kInteger if f else highspy.HighsVarType.kContinuous for f in self.integrality
+            ]
+        hm = highspy.HighsModel()
+        hm.lp_ = lp
+        if self.hessian is not None:
+            tri = lower_triangle(self.hessian)
+            hess = highspy.HighsHessian()
+            hess.dim_ = self.n_vars
+            hess.format_ = highspy.HessianFormat.kTriangular
+            hess.start_ = tri.indptr.astype(np.int32)
+            hess.index_ = tri.indices.astype(np.int32)
+            hess.value_ = tri.data.astype(np.float64)
+            hm.hessian_ = hess
+        return hm
+
+    def write(self, path: str | Path) -> Path:
+        """Write this program as MPS or LP (by the suffix of ``path``) through HiGHS's writer;
+        columns are named x0, x1, ..., rows r0, r1, ..."""
+        import highspy
+
+        path = Path(path)
+        if path.suffix.lower() not in MODEL_SUFFIXES:
+            raise ValueError(f"path: expected a .mps or .lp file, got {path.name!r}")
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        hm = self.to_highs()
+        hm.lp_.col_names_ = [f"x{j}" for j in range(hm.lp_.num_col_)]
+        hm.lp_.row_names_ = [f"r{i}" for i in range(hm.lp_.num_row_)]
+        h.passModel(hm)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if h.writeModel(str(path)) != highspy.HighsStatus.kOk:
+            raise ValueError(f"path: HiGHS could not write {path}")
+        return path
+
+    def to_cvxpy(self) -> tuple[Any, Any]:
+        """This program in cvxpy: ``(problem, x)`` with ``x`` the variable vector (integer
+        columns declared integer; cvxpy imported here)."""
+        import cvxpy as cp
+
+        ints = np.flatnonzero(self.integrality)
+        x = cp.Variable(self.n_vars, integer=(ints,)) if ints.size else cp.Variable(self.n_vars)
+        objective = self.c @ x + self.offset
+        if self.hessian is not None:
+            objective = objective + 0.5 * cp.quad_form(x, cp.psd_wrap(self.hessian))
+        constraints = []
+        for bound, sign in ((self.col_lower, 1), (self.col_upper, -1)):
+            finite = np.flatnonzero(np.isfinite(bound))
+            if finite.size:
+                constraints.append(sign * (x[finite] - bound[finite]) >= 0)
+        for bound, sign in ((self.row_lower, 1), (self.row_upper, -1)):
+            finite = np.flatnonzero(np.isfinite(bound))
+            if finite.size:
+                constraints.append(sign * (self.A[finite] @ x - bound[finite]) >= 0)
+        sense = cp.Maximize if self.maximize else cp.Minimize
+        return cp.Problem(sense(objective), constraints), x
+
+    def cvxpy_solver(self) -> tuple[str, dict[str, Any]]:
+        """The cvxpy solver that solves this program exactly: Clarabel at 1e-10 for LPs and QPs,
+        HiGHS with no gap for pure-integer programs, SCIP for mixed-integer ones (HiGHS 1.14 returned
+        wrong optima on those, solvers/highs.py)."""
+        if not self.is_mip:
+            return "CLARABEL", {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+        if self.integrality.all():
+            return "HIGHS", {"mip_rel_gap": 0.0, "mip_abs_gap": 0.0}
+        return "SCIP", {"scip_params": {"limits/gap": 0.0, "limits/absgap": 0.0}}
 
     def traits(self) -> "Traits":
         """What a solver must accept to take this program."""
@@ -89,7 +198,7 @@ class Traits:
 class StandardFormModel(Protocol):
     """``"standard"``: a linear or convex quadratic program (HiGHS, CP-SAT, SCIP, export)."""
 
-    def standard_form(self) -> StandardForm: ...
+    def to_standard_form(self) -> StandardForm: ...
 
     def solution_from_vector(self, x: np.ndarray) -> Any: ...
 
@@ -97,7 +206,7 @@ class StandardFormModel(Protocol):
 class PyomoModel(Protocol):
     """``"pyomo"``: a Pyomo ``ConcreteModel``, the reference statement of the math."""
 
-    def pyomo_model(self) -> Any: ...
+    def to_pyomo(self) -> Any: ...
 
     def solution_from_pyomo(self, m: Any) -> Any: ...
 
@@ -106,7 +215,7 @@ class CvxpyModel(Protocol):
     """``"cvxpy"``: ``(problem, to_solution)`` in DCP form, and the solver (with its settings)
     that solves it as an oracle."""
 
-    def cvxpy_problem(self) -> tuple[Any, Callable[[], Any]]: ...
+    def to_cvxpy(self) -> tuple[Any, Callable[[], Any]]: ...
 
     def cvxpy_default_solver(self) -> tuple[str, dict[str, Any]]: ...
 
@@ -148,6 +257,24 @@ def forms_of(cls: type) -> frozenset[str]:
             missing = sorted(set(_members(protocol)) - have)
             raise ValueError(f"model {cls.__name__}: the {name!r} form needs {', '.join(missing)} as well")
     return frozenset(out)
+
+
+def standard_form_to_cvxpy(model: Any) -> tuple[Any, Callable[[], Any]]:
+    """The ``"cvxpy"`` form of a kind that states its math only as a standard form: the
+    program of :meth:`StandardForm.to_cvxpy`, mapped back by ``solution_from_vector``."""
+    form = model.to_standard_form()
+    problem, x = form.to_cvxpy()
+
+    def to_solution() -> Any:
+        v = np.asarray(x.value, dtype=np.float64)
+        v = np.where(form.integrality, np.round(v), np.clip(v, form.col_lower, form.col_upper))
+        return model.solution_from_vector(v)
+
+    return problem, to_solution
+
+
+def standard_form_cvxpy_solver(model: Any) -> tuple[str, dict[str, Any]]:
+    return model.to_standard_form().cvxpy_solver()
 
 
 def _form(model: Any, name: str) -> Any:

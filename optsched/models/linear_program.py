@@ -138,7 +138,7 @@ class LinearProgram(Model):
 
     # --- forms -----------------------------------------------------------------------------------
     @cached_form
-    def standard_form(self) -> StandardForm:
+    def to_standard_form(self) -> StandardForm:
         return StandardForm(maximize=self.maximize, c=self.c, A=self.A, row_lower=self.row_lower,
                             row_upper=self.row_upper, col_lower=self.col_lower, col_upper=self.col_upper,
                             integrality=self.integrality, offset=self.offset, hessian=self.hessian)

@@ -111,7 +111,7 @@ class OfflineWelfare(MeshWelfare):
     name: ClassVar[str] = "onsocmax_offline"
 
     # --- cvxpy form ----------------------------------------------------------------------------
-    def cvxpy_problem(self) -> tuple[Any, Any]:
+    def to_cvxpy(self) -> tuple[Any, Any]:
         import cvxpy as cp
 
         inst = self.instance
@@ -179,7 +179,7 @@ class OfflineWelfareIntegral(MeshWelfare):
         return self.instance.pair_welfare(self.instance.xbar)
 
     @cached_form
-    def standard_form(self) -> StandardForm:
+    def to_standard_form(self) -> StandardForm:
         import scipy.sparse as sp
         inst = self.instance
         scale = sp.diags(inst.xbar)

@@ -167,7 +167,7 @@ class PseudoWelfare(JobWelfare):
     name: ClassVar[str] = "pseudo_welfare"
 
     # --- cvxpy form (the oracle) --------------------------------------------------------------
-    def cvxpy_problem(self) -> tuple[Any, Any]:
+    def to_cvxpy(self) -> tuple[Any, Any]:
         """DCP form. phi = max(iota, h) with h the exponential piece, increasing, h(w_hat) = iota,
         so Phi_r(x) = iota x + H(max(w + x, w_hat)) - H(max(w, w_hat)) with H(u) = int (h - iota),
         convex and increasing on [w_hat, inf). An epigraph variable replaces the max (H is
@@ -263,7 +263,7 @@ class PseudoWelfareIntegral(JobWelfare):
         return [f"(43): x[{r}] = {x[r]} is neither 0 nor xbar = {self.xbar[r]}" for r in np.flatnonzero(off)[:3]]
 
     @cached_form
-    def standard_form(self) -> StandardForm:
+    def to_standard_form(self) -> StandardForm:
         import scipy.sparse as sp
         n = self.n_units
         return StandardForm(

@@ -237,7 +237,7 @@ class SetPacking(Model):
 
     # --- forms ---------------------------------------------------------------------------------
     @cached_form
-    def standard_form(self) -> StandardForm:
+    def to_standard_form(self) -> StandardForm:
         """One packing row per used element (elements in no set constrain nothing)."""
         n, m = self.n_sets, self.incidence.shape[1]
         return StandardForm(
@@ -254,7 +254,7 @@ class SetPacking(Model):
     def solution_from_vector(self, x: np.ndarray) -> np.ndarray:
         return np.flatnonzero(np.asarray(x) > 0.5).astype(np.int64)
 
-    def pyomo_model(self) -> Any:
+    def to_pyomo(self) -> Any:
         import pyomo.environ as pyo
 
         m = pyo.ConcreteModel(name="set_packing")
@@ -385,7 +385,7 @@ class SetPackingBatch(Model):
         return feasible.reshape(rows.shape[0], self.n_copies).all(axis=1), rows.astype(np.float64) @ self.weights.ravel()
 
     @cached_form
-    def standard_form(self) -> StandardForm:
+    def to_standard_form(self) -> StandardForm:
         import scipy.sparse as sp
 
         B, n, m = self.n_copies, self.n_sets, self.family.used.shape[0]

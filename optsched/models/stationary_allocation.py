@@ -199,7 +199,7 @@ class StationaryAllocation(Model):
         return (sp.csr_matrix((ones, (self.group, cols)), shape=(self.n_groups, n)),
                 sp.csr_matrix((ones, (self.pair, cols)), shape=(self.overhead.size, n)))
 
-    def cvxpy_problem(self) -> tuple[Any, Callable[[], np.ndarray]]:
+    def to_cvxpy(self) -> tuple[Any, Callable[[], np.ndarray]]:
         """Exponential-cone (log), second-order-cone (reciprocal, poly) and linear terms; the
         max over k is an epigraph. The objective is divided by the mean positive weight (the
         maximiser is the same) so that Clarabel's absolute tolerances act on O(1) values: with

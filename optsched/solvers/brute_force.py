@@ -32,7 +32,7 @@ class BruteForceBackend(Backend):
 
     def memory_bytes(self, model: Model) -> float:
         n = as_binary(model).n_binary
-        rows = as_standard(model).standard_form().n_rows if "standard" in type(model).FORMS else 0
+        rows = as_standard(model).to_standard_form().n_rows if "standard" in type(model).FORMS else 0
         return float(min(CHUNK, 2**n) * (n + 8 * (rows + 2)))  # one chunk of vectors and their evaluation
 
     def fits_instance(self, model: Model) -> str | None:

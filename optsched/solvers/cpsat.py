@@ -68,7 +68,7 @@ class CpSatBackend(Backend):
     }
 
     def fits_instance(self, model: Model) -> str | None:
-        form = as_standard(model).standard_form()  # integer variables only: checked by the traits
+        form = as_standard(model).to_standard_form()  # integer variables only: checked by the traits
         if not form.is_integral_data:
             return "cpsat: constraint coefficients and bounds must be whole numbers"
         if not (np.isfinite(form.col_lower).all() and np.isfinite(form.col_upper).all()):
@@ -82,7 +82,7 @@ class CpSatBackend(Backend):
         from ortools.sat.python import cp_model
 
         start = time.perf_counter()
-        form = as_standard(model).standard_form()
+        form = as_standard(model).to_standard_form()
         m = cp_model.CpModel()
         lo, hi = form.col_lower.astype(np.int64), form.col_upper.astype(np.int64)
         xs = [

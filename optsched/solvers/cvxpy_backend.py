@@ -79,7 +79,7 @@ class CvxpyBackend(Backend):
         import cvxpy as cp
 
         start = time.perf_counter()
-        problem, to_solution = as_cvxpy(model).cvxpy_problem()
+        problem, to_solution = as_cvxpy(model).to_cvxpy()
         solver, solver_options = as_cvxpy(model).cvxpy_default_solver()
         if options["solver"] is not None:
             solver, solver_options = options["solver"], {}

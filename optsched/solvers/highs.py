@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import StandardForm, as_standard
+from optsched.models.forms import StandardForm, as_standard, lower_triangle
 from optsched.result import Result, Termination
 import time
 
@@ -80,12 +80,6 @@ def set_option(h: Any, key: str, value: Any, where: str = "options") -> None:
         raise ValueError(f"{where}: HiGHS rejects option {key!r} = {value!r} (unknown name or value out of range)")
 
 
-def _lower_triangle_csc(h: Any) -> Any:
-    import scipy.sparse as sp
-
-    return sp.csc_matrix(sp.tril(h, format="csc"))
-
-
 # HiGHS 1.14's QP solver cycled without end on a projection with tied z (tests/test_fuzz.py,
 # capacity_projection "ties"); it otherwise needs a few iterations per variable. Past this it
 # stops with kIterationLimit (termination iteration_limit: stopped early, never claimed optimal).
@@ -132,7 +126,7 @@ class HighsSession:
 def _structure(form: StandardForm) -> tuple[Any, ...]:
     """What must be equal for a model to be updated in place: everything but c, bounds, offset."""
     a = form.A.tocsc()
-    hess = None if form.hessian is None else _lower_triangle_csc(form.hessian)
+    hess = None if form.hessian is None else lower_triangle(form.hessian)
     return (
         form.maximize, form.n_vars, form.n_rows, a.indptr.tobytes(), a.indices.tobytes(), a.data.tobytes(),
         form.integrality.tobytes(),
@@ -140,50 +134,11 @@ def _structure(form: StandardForm) -> tuple[Any, ...]:
     )
 
 
-def highs_model(form: StandardForm) -> Any:
-    """The HiGHS model (LP, MIP or QP) of a standard form."""
-    import highspy
-
-    lp = highspy.HighsLp()
-    lp.num_col_ = form.n_vars
-    lp.num_row_ = form.n_rows
-    lp.col_cost_ = np.asarray(form.c, dtype=np.float64)
-    lp.col_lower_ = np.asarray(form.col_lower, dtype=np.float64)
-    lp.col_upper_ = np.asarray(form.col_upper, dtype=np.float64)
-    lp.row_lower_ = np.asarray(form.row_lower, dtype=np.float64)
-    lp.row_upper_ = np.asarray(form.row_upper, dtype=np.float64)
-    lp.offset_ = float(form.offset)
-    lp.sense_ = highspy.ObjSense.kMaximize if form.maximize else highspy.ObjSense.kMinimize
-    a = form.A.tocsc()
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = a.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = a.indices.astype(np.int32)
-    lp.a_matrix_.value_ = a.data.astype(np.float64)
-    lp.a_matrix_.num_col_ = form.n_vars
-    lp.a_matrix_.num_row_ = form.n_rows
-    if form.is_mip:
-        lp.integrality_ = [
-            highspy.HighsVarType.kInteger if f else highspy.HighsVarType.kContinuous for f in form.integrality
-        ]
-    hm = highspy.HighsModel()
-    hm.lp_ = lp
-    if form.hessian is not None:
-        tri = _lower_triangle_csc(form.hessian)
-        hess = highspy.HighsHessian()
-        hess.dim_ = form.n_vars
-        hess.format_ = highspy.HessianFormat.kTriangular
-        hess.start_ = tri.indptr.astype(np.int32)
-        hess.index_ = tri.indices.astype(np.int32)
-        hess.value_ = tri.data.astype(np.float64)
-        hm.hessian_ = hess
-    return hm
-
-
 def _update_in_place(h: Any, form: StandardForm) -> None:
     n, m = form.n_vars, form.n_rows
     cols = np.arange(n, dtype=np.int32)
     h.changeColsCost(n, cols, np.asarray(form.c, dtype=np.float64))
-    h.changeColsBounds(n, cols, np.asarray(form.col_lower, dtype=np.float64), np.asarray(form.col_upper, dtype=np.float64))
+    h.changeColsBounds(n, cols, *form.column_bounds())
     if m:
         rows = np.arange(m, dtype=np.int32)
         h.changeRowsBounds(m, rows, np.asarray(form.row_lower, dtype=np.float64),
@@ -250,7 +205,7 @@ class HighsBackend(Backend):
     }
 
     def fits_instance(self, model: Model) -> str | None:
-        form = as_standard(model).standard_form()
+        form = as_standard(model).to_standard_form()
         if form.is_mip and not form.integrality.all():
             return ("highs: HiGHS 1.14 returned wrong 'optimal' answers on programs mixing integer and continuous "
                     "columns (28 of 175 small generated ones, presolve off 12; tests/test_fuzz.py); use scip")
@@ -265,7 +220,7 @@ class HighsBackend(Backend):
         import highspy
 
         start = time.perf_counter()
-        form = as_standard(model).standard_form()
+        form = as_standard(model).to_standard_form()
         if form.hessian is not None and form.is_mip:
             return Result(Termination.ERROR, extra={"message": "HiGHS has no MIQP"})
         session: HighsSession = state
@@ -287,7 +242,7 @@ class HighsBackend(Backend):
             if form.is_mip and session.last_x is not None:
                 _mip_start(h, session.last_x)
         else:
-            h.passModel(highs_model(form))
+            h.passModel(form.to_highs())
             session.structure = structure if options["warm_start"] else None
         left = remaining(time_limit, start)  # what the set-up left of the limit
         h.setOptionValue("time_limit", highspy.kHighsInf if left is None else max(left, 1e-3))

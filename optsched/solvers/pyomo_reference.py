@@ -70,7 +70,7 @@ class PyomoBackend(Backend):
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         start = time.perf_counter()
         solver = state if state is not None else self._solver(options["solver"])
-        m = as_pyomo(model).pyomo_model()
+        m = as_pyomo(model).to_pyomo()
         kwargs: dict[str, Any] = {
             "load_solutions": False,
             "raise_exception_on_nonoptimal_result": False,

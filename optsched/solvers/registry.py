@@ -62,7 +62,7 @@ def form_elements(model: Model, backend: "Backend") -> float:
     form (a size proxy for its set-up and memory; the form is built for the solve anyway), else
     twice ``model.size`` (never a form built only to be measured)."""
     if backend.FORM == "standard" and "standard" in type(model).FORMS:
-        form = as_standard(model).standard_form()
+        form = as_standard(model).to_standard_form()
         return float(form.n_vars + form.A.nnz + (0 if form.hessian is None else form.hessian.nnz))
     return 2.0 * model.size
 
@@ -74,7 +74,7 @@ def reference_traits(kind: type[Model]) -> tuple[Traits, ...]:
     spec = kind_specs().get(kind.name)
     if spec is None or "standard" not in kind.FORMS:
         return ()
-    return tuple(as_standard(spec.generate(spec.tiny, np.random.default_rng(seed))).standard_form().traits()
+    return tuple(as_standard(spec.generate(spec.tiny, np.random.default_rng(seed))).to_standard_form().traits()
                  for seed in range(5))
 
 
@@ -244,7 +244,7 @@ class Backend:
         """Instance-level: the traits of the model's form, :meth:`fits_instance`, then the memory
         estimate against the limit."""
         if self._limited and model.name not in self.MODELS:
-            reason = self.trait_reason(as_standard(model).standard_form().traits())
+            reason = self.trait_reason(as_standard(model).to_standard_form().traits())
             if reason is not None:
                 return f"{self.NAME}: this instance has {reason}"
         reason = self.fits_instance(model)

@@ -137,7 +137,7 @@ class ScipBackend(Backend):
         if model.name == "escb_index":
             xs = _add_escb(m, model)
         else:
-            xs = _add_standard_form(m, as_standard(model).standard_form())
+            xs = _add_standard_form(m, as_standard(model).to_standard_form())
         left = remaining(time_limit, start)
         if left is not None:
             m.setParam("limits/time", max(left, 1e-3))
