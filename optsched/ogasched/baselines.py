@@ -66,15 +66,22 @@ def _placement(favour_full: bool) -> Callable[[Scenario, np.ndarray, Mapping[str
     def allocate(scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
         from optsched.ogasched.allocation_kernel import place_tasks
 
-        return place_tasks(np.asarray(x, dtype=np.float64), layout["port_ptr"], scn.edge_node, scn.requests,
-                           scn.capacity, favour_full)
+        return place_tasks(np.asarray(x, dtype=np.float64), scn.port_ptr, scn.edge_port, scn.edge_node,
+                           layout["node_ptr"], layout["node_edges"], layout["slot_ptr"], layout["first_class"],
+                           scn.requests, scn.capacity, favour_full)
 
     return allocate
 
 
 def placement_layout(scn: Scenario) -> dict[str, np.ndarray]:
-    """CSR pointer of each port's edges (edges are sorted by port)."""
-    return {"port_ptr": np.asarray(scn.port_ptr)}
+    """Each node's edges (CSR ``node_ptr`` / ``node_edges``), each job's slots for its candidate
+    nodes (``slot_ptr``: its degree rounded up to a multiple of the kernel's block) and each
+    edge's class on empty nodes (see :func:`optsched.ogasched.allocation_kernel.place_tasks`)."""
+    from optsched.ogasched.allocation_kernel import BLOCK, initial_classes
+
+    slots = -(-np.diff(scn.port_ptr) // BLOCK) * BLOCK
+    return {**_node_layout(scn, np.arange(scn.n_ports)), "slot_ptr": np.r_[0, np.cumsum(slots)],
+            "first_class": initial_classes(scn.port_ptr, scn.edge_node, scn.requests, scn.capacity)}
 
 
 # name -> (layout builder run once per scenario, per-slot allocation rule)
