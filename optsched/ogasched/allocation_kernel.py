@@ -67,9 +67,9 @@ BLOCK = 8  # candidate slots per block of place_tasks (two 256-bit vectors of ui
 
 
 @njit(cache=True)
-def initial_classes(port_ptr, edge_node, requests, capacity):  # pragma: no cover - numba
+def initial_classes(port_ptr, edge_node, requests, capacity, tolerance):  # pragma: no cover - numba
     """The class of every edge (l, r) on empty nodes, as :func:`place_tasks` defines it:
-    0 when c_r^k >= a_l^k - 1e-12 max(1, c_r^k) for every k, else 1 when some k has
+    0 when c_r^k >= a_l^k - ``tolerance[r, k]`` for every k, else 1 when some k has
     c_r^k > 0 and a_l^k > 0, else 2 (node r can never serve job l)."""
     out = np.empty(edge_node.size, np.int64)
     for l in range(port_ptr.size - 1):
@@ -79,7 +79,7 @@ def initial_classes(port_ptr, edge_node, requests, capacity):  # pragma: no cove
             spare = False
             for k in range(capacity.shape[1]):
                 room = capacity[r, k]
-                if room < requests[l, k] - 1e-12 * max(1.0, capacity[r, k]):
+                if room < requests[l, k] - tolerance[r, k]:
                     fits = False
                 if room > 0 and requests[l, k] > 0:
                     spare = True
@@ -88,8 +88,8 @@ def initial_classes(port_ptr, edge_node, requests, capacity):  # pragma: no cove
 
 
 @njit(cache=True)
-def place_tasks(x, port_ptr, edge_port, edge_node, node_ptr, node_edges, slot_ptr, first_class, requests, capacity,
-                favour_full):  # pragma: no cover - numba
+def place_tasks(x, port_ptr, slot_ptr, slot_node, node_ptr, node_slot, node_port, first_class, requests, capacity,
+                tolerance, favour_full):  # pragma: no cover - numba
     """BINPACKING / SPREADING: the arrived jobs' tasks placed one at a time, round robin.
 
     Every arrived job l has one task per node of R_l, each asking for a_l^k of every resource
@@ -101,26 +101,28 @@ def place_tasks(x, port_ptr, edge_port, edge_node, node_ptr, node_edges, slot_pt
     SPREADING (LeastAllocated); ties to the first edge. A job stops when none of its remaining
     nodes has spare capacity. Capacities (6) are never exceeded. Without contention every task
     fits and all four baselines give every arrived job a_l^k on every node; under contention
-    the order of placement decides who gets the capacity.
+    the order of placement decides who gets the capacity. A node fits when
+    c_r^k - used_r^k >= a_l^k - ``tolerance[r, k]`` (1e-12 max(1, c_r^k)) for every k.
 
     The rule as a key: each edge of a job holds class << 62 | u, class 0 (fits), 1 (some spare
     capacity) or 2 (none, or placed: never chosen again, as capacity only fills up), and u the
     bits of its node's utilisation (SPREADING) or 2^62 - 1 minus them (BINPACKING). The bits
     of a float >= 0 order like the float, and a utilisation is at most 1 up to rounding (no
     capacity is exceeded), below 2, whose bits are below 2^62; so the smallest key is the best
-    node, and the first slot holding it the first edge among ties. A job's edges sit in slots
-    ``slot_ptr[l] + (e - port_ptr[l])`` (edge order, padded to a multiple of ``BLOCK`` with
-    class 2), and each block of ``BLOCK`` slots keeps its smallest key. A job's turn takes the
-    smallest block minimum, the first block holding it and the first slot in that block:
-    O(deg / BLOCK + BLOCK) per task instead of a scan of the job's nodes. When a node
-    receives a task, the class and key of every other edge there of a job still placing are
-    recomputed and their blocks' minima refreshed (O(BLOCK) each). ``node_ptr`` /
-    ``node_edges`` list each node's edges (CSR); ``first_class`` is each edge's class on empty
-    nodes (:func:`initial_classes`). Returns the (E, K) decision.
+    node, and the first slot holding it the first edge among ties. Job l's edges sit in slots
+    ``slot_ptr[l] + (e - port_ptr[l])`` (edge order, padded with class 2 to a multiple of
+    ``BLOCK``), and each block of ``BLOCK`` slots keeps its smallest key. A job's turn takes
+    the first block with the smallest minimum and the first slot in it holding that key:
+    O(deg / BLOCK + BLOCK) per task, instead of a scan of the job's nodes. When a node
+    receives a task, the class and key of every other slot there of a job still placing are
+    recomputed and their blocks' minima refreshed (O(BLOCK) each). ``slot_node`` is each
+    slot's node; ``node_ptr`` / ``node_slot`` / ``node_port`` list each node's slots and their
+    ports (CSR); ``first_class`` is each edge's class on empty nodes
+    (:func:`initial_classes`). Returns the (E, K) decision.
     """
     L = port_ptr.size - 1
     R, K = capacity.shape
-    y = np.zeros((edge_node.size, K))
+    y = np.zeros((port_ptr[L], K))
     used = np.zeros((R, K))
     util = np.zeros(R)
     util_bits = util.view(np.uint64)
@@ -152,28 +154,27 @@ def place_tasks(x, port_ptr, edge_port, edge_node, node_ptr, node_edges, slot_pt
         kept = 0
         for j in range(m):
             l = order[j]
-            first, stop = slot_ptr[l] // BLOCK, slot_ptr[l + 1] // BLOCK
             best = unusable
-            for b in range(first, stop):
-                best = block_min[b] if block_min[b] < best else best
+            b = 0
+            for q in range(slot_ptr[l] // BLOCK, slot_ptr[l + 1] // BLOCK):  # the first smallest block minimum
+                better = block_min[q] < best
+                best = block_min[q] if better else best
+                b = q if better else b
             if best >= unusable:  # no node of this job has spare capacity left
                 placing[l] = False
                 continue
             order[kept] = l
             kept += 1
-            b = first
-            while block_min[b] != best:
-                b += 1
-            s = b * BLOCK
-            while key[s] != best:
-                s += 1
+            s = 0
+            for q in range(b * BLOCK + BLOCK - 1, b * BLOCK - 1, -1):  # the first slot holding it
+                s = q if key[q] == best else s
             key[s] = unusable
             low = unusable
             for q in range(b * BLOCK, b * BLOCK + BLOCK):
                 low = key[q] if key[q] < low else low
             block_min[b] = low
             e = port_ptr[l] + s - slot_ptr[l]
-            r = edge_node[e]
+            r = slot_node[s]
             share = 0.0
             for k in range(K):
                 amount = min(requests[l, k], max(0.0, capacity[r, k] - used[r, k]))
@@ -184,16 +185,15 @@ def place_tasks(x, port_ptr, edge_port, edge_node, node_ptr, node_edges, slot_pt
             util[r] = share / K
             u = flip - util_bits[r] if favour_full else util_bits[r]
             for i in range(node_ptr[r], node_ptr[r + 1]):
-                f = node_edges[i]
-                l2 = edge_port[f]
-                s = slot_ptr[l2] + f - port_ptr[l2]
+                s = node_slot[i]
+                l2 = node_port[i]
                 if key[s] >= unusable or not placing[l2]:
                     continue
                 fits = True
                 spare = False
                 for k in range(K):
                     room = capacity[r, k] - used[r, k]
-                    if room < requests[l2, k] - 1e-12 * max(1.0, capacity[r, k]):
+                    if room < requests[l2, k] - tolerance[r, k]:
                         fits = False
                     if room > 0 and requests[l2, k] > 0:
                         spare = True
