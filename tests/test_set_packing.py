@@ -94,6 +94,40 @@ def test_greedy_ratio_can_reach_its_worst_case_shape() -> None:
     assert exact.objective / greedy.objective == pytest.approx(2.0, rel=1e-5)
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from([10, 10**12]), st.sampled_from([5, 40, 200]))
+def test_compiled_greedy_is_algorithm_2(seed: int, n_elements: int, n_sets: int) -> None:
+    """The compiled greedy (element slots or ranks, insertion or merge sort) chooses what the
+    plain numpy Algorithm 2 does, empty sets and tied keys included."""
+    from optsched.solvers.greedy_set_packing import greedy_packing, greedy_packing_batch
+
+    rng = np.random.default_rng(seed)
+    pool = rng.choice(n_elements, size=min(n_elements, 30), replace=False)
+    sets = [rng.choice(pool, size=int(rng.integers(0, 5)), replace=False) for _ in range(n_sets)]
+    weights = rng.integers(0, 4, n_sets).astype(float)  # many ties
+    model = SetPacking(n_elements, sets, weights)
+    chosen, value = greedy_packing(model)
+    want = np.flatnonzero(greedy_packing_batch(model.family.dense, weights[None, :])[0])
+    np.testing.assert_array_equal(chosen, want)
+    assert value == pytest.approx(weights[want].sum())
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10**6))
+def test_violations_match_a_plain_check(seed: int) -> None:
+    """Any index array (unsorted, repeated, out of range) is judged as a plain loop judges it."""
+    rng = np.random.default_rng(seed)
+    model = SetPacking.random(rng, 12, 15, max_size=3)
+    idx = rng.integers(-1, 14, int(rng.integers(0, 6)))
+    if rng.random() < 0.5:
+        idx = np.unique(idx[idx >= 0])
+    in_range = all(0 <= i < model.n_sets for i in idx)
+    distinct = len(set(idx.tolist())) == len(idx)
+    elements = [e for i in idx if 0 <= i < model.n_sets for e in model.sets[i].tolist()]
+    disjoint = len(set(elements)) == len(elements)
+    assert (model.violations(idx) == []) == (in_range and distinct and disjoint)
+
+
 def test_every_solution_passes_the_model_check_and_violations_are_found() -> None:
     model = SetPacking(3, [[0, 1], [1, 2], [2]], [1, 1, 1])
     assert model.violations(np.array([0, 1]))  # share element 1
@@ -107,7 +141,7 @@ def test_verify_turns_a_wrong_answer_into_an_error(monkeypatch: pytest.MonkeyPat
     from optsched.solvers import greedy_set_packing
 
     model = SetPacking(2, [[0, 1], [1]], [1.0, 1.0])
-    monkeypatch.setattr(greedy_set_packing, "greedy_packing", lambda m: np.array([0, 1]))
+    monkeypatch.setattr(greedy_set_packing, "greedy_packing", lambda m: (np.array([0, 1]), 2.0))
     res = optsched.solve(model, "greedy")
     assert res.termination is Termination.ERROR
     assert "infeasible" in res.extra["message"]

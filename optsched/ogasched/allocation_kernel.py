@@ -64,8 +64,33 @@ def fairness(x, edge_port, node_ptr, node_edges, requests, capacity):  # pragma:
     return y
 
 
+BLOCK = 8  # candidate slots per block of place_tasks (two 256-bit vectors of uint64 keys)
+
+
 @njit(cache=True)
-def place_tasks(x, port_ptr, edge_node, requests, capacity, favour_full):  # pragma: no cover - numba
+def initial_classes(port_ptr, edge_node, requests, capacity, tolerance):  # pragma: no cover - numba
+    """The class of every edge (l, r) on empty nodes, as :func:`place_tasks` defines it:
+    0 when c_r^k >= a_l^k - ``tolerance[r, k]`` for every k, else 1 when some k has
+    c_r^k > 0 and a_l^k > 0, else 2 (node r can never serve job l)."""
+    out = np.empty(edge_node.size, np.int64)
+    for l in range(port_ptr.size - 1):
+        for e in range(port_ptr[l], port_ptr[l + 1]):
+            r = edge_node[e]
+            fits = True
+            spare = False
+            for k in range(capacity.shape[1]):
+                room = capacity[r, k]
+                if room < requests[l, k] - tolerance[r, k]:
+                    fits = False
+                if room > 0 and requests[l, k] > 0:
+                    spare = True
+            out[e] = 0 if fits else (1 if spare else 2)
+    return out
+
+
+@njit(cache=True)
+def place_tasks(x, port_ptr, slot_ptr, slot_node, node_ptr, node_slot, node_port, first_class, requests, capacity,
+                tolerance, favour_full):  # pragma: no cover - numba
     """BINPACKING / SPREADING: the arrived jobs' tasks placed one at a time, round robin.
 
     Every arrived job l has one task per node of R_l, each asking for a_l^k of every resource
@@ -77,76 +102,80 @@ def place_tasks(x, port_ptr, edge_node, requests, capacity, favour_full):  # pra
     SPREADING (LeastAllocated); ties to the first edge. A job stops when none of its remaining
     nodes has spare capacity. Capacities (6) are never exceeded. Without contention every task
     fits and all four baselines give every arrived job a_l^k on every node; under contention
-    the order of placement decides who gets the capacity.
-    Each job keeps its nodes not used yet in a list (a placed one is swapped out); whether a
-    node fits a job's request is cached per edge and recomputed only after that node changed.
-    Returns the (E, K) decision.
+    the order of placement decides who gets the capacity. A node fits when
+    c_r^k - used_r^k >= a_l^k - ``tolerance[r, k]`` (1e-12 max(1, c_r^k)) for every k.
+
+    The rule as a key: each edge of a job holds class << 62 | u, class 0 (fits), 1 (some spare
+    capacity) or 2 (none, or placed: never chosen again, as capacity only fills up), and u the
+    bits of its node's utilisation (SPREADING) or 2^62 - 1 minus them (BINPACKING). The bits
+    of a float >= 0 order like the float, and a utilisation is at most 1 up to rounding (no
+    capacity is exceeded), below 2, whose bits are below 2^62; so the smallest key is the best
+    node, and the first slot holding it the first edge among ties. Job l's edges sit in slots
+    ``slot_ptr[l] + (e - port_ptr[l])`` (edge order, padded with class 2 to a multiple of
+    ``BLOCK``), and each block of ``BLOCK`` slots keeps its smallest key. A job's turn takes
+    the first block with the smallest minimum and the first slot in it holding that key:
+    O(deg / BLOCK + BLOCK) per task, instead of a scan of the job's nodes. When a node
+    receives a task, the class and key of every other slot there of a job still placing are
+    recomputed and their blocks' minima refreshed (O(BLOCK) each). ``slot_node`` is each
+    slot's node; ``node_ptr`` / ``node_slot`` / ``node_port`` list each node's slots and their
+    ports (CSR); ``first_class`` is each edge's class on empty nodes
+    (:func:`initial_classes`). Returns the (E, K) decision.
     """
     L = port_ptr.size - 1
     R, K = capacity.shape
-    E = edge_node.size
-    y = np.zeros((E, K))
+    y = np.zeros((port_ptr[L], K))
     used = np.zeros((R, K))
     util = np.zeros(R)
-    version = np.zeros(R, np.int64)  # bumped whenever a node receives a task
-    # per job l, its edges not placed yet in slots port_ptr[l] .. port_ptr[l] + left[l] - 1, with
-    # their node, the node's version when their class was computed, and the class
-    # (0: fits the whole request, 1: some spare capacity, 2: none)
-    cand = np.empty(E, np.int64)
-    node = np.empty(E, np.int64)
-    seen = np.empty(E, np.int64)
-    klass = np.empty(E, np.int64)
-    left = np.zeros(L, np.int64)
+    util_bits = util.view(np.uint64)
+    spare_only = np.uint64(1) << np.uint64(62)  # class 1
+    flip = spare_only - np.uint64(1)
+    unusable = np.uint64(2) << np.uint64(62)  # class 2
+    empty = flip if favour_full else np.uint64(0)  # u of an empty node
+    key = np.full(slot_ptr[L], unusable)
+    block_min = np.full(slot_ptr[L] // BLOCK, unusable)
+    placing = np.zeros(L, np.bool_)
+    order = np.empty(L, np.int64)  # the jobs still placing, in port order
+    m = 0
     for l in range(L):
-        if x[l] > 0:
-            left[l] = port_ptr[l + 1] - port_ptr[l]
-            for e in range(port_ptr[l], port_ptr[l + 1]):
-                cand[e] = e
-                node[e] = edge_node[e]
-                seen[e] = -1
-    active = True
-    while active:
-        active = False
-        for l in range(L):
-            if left[l] == 0:
+        if x[l] <= 0:
+            continue
+        lo = slot_ptr[l]
+        for e in range(port_ptr[l], port_ptr[l + 1]):
+            c = first_class[e]
+            key[lo + e - port_ptr[l]] = unusable if c == 2 else (spare_only | empty if c == 1 else empty)
+        for b in range(lo // BLOCK, slot_ptr[l + 1] // BLOCK):
+            low = unusable
+            for s in range(b * BLOCK, b * BLOCK + BLOCK):
+                low = key[s] if key[s] < low else low
+            block_min[b] = low
+        placing[l] = True
+        order[m] = l
+        m += 1
+    while m > 0:
+        kept = 0
+        for j in range(m):
+            l = order[j]
+            best = unusable
+            b = 0
+            for q in range(slot_ptr[l] // BLOCK, slot_ptr[l + 1] // BLOCK):  # the first smallest block minimum
+                better = block_min[q] < best
+                best = block_min[q] if better else best
+                b = q if better else b
+            if best >= unusable:  # no node of this job has spare capacity left
+                placing[l] = False
                 continue
-            lo = port_ptr[l]
-            best = -1
-            best_class = 3
-            best_util = 0.0
-            for j in range(lo, lo + left[l]):
-                r = node[j]
-                if seen[j] != version[r]:
-                    seen[j] = version[r]
-                    fits = True
-                    spare = False
-                    for k in range(K):
-                        room = capacity[r, k] - used[r, k]
-                        if room < requests[l, k] - 1e-12 * max(1.0, capacity[r, k]):
-                            fits = False
-                        if room > 0 and requests[l, k] > 0:
-                            spare = True
-                    klass[j] = 0 if fits else (1 if spare else 2)
-                c = klass[j]
-                if c > best_class or c == 2:
-                    continue
-                u = util[r]
-                if c < best_class:
-                    better = True
-                elif favour_full:
-                    better = u > best_util or (u == best_util and cand[j] < cand[best])
-                else:
-                    better = u < best_util or (u == best_util and cand[j] < cand[best])
-                if better:
-                    best, best_class, best_util = j, c, u
-            if best < 0:  # no node of this job has spare capacity left
-                left[l] = 0
-                continue
-            active = True
-            e, r = cand[best], node[best]
-            left[l] -= 1
-            last = lo + left[l]  # swap the placed edge out of the job's list
-            cand[best], node[best], seen[best], klass[best] = cand[last], node[last], seen[last], klass[last]
+            order[kept] = l
+            kept += 1
+            s = 0
+            for q in range(b * BLOCK + BLOCK - 1, b * BLOCK - 1, -1):  # the first slot holding it
+                s = q if key[q] == best else s
+            key[s] = unusable
+            low = unusable
+            for q in range(b * BLOCK, b * BLOCK + BLOCK):
+                low = key[q] if key[q] < low else low
+            block_min[b] = low
+            e = port_ptr[l] + s - slot_ptr[l]
+            r = slot_node[s]
             share = 0.0
             for k in range(K):
                 amount = min(requests[l, k], max(0.0, capacity[r, k] - used[r, k]))
@@ -155,5 +184,25 @@ def place_tasks(x, port_ptr, edge_node, requests, capacity, favour_full):  # pra
                 if capacity[r, k] > 0:
                     share += used[r, k] / capacity[r, k]
             util[r] = share / K
-            version[r] += 1
+            u = flip - util_bits[r] if favour_full else util_bits[r]
+            for i in range(node_ptr[r], node_ptr[r + 1]):
+                s = node_slot[i]
+                l2 = node_port[i]
+                if key[s] >= unusable or not placing[l2]:
+                    continue
+                fits = True
+                spare = False
+                for k in range(K):
+                    room = capacity[r, k] - used[r, k]
+                    if room < requests[l2, k] - tolerance[r, k]:
+                        fits = False
+                    if room > 0 and requests[l2, k] > 0:
+                        spare = True
+                key[s] = u if fits else (spare_only | u if spare else unusable)
+                b = s // BLOCK
+                low = unusable
+                for q in range(b * BLOCK, b * BLOCK + BLOCK):
+                    low = key[q] if key[q] < low else low
+                block_min[b] = low
+        m = kept
     return y

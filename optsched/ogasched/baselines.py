@@ -66,15 +66,32 @@ def _placement(favour_full: bool) -> Callable[[Scenario, np.ndarray, Mapping[str
     def allocate(scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
         from optsched.ogasched.allocation_kernel import place_tasks
 
-        return place_tasks(np.asarray(x, dtype=np.float64), layout["port_ptr"], scn.edge_node, scn.requests,
-                           scn.capacity, favour_full)
+        return place_tasks(np.asarray(x, dtype=np.float64), scn.port_ptr, layout["slot_ptr"], layout["slot_node"],
+                           layout["node_ptr"], layout["node_slot"], layout["node_port"], layout["first_class"],
+                           scn.requests, scn.capacity, layout["tolerance"], favour_full)
 
     return allocate
 
 
 def placement_layout(scn: Scenario) -> dict[str, np.ndarray]:
-    """CSR pointer of each port's edges (edges are sorted by port)."""
-    return {"port_ptr": np.asarray(scn.port_ptr)}
+    """The slots of :func:`optsched.ogasched.allocation_kernel.place_tasks`: each job's edges
+    in edge order from ``slot_ptr[l]``, its degree rounded up to a multiple of the kernel's
+    block; each slot's node; each node's slots and their ports (CSR ``node_ptr`` /
+    ``node_slot`` / ``node_port``); each edge's class on empty nodes; the fit tolerance
+    1e-12 max(1, c_r^k)."""
+    from optsched.ogasched.allocation_kernel import BLOCK, initial_classes
+
+    slots = -(-np.diff(scn.port_ptr) // BLOCK) * BLOCK
+    slot_ptr = np.r_[0, np.cumsum(slots)]
+    edge_slot = slot_ptr[scn.edge_port] + np.arange(scn.n_edges) - scn.port_ptr[scn.edge_port]
+    slot_node = np.zeros(slot_ptr[-1], dtype=np.int64)
+    slot_node[edge_slot] = scn.edge_node
+    nodes = _node_layout(scn, np.arange(scn.n_ports))
+    tolerance = 1e-12 * np.maximum(1.0, scn.capacity)
+    return {"slot_ptr": slot_ptr, "slot_node": slot_node, "node_ptr": nodes["node_ptr"],
+            "node_slot": edge_slot[nodes["node_edges"]], "node_port": scn.edge_port[nodes["node_edges"]],
+            "first_class": initial_classes(scn.port_ptr, scn.edge_node, scn.requests, scn.capacity, tolerance),
+            "tolerance": tolerance}
 
 
 # name -> (layout builder run once per scenario, per-slot allocation rule)

@@ -9,9 +9,9 @@ and its (super)gradient is (30):
     dq / dy_(l,r)^k = x_l ( (f_r^k)'(y_(l,r)^k) - beta_k * [k = k*_l] ),  k*_l = argmax_k beta_k sum_r y_(l,r)^k  (27)
 
 (ties in (27) go to the smallest k; any choice gives a supergradient of the concave q).
-Gain, overhead and gradient come from one compiled pass over the arrived ports
-(:mod:`optsched.ogasched.utility_kernel`); ``UTILITY_KINDS`` holds the numpy formulas it
-follows.
+Gain and overhead come from one compiled pass over the arrived ports, the gradient from
+another (:mod:`optsched.ogasched.utility_kernel`); ``UTILITY_KINDS`` holds the numpy formulas
+they follow.
 """
 
 from __future__ import annotations
@@ -40,23 +40,6 @@ def _compiled():
     return _kernels
 
 
-class _LastReward:
-    """The (scenario, x, y) of the last reward and its k*_l of (27). The environment asks for
-    the reward of y(t) and OGASched then for the gradient at the same y(t): that second pass
-    evaluates only f', with k* from here. A hit needs the same scenario and y objects and
-    equal contents (a copy of y is kept), so an array changed in place is evaluated afresh."""
-
-    scn: "Scenario | None" = None
-    y_obj: np.ndarray | None = None
-    y: np.ndarray = np.empty(0)
-    x: np.ndarray = np.empty(0)
-    kstar: np.ndarray = np.empty(0, dtype=np.int64)
-
-    @classmethod
-    def matches(cls, scn: "Scenario", x: np.ndarray, y: np.ndarray) -> bool:
-        return cls.scn is scn and cls.y_obj is y and np.array_equal(cls.y, y) and np.array_equal(cls.x, x)
-
-
 def _flat(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> tuple:
     kind_ptr, channel = scn.port_kind_layout
     return (np.ascontiguousarray(x, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64).reshape(-1),
@@ -73,21 +56,12 @@ def reward(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> float:
 def reward_parts(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(computation gain, communication overhead) of q(x, y), summed over arrived ports (Fig. 6)."""
     slot_terms, _ = _compiled()
-    kstar = np.empty(scn.n_ports, dtype=np.int64)
-    gain, overhead = slot_terms(*_flat(scn, x, y), np.empty(0), kstar)
-    _LastReward.scn, _LastReward.y_obj, _LastReward.kstar = scn, y, kstar
-    _LastReward.y, _LastReward.x = np.array(y, dtype=np.float64), np.array(x, dtype=np.float64)
-    return gain, overhead
+    return slot_terms(*_flat(scn, x, y))
 
 
 def gradient(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(E, K) gradient (30) of q(x, .) at y: f' only when the reward of (x, y) was the last one
-    evaluated, else gain, overhead and gradient in one compiled pass."""
-    slot_terms, slot_gradient = _compiled()
+    """(E, K) gradient (30) of q(x, .) at y, in one compiled pass (f' and k*_l of (27))."""
+    _, slot_gradient = _compiled()
     grad = np.empty((scn.n_edges, scn.n_resources))
-    args = _flat(scn, x, y)
-    if _LastReward.matches(scn, args[0], y):
-        slot_gradient(*args, _LastReward.kstar, grad.reshape(-1))
-    else:
-        slot_terms(*args, grad.reshape(-1), np.empty(scn.n_ports, dtype=np.int64))
+    slot_gradient(*_flat(scn, x, y), grad.reshape(-1))
     return grad

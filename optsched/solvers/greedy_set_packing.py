@@ -7,7 +7,8 @@ clash with nothing; they are taken first when w_i > 0.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import math
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -49,12 +50,19 @@ def greedy_packing_batch(incidence: np.ndarray, weights: np.ndarray) -> np.ndarr
     return chosen
 
 
-def greedy_packing(model: SetPacking) -> np.ndarray:
-    """Sorted indices of the sets Algorithm 2 chooses: the keys of :func:`greedy_keys`, then the
-    disjointness test of line 7 as one AND per 64 elements (compiled kernel)."""
-    from optsched.solvers.greedy_set_packing_kernel import greedy_select
+_kernel: Callable[..., tuple[np.ndarray, float]] | None = None
 
-    return greedy_select(model.weights, model.set_sizes, model.element_words)
+
+def greedy_packing(model: SetPacking) -> tuple[np.ndarray, float]:
+    """(sorted indices of the sets Algorithm 2 chooses, their total weight): one compiled pass
+    over the model's CSR sets (keys of :func:`greedy_keys`, the disjointness test of line 7)."""
+    global _kernel
+    if _kernel is None:  # numba is imported at the first call only
+        from optsched.solvers.greedy_set_packing_kernel import greedy_select
+
+        _kernel = greedy_select
+    f = model.family
+    return _kernel(model.weights, f.indptr, f.indices, f.n_elements)
 
 
 @register_backend
@@ -68,18 +76,18 @@ class GreedySetPackingBackend(Backend):
 
     def memory_bytes(self, model: Model) -> float:
         m: Any = model
-        used = m.family.used.shape[0]  # elements some set contains (never M itself)
         if isinstance(model, SetPackingBatch):  # dense incidence, keys, order, chosen, used
+            used = m.family.used.shape[0]  # elements some set contains (never M itself)
             return float(m.n_sets * used + m.n_copies * (17 * m.n_sets + used))
-        return 8.0 * m.n_sets * ((used + 63) // 64 + 4)  # element words, keys, order
+        return 8.0 * (3 * m.family.indices.shape[0] + 4 * m.n_sets)  # ranks, sort of the entries, keys, order
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         if isinstance(model, SetPackingBatch):
             chosen: Any = greedy_packing_batch(model.family.dense, model.weights)
+            value = model.objective(chosen)
         else:
             assert isinstance(model, SetPacking)
-            chosen = greedy_packing(model)
-        value = model.objective(chosen)
-        bound = value * float(np.sqrt(model.n_elements))
+            chosen, value = greedy_packing(model)
+        bound = value * math.sqrt(model.n_elements)
         termination = Termination.OPTIMAL if bound <= value * (1 + 1e-12) else Termination.FEASIBLE
         return Result(termination, objective=value, bound=bound, solution=chosen, iterations=model.n_sets)

@@ -5,20 +5,23 @@ compiled code on disk between runs, and the explicit signature compiles it once,
 first import, instead of once per combination of argument flags). See
 :mod:`optsched.solvers.projection_fast` for the mathematics; here, in one compiled pass:
 
-1. y0 = clip(z, 0, u) and the group loads; a group with load <= c_g has t_g = 0 (y = y0);
-2. the members of the binding groups with y0 > 0 are counting-sorted by group (O(n); every
-   other member is 0 for each t >= 0), their z and y0 copied into two contiguous arrays;
-3. per binding group, t is bracketed by a piece of the load
-   f_g(t) = sum_i clip(z_i - t, 0, y0_i) that contains no breakpoint (z_i - y0_i or z_i):
-   up to ``SMALL`` members by evaluating f_g at every breakpoint (``_brute_threshold``,
-   O(k^2) but free of data-dependent branches), above by a sort-free selection on the
-   breakpoints (``_select_threshold``, expected O(k)); t is the root of the linear piece;
-4. unless t lies strictly inside that piece, t is recomputed from the exact piece at t
+1. y0 = clip(z, 0, u), the group loads, and per group its members with y0 > 0 as a list
+   threaded through the input (``last`` / ``before``; every other member is 0 for each
+   t >= 0); a group with load <= c_g has t_g = 0 (y = y0);
+2. per binding group, its members' z and y0 are gathered in input order and t is bracketed
+   by a piece of the load f_g(t) = sum_i clip(z_i - t, 0, y0_i) that contains no breakpoint
+   (z_i - y0_i or z_i): up to ``SMALL`` members by evaluating f_g at every breakpoint
+   (``_brute_threshold``, O(k^2) but free of data-dependent branches), above by a sort-free
+   selection on the breakpoints (``_select_threshold``, expected O(k)); t is the root of the
+   linear piece;
+3. unless t lies strictly inside that piece, t is recomputed from the exact piece at t
    (members strictly between their bounds M, at their upper bound U):
    t = (sum_U y0_i + sum_M z_i - c_g) / |M|, until t repeats (at most ``REFINE_STEPS``);
-5. y = clip(z - t_g, 0, u) in the binding groups, in input order.
+4. the group's members with y0 > 0 get y = clip(z - t_g, 0, u) = min(max(z - t_g, 0), y0)
+   (z - t_g < z, so the bound u binds exactly when y0 = u); its other members stay at 0.
 
-The loop over groups is compiled; no Python loop runs over groups.
+Only the binding groups' members are visited after the first pass (no second pass over the
+input); the loop over groups is compiled, no Python loop runs over groups.
 """
 
 from __future__ import annotations
@@ -167,17 +170,12 @@ def _refine(zs, ys, a, b, c, t):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def _group_threshold(zs, ys, a, b, c, w1, w2):  # pragma: no cover - numba
-    """t > 0 of one binding group whose members are zs[a:b] (y0 = ys[a:b] > 0); w1, w2 are
-    work buffers of at least b - a entries."""
-    if b - a <= SMALL:
-        t, t_lo, t_hi = _brute_threshold(zs, ys, a, b, c)
-        if t_lo < t < t_hi:
-            # the membership at t is the one t was computed from: a Newton step would
-            # return t itself
-            return t
-    else:
-        t = _select_threshold(zs, ys, a, b, c, w1, w2)
+def _small_threshold(zs, ys, a, b, c):  # pragma: no cover - numba
+    """t of a binding group of up to ``SMALL`` members: ``_brute_threshold``, and ``_refine``
+    unless t lies strictly inside the piece it was computed on."""
+    t, t_lo, t_hi = _brute_threshold(zs, ys, a, b, c)
+    if t_lo < t < t_hi:
+        return t
     return _refine(zs, ys, a, b, c, t)
 
 
@@ -189,6 +187,9 @@ def project(z, u, group, capacity):  # pragma: no cover - numba
     y = np.empty(n)
     t = np.zeros(n_groups)
     load = np.zeros(n_groups)
+    count = np.zeros(n_groups, np.intp)  # members with y0 > 0
+    last = np.full(n_groups, -1, np.intp)  # the last member with y0 > 0 ...
+    before = np.empty(n, np.intp)  # ... and, for each such member, the one before it (-1: none)
     for i in range(n):
         v = z[i]
         if v < 0.0:
@@ -196,47 +197,51 @@ def project(z, u, group, capacity):  # pragma: no cover - numba
         if v > u[i]:
             v = u[i]
         y[i] = v
-        load[group[i]] += v
-    start = np.zeros(n_groups + 1, np.intp)
-    for i in range(n):
         g = group[i]
-        if y[i] > 0.0 and load[g] > capacity[g]:
-            start[g + 1] += 1
-    largest = 0
+        load[g] += v
+        member = v > 0.0
+        count[g] += member
+        before[i] = last[g]
+        last[g] = i if member else last[g]
+    size = SMALL
+    zs = np.empty(size)
+    ys = np.empty(size)
+    at = np.empty(size, np.intp)
+    w1 = np.empty(size)
+    w2 = np.empty(size)
     for g in range(n_groups):
-        if start[g + 1] > largest:
-            largest = start[g + 1]
-        start[g + 1] += start[g]
-    m = start[n_groups]
-    if m == 0:
-        return y, t
-    fill = start[:n_groups].copy()
-    zs = np.empty(m)
-    ys = np.empty(m)
-    for i in range(n):
-        g = group[i]
-        if y[i] > 0.0 and load[g] > capacity[g]:
-            p = fill[g]
+        k = count[g]
+        if not load[g] > capacity[g] or k == 0:
+            continue
+        if k > size:
+            size = k
+            zs = np.empty(size)
+            ys = np.empty(size)
+            at = np.empty(size, np.intp)
+            w1 = np.empty(size)
+            w2 = np.empty(size)
+        # the members with y0 > 0, in input order
+        i = last[g]
+        for p in range(k - 1, -1, -1):
             zs[p] = z[i]
             ys[p] = y[i]
-            fill[g] = p + 1
-    w1 = np.empty(largest)
-    w2 = np.empty(largest)
-    for g in range(n_groups):
-        a = start[g]
-        b = start[g + 1]
-        if a < b:
-            t[g] = _group_threshold(zs, ys, a, b, capacity[g], w1, w2)
-    # y = clip(z - t, 0, u) in the binding groups, in the input order (sequential writes)
-    for i in range(n):
-        tg = t[group[i]]
-        if tg > 0.0:
-            v = z[i] - tg
+            at[p] = i
+            i = before[i]
+        c = capacity[g]
+        if k > SMALL:
+            tg = _refine(zs, ys, 0, k, c, _select_threshold(zs, ys, 0, k, c, w1, w2))
+        else:
+            tg = _small_threshold(zs, ys, 0, k, c)
+        t[g] = tg
+        # y = clip(z - t, 0, u) = min(max(z - t, 0), y0) for the members with y0 > 0; the
+        # other members of the group stay at y0 = 0
+        for p in range(k):
+            v = zs[p] - tg
             if v < 0.0:
                 v = 0.0
-            if v > u[i]:
-                v = u[i]
-            y[i] = v
+            if v > ys[p]:
+                v = ys[p]
+            y[at[p]] = v
     return y, t
 
 
