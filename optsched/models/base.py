@@ -44,15 +44,19 @@ def cached_form(method: F) -> F:
 def register_model(cls: type["Model"]) -> type["Model"]:
     """Class decorator: make a model kind loadable by its ``name`` from JSON, with its ``FORMS``
     derived from the form protocols it implements (:func:`optsched.models.forms.forms_of`)."""
-    from optsched.models.forms import forms_of, standard_form_cvxpy_solver, standard_form_to_cvxpy
+    from optsched.models import forms as f
 
     if cls.name in _MODELS:
         raise RuntimeError(f"model {cls.name!r} registered twice")
-    forms = forms_of(cls)
-    if "standard" in forms and "cvxpy" not in forms:  # a linear/quadratic (mixed-integer) program: cvxpy states it too
-        cls.to_cvxpy = standard_form_to_cvxpy  # type: ignore[attr-defined]
-        cls.cvxpy_default_solver = standard_form_cvxpy_solver  # type: ignore[attr-defined]
-        forms = forms_of(cls)
+    forms = f.forms_of(cls)
+    # a linear/quadratic (mixed-integer) program: cvxpy and Pyomo state it too, from its matrices
+    if "standard" in forms and "cvxpy" not in forms:
+        cls.to_cvxpy = f.standard_form_to_cvxpy  # type: ignore[attr-defined]
+        cls.cvxpy_default_solver = f.standard_form_cvxpy_solver  # type: ignore[attr-defined]
+    if "standard" in forms and "pyomo" not in forms:
+        cls.to_pyomo = f.standard_form_to_pyomo  # type: ignore[attr-defined]
+        cls.solution_from_pyomo = f.standard_form_solution_from_pyomo  # type: ignore[attr-defined]
+    forms = f.forms_of(cls)
     cls.FORMS = forms
     _MODELS[cls.name] = cls
     return cls

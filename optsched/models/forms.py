@@ -150,6 +150,47 @@ class StandardForm:
         sense = cp.Maximize if self.maximize else cp.Minimize
         return cp.Problem(sense(objective), constraints), x
 
+    def to_pyomo(self) -> Any:
+        """This program as a Pyomo ``ConcreteModel`` (pyomo imported here): variables ``x[j]``
+        (integer columns ``Integers``), one ranged constraint ``rows[i]`` per row with a finite
+        side, objective ``c.x + offset (+ x'Hx / 2)``."""
+        import pyomo.environ as pyo
+        import scipy.sparse as sp
+        from pyomo.core.expr.numeric_expr import LinearExpression
+
+        m = pyo.ConcreteModel(name="standard_form")
+        lo, hi = self.column_bounds()
+        m.J = pyo.RangeSet(0, self.n_vars - 1)
+        m.x = pyo.Var(m.J, bounds=lambda _, j: (_finite(lo[j]), _finite(hi[j])),
+                      domain=lambda _, j: pyo.Integers if self.integrality[j] else pyo.Reals)
+        a = self.A.tocsr(copy=True)
+        a.eliminate_zeros()
+        rows = [i for i in range(self.n_rows) if np.isfinite(self.row_lower[i]) or np.isfinite(self.row_upper[i])]
+        m.I = pyo.Set(initialize=rows)
+
+        def row(_: Any, i: int) -> Any:
+            start, stop = a.indptr[i], a.indptr[i + 1]
+            if start == stop:  # an empty row: 0 within its sides or not
+                return pyo.Constraint.Feasible if self.row_lower[i] <= 0 <= self.row_upper[i] else pyo.Constraint.Infeasible
+            body = sum(float(v) * m.x[int(j)] for j, v in zip(a.indices[start:stop], a.data[start:stop]))
+            return (_finite(self.row_lower[i]), body, _finite(self.row_upper[i]))
+
+        m.rows = pyo.Constraint(m.I, rule=row)
+        # every column in the objective, zero costs too: a solver sees only the variables used
+        objective = LinearExpression(constant=float(self.offset), linear_coefs=[float(v) for v in self.c],
+                                     linear_vars=[m.x[j] for j in range(self.n_vars)])
+        if self.hessian is not None:
+            h = sp.coo_matrix(self.hessian)
+            objective = objective + 0.5 * sum(float(v) * m.x[int(i)] * m.x[int(j)] for i, j, v in zip(h.row, h.col, h.data))
+        m.objective = pyo.Objective(expr=objective, sense=pyo.maximize if self.maximize else pyo.minimize)
+        return m
+
+    def vector_from_pyomo(self, m: Any) -> np.ndarray:
+        """The solved ``x`` of :meth:`to_pyomo` as a vector (integer columns rounded, all clipped
+        to their bounds)."""
+        v = np.array([m.x[j].value or 0.0 for j in range(self.n_vars)], dtype=np.float64)
+        return np.where(self.integrality, np.round(v), np.clip(v, self.col_lower, self.col_upper))
+
     def cvxpy_solver(self) -> tuple[str, dict[str, Any]]:
         """The cvxpy solver that solves this program exactly: Clarabel at 1e-10 for LPs and QPs,
         HiGHS with no gap for pure-integer programs, SCIP for mixed-integer ones (HiGHS 1.14 returned
@@ -271,6 +312,20 @@ def standard_form_to_cvxpy(model: Any) -> tuple[Any, Callable[[], Any]]:
         return model.solution_from_vector(v)
 
     return problem, to_solution
+
+
+def standard_form_to_pyomo(model: Any) -> Any:
+    """The ``"pyomo"`` form of a kind that states its math only as a standard form:
+    :meth:`StandardForm.to_pyomo`."""
+    return model.to_standard_form().to_pyomo()
+
+
+def standard_form_solution_from_pyomo(model: Any, m: Any) -> Any:
+    return model.solution_from_vector(model.to_standard_form().vector_from_pyomo(m))
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
 
 
 def standard_form_cvxpy_solver(model: Any) -> tuple[str, dict[str, Any]]:

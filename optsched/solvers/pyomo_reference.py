@@ -1,16 +1,18 @@
-"""Pyomo: solves a model's reference formulation with any solver Pyomo's new
-(``contrib.solver``) interface reaches; HiGHS by default."""
+"""Pyomo: solves a model's reference formulation (``to_pyomo()``) with any solver Pyomo's new
+(``contrib.solver``) interface reaches; HiGHS by default (``--option solver=scip_direct`` for
+programs mixing integer and continuous columns, which HiGHS 1.14 gets wrong). Kinds that state
+their math only as a standard form get the Pyomo statement of its matrices
+(:meth:`optsched.models.forms.StandardForm.to_pyomo`)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any, Mapping
 
 from optsched.models.base import Model
-from optsched.models.forms import as_pyomo
+from optsched.models.forms import as_pyomo, as_standard
 from optsched.result import Result, Termination
 from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS
-import time
-
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
 
 # Pyomo TerminationCondition name -> termination. Every optsched model is bounded, so
@@ -39,7 +41,8 @@ class PyomoBackend(Backend):
     SETUP_S_PER_ELEMENT = 4e-5  # building the Pyomo model (7.5 s at 10^5 projection variables)
     BYTES_PER_ELEMENT = 3000.0
     OPTIONS: Mapping[str, Option] = {
-        "solver": Option("highs", str, "a Pyomo contrib.solver name (checked against Pyomo's availability)"),
+        "solver": Option("auto", str, "a Pyomo contrib.solver name (checked against Pyomo's availability); "
+                                      "auto: highs, or scip_direct for programs mixing integer and continuous columns"),
         "solver_options": Option(None, dict, "options of that solver (HiGHS: allow-listed; others: none)",
                                  nullable=True, allowed=ALLOWED_HIGHS_OPTIONS),
         "rel_gap": Option(0.0, float, "relative MIP gap at which the solver stops", minimum=0.0),
@@ -47,9 +50,10 @@ class PyomoBackend(Backend):
     }
 
     def check_option_values(self, options: Mapping[str, Any]) -> None:
-        if options["solver"] != "highs" and options["solver_options"]:
+        if options["solver"] not in ("auto", "highs") and options["solver_options"]:
             raise ValueError("options: backend 'pyomo' forwards solver_options to HiGHS only")
-        self._solver(options["solver"])
+        if options["solver"] != "auto":
+            self._solver(options["solver"])
 
     @staticmethod
     def _solver(name: str) -> Any:
@@ -64,27 +68,50 @@ class PyomoBackend(Backend):
             raise ValueError(f"options: Pyomo solver {name!r} is not available")
         return solver
 
-    def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> Any:
-        return self._solver(options["solver"])
+    def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> dict[str, Any]:
+        return {}  # solver name -> the Pyomo solver object, made on first use
+
+    @staticmethod
+    def _mixed(model: Model) -> bool:
+        if "standard" not in type(model).FORMS:
+            return False
+        form = as_standard(model).to_standard_form()
+        return form.is_mip and not bool(form.integrality.all())
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         start = time.perf_counter()
-        solver = state if state is not None else self._solver(options["solver"])
+        name = options["solver"]
+        mixed = self._mixed(model)
+        if name == "auto":
+            name = "scip_direct" if mixed else "highs"
+        elif name == "highs" and mixed:
+            return Result(Termination.ERROR, extra={"message": (
+                "pyomo: HiGHS 1.14 returned wrong 'optimal' answers on programs mixing integer and continuous "
+                "columns (solvers/highs.py); use solver=auto or scip_direct")})
+        solvers = state if state is not None else {}
+        try:
+            solver = solvers.get(name) or solvers.setdefault(name, self._solver(name))
+        except ValueError as exc:
+            return Result(Termination.ERROR, extra={"message": str(exc)})
         m = as_pyomo(model).to_pyomo()
         kwargs: dict[str, Any] = {
             "load_solutions": False,
             "raise_exception_on_nonoptimal_result": False,
-            "solver_options": dict(options["solver_options"] or {}),
+            "solver_options": dict(options["solver_options"] or {}) if name == "highs" else {},
         }
         if getattr(model, "is_mip_formulation", True):
             kwargs["rel_gap"] = float(options["rel_gap"])
-            if options["solver"] == "highs":  # HiGHS 1.14 presolve fault: see optsched/solvers/highs.py
+            if name == "highs":  # HiGHS 1.14 presolve fault: see optsched/solvers/highs.py
                 from optsched.solvers.highs import MIP_PRESOLVE_RULE_OFF, ORACLE_TOLERANCES
 
                 kwargs["solver_options"].setdefault("presolve_rule_off", MIP_PRESOLVE_RULE_OFF)
                 kwargs["solver_options"].setdefault("mip_abs_gap", 0.0)  # as the highs backend
                 for key, value in ORACLE_TOLERANCES.items():
                     kwargs["solver_options"].setdefault(key, value)
+        if name == "scip_direct":
+            from optsched.solvers.scip import ORACLE_PARAMS
+
+            kwargs["solver_options"].update(ORACLE_PARAMS)
         left = remaining(time_limit, start)
         if left is not None:
             kwargs["time_limit"] = max(left, 1e-3)
@@ -105,5 +132,5 @@ class PyomoBackend(Backend):
             if res.objective_bound is not None and abs(res.objective_bound) != float("inf"):
                 bound = float(res.objective_bound)
         return Result(termination, objective=objective, bound=bound, solution=solution,
-                      extra={"solver_status": term, "solver": options["solver"],
+                      extra={"solver_status": term, "solver": name,
                              **({"log": buffer.getvalue()} if buffer is not None else {})})
