@@ -138,3 +138,13 @@ def test_to_pyomo_solves_with_appsi_highs_to_the_exact_optimum(kind: str) -> Non
         assert value == pytest.approx(exact.objective, rel=1e-7, abs=1e-9), (kind, seed, str(res)[:200])
         solution = model.solution_from_pyomo(m)
         assert not model.violations(solution), (kind, seed)
+
+
+@pytest.mark.parametrize("kind", sorted(model_kinds()))
+def test_every_kind_writes_json_that_reads_back(kind: str, tmp_path: Path) -> None:
+    from optsched.models.base import kind_specs
+
+    spec = kind_specs()[kind]
+    model = spec.generate(spec.tiny, np.random.default_rng(3))
+    back = load_instances(model.write(tmp_path / f"{kind}.json"))[0]
+    assert back.to_dict() == model.to_dict()

@@ -190,11 +190,19 @@ class Model:
         return out
 
     def write(self, path: Any) -> Any:
-        """Write this instance as MPS or LP (by the suffix of ``path``) from its standard form,
-        through HiGHS's writer; the path written. ValueError for a kind without a linear or
-        quadratic form (its math is not an LP/MIP/QP: write JSON with ``to_dict`` instead)."""
+        """Write this instance to ``path`` and return it: JSON (``to_dict``, every kind; what
+        ``optsched solve`` reads back) or MPS / LP by the suffix, from the standard form through
+        HiGHS's writer (ValueError for a kind without a linear or quadratic form)."""
+        import json
+        from pathlib import Path
+
         from optsched.models.forms import as_standard
 
+        path = Path(path)
+        if path.suffix.lower() == ".json":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(self.to_dict()) + "\n")
+            return path
         if "standard" not in self.FORMS:
             raise ValueError(f"path: {self.name!r} models have no linear/quadratic form to write as MPS or LP")
         return as_standard(self).to_standard_form().write(path)
