@@ -10,7 +10,9 @@ through the points is printed (time ~ size^slope).
 OGASched (paper 003): ``large`` is the paper's largest setting (|L| = 100, |R| = 1024, K = 6,
 T = 10,000; Fig. 5), ``huge`` ten times it (|L| = 1000, |R| = 10,000); the points in between
 keep |L| = |R| / 10. Targets: ``large`` <= 10 s CPU; ``huge`` <= 10 min and <= 4 GB on 2 cores.
-Other papers add rows to ``SETTINGS`` (their own ``series``).
+ESDP (``esdp-paper``, ``esdp-scale4x``: Table 2's graph and 4x it) and ONSOCMAX
+(``onsocmax-scale``: 10^4 jobs over 100 nodes) are series of their own; their per-slot and
+per-job times against the paper's size are in ``benchmarks/bench_scale_esdp_onsocmax.py``.
 
     python benchmarks/bench_scale.py                       # every setting
     python benchmarks/bench_scale.py --only ogasched-large  # one or more, comma-separated
@@ -54,6 +56,11 @@ SETTINGS: list[Setting] = [
     _ogasched("R2500", 250, 2500),
     _ogasched("R5000", 500, 5000),
     _ogasched("huge", 1000, 10000),
+    # ESDP (000): Table 2's graph (|R| = 40) and 4x it (|R| = 80), T = 2000 (docs/esdp.md, "Scale")
+    Setting("esdp-paper", "esdp", "esdp", "fig2-4", 40, "|R| (servers)"),
+    Setting("esdp-scale4x", "esdp", "esdp", "scale4x", 80, "|R| (servers)"),
+    # ONSOCMAX (002): 10^4 jobs over 100 nodes (benchmarks/bench_scale_esdp_onsocmax.py has the per-job table)
+    Setting("onsocmax-scale", "onsocmax", "onsocmax", "scale", 10000, "jobs"),
 ]
 
 
