@@ -92,7 +92,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     model = load_instance(args.file, args.instance)
     names = _names(args.backends) or [b.NAME for b in optsched.fitting_backends(model)]
-    options = {n: {"log": True} for n in names if args.log and "log" in optsched.all_backends()[n].OPTIONS}
+    options: dict[str, dict[str, Any]] = {n: {"log": True} for n in names
+                                          if args.log and "log" in optsched.all_backends()[n].OPTIONS}
+    for key, value in _parse_options(args.option).items():
+        backend, dot, name = key.partition(".")
+        if not dot or not backend or not name:
+            raise BadInput(f"--option expects BACKEND.KEY=VALUE for compare, got {key!r}")
+        options.setdefault(backend, {})[name] = value
     table, results = optsched.compare(model, names, time_limit=args.time_limit, options=options,
                                       repeats=args.repeats, jobs=args.jobs, results=True)
     if args.log:
@@ -251,6 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--log", default=None, metavar="DIR", help="write each solver's log to DIR/<backend>.log")
     c.add_argument("--repeats", type=int, default=1, help="solves per backend; the table shows the median runtime")
     c.add_argument("--jobs", type=int, default=1, help="backends solved in parallel processes")
+    c.add_argument("--option", action="append", default=[], metavar="BACKEND.KEY=VALUE",
+                   help="an option of one compared backend, e.g. cpsat.num_workers=2 (repeatable)")
     c.set_defaults(func=cmd_compare)
 
     e = sub.add_parser("export", help="write one instance as MPS, LP (models with a linear/quadratic form) or JSON")

@@ -151,3 +151,13 @@ def test_entry_point_process_exit_code(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_compare_takes_options_per_backend(capsys, good_json: Path) -> None:
+    code, out, _ = run_cli(capsys, "compare", str(good_json), "--backends", "greedy,cpsat",
+                           "--option", "cpsat.num_workers=2", "--repeats", "2")
+    assert code == 0 and "cpsat" in out and "greedy" in out
+    code, out, err = run_cli(capsys, "compare", str(good_json), "--backends", "greedy,cpsat", "--option", "cpsat.bogus=1")
+    assert code == 2 and out == "" and "bogus" in err
+    code, _, err = run_cli(capsys, "compare", str(good_json), "--option", "num_workers=2")
+    assert code == 2 and "BACKEND.KEY=VALUE" in err
