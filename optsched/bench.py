@@ -171,12 +171,6 @@ class BenchConfig:
         return spec.quick_sizes if self.quick else spec.full_sizes
 
 
-def default_data_dir() -> Path:
-    """``$OPTSCHED_SHARED_DATA``, else ``../shared/data`` from the working directory."""
-    env = os.environ.get("OPTSCHED_SHARED_DATA")
-    return Path(env) if env else Path("..") / "shared" / "data"
-
-
 @dataclass(frozen=True)
 class Instance:
     kind: str
@@ -354,6 +348,8 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
         raise ValueError(f"--data: {cfg.data_dir} is not a directory")
     out = Path(out)
     start, load0 = time.perf_counter(), os.getloadavg()
+    from optsched.io import default_data_dir
+
     data_dir = cfg.data_dir if cfg.data_dir is not None else default_data_dir()
     notes: list[str] = []
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
@@ -134,3 +134,28 @@ def replication(n: int, full: bool) -> str:
     below what the mode asks (5 reduced, 10 with --full)."""
     need = 2 * MIN_REPLICATES if full else MIN_REPLICATES
     return f"n = {n} instances x seeds" + ("" if n >= need else f" (fewer than {need}: the {'paper' if full else 'reduced'} scale of this run)")
+
+
+def replicate_dirs(run_dir: Path) -> list[Path]:
+    """A run's replicate directories: the run's own (replicate 0) and ``RUN/replicates/r<i>``
+    (:class:`optsched.papers.ReproductionRun`), in replicate order."""
+    extra = sorted((run_dir / "replicates").glob("r*"), key=lambda p: int(p.name[1:]))
+    return [run_dir, *extra]
+
+
+def over_replicates(run_dir: Path, measure: Callable[[Path], Any]) -> list[Any]:
+    """``measure(directory)`` of every replicate of the run (one value, or a dict of values)."""
+    return [measure(d) for d in replicate_dirs(run_dir)]
+
+
+def paired(values: list[Mapping[str, float]], subject: str, other: str, *, relative: bool = False) -> Estimate:
+    """The estimate of ``subject - other`` (``relative``: ``subject / other - 1``) over replicates
+    measured on the same instances and sample paths (common random numbers)."""
+    diff = [v[subject] / v[other] - 1.0 if relative else v[subject] - v[other] for v in values]
+    return estimate(diff)
+
+
+def skipped(run_dir: Path) -> str | None:
+    """Why ``optsched reproduce`` skipped the run (its data directory was absent), or None."""
+    note = run_dir / "SKIPPED.txt"
+    return note.read_text().strip() if note.is_file() else None

@@ -203,7 +203,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     settings = _parse_options(args.set)
     out = Path(args.out) if args.out else Path("results") / "reproduce"
-    for p in reproduce(args.paper, out=out, full=args.full, settings=settings):
+    for key, value in (("--replicates", args.replicates), ("--jobs", args.jobs)):
+        if value is not None and value < 1:
+            raise BadInput(f"{key}: must be >= 1, got {value}")
+    for p in reproduce(args.paper, out=out, full=args.full, settings=settings, replicates=args.replicates,
+                       jobs=args.jobs):
         print(f"wrote {p}")
     return 0
 
@@ -309,6 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default=None, help="output directory (default results/reproduce)")
     rp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a config key in every run of the paper that has it (repeatable)")
+    rp.add_argument("--replicates", type=int, default=None,
+                    help="independent seeds per run (default 5; 10 with --full)")
+    rp.add_argument("--jobs", type=int, default=1, help="replicates run at once in worker processes")
     rp.set_defaults(func=cmd_reproduce)
 
     sw = sub.add_parser("sweep", help="a grid of runs from a TOML file, in parallel, resumable; results.csv")

@@ -38,7 +38,16 @@ class ReproductionRun:
     ``settings`` are overrides in both modes (e.g. the backend of the policy's subproblem),
     ``label`` the output subdirectory (default: the preset); with ``shadow`` every
     ``shadow_every``-th subproblem of the policies is also solved by those backends
-    (``shadow.csv``, ``shadow.png``; the trajectory is the same)."""
+    (``shadow.csv``, ``shadow.png``; the trajectory is the same).
+
+    With ``replicate`` (the default) ``optsched reproduce`` runs the preset once per replicate,
+    each with its own seed (instance and sample path both change): replicate 0 into the run's
+    directory, replicate i into ``RUN/replicates/r<i>/`` (:func:`optsched.claims.replicate_dirs`).
+    ``replicate=False`` for a run that replicates inside itself (its ``repeats`` or
+    ``instances``); its claims then say how many it has. A run with ``data = (key, subdir)``
+    reads ``subdir`` of the shared data directory (:func:`optsched.io.default_data_dir`), passed
+    as its config key ``key``; when that directory is absent the run is skipped and
+    ``RUN/SKIPPED.txt`` says why (:func:`optsched.claims.skipped`)."""
 
     preset: str
     reduced: Mapping[str, Any] = field(default_factory=dict)
@@ -46,6 +55,8 @@ class ReproductionRun:
     label: str = ""
     shadow: tuple[str, ...] = ()
     shadow_every: int = 1
+    replicate: bool = True
+    data: tuple[str, str] = ()  # (config key, directory under the shared data directory) the run reads
 
     @property
     def subdir(self) -> str:

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from optsched.artifacts import machine
-from optsched.claims import Claim
+from optsched.claims import MIN_REPLICATES, Claim
 from optsched.papers import Paper, ReproductionRun, get_paper, paper_names
 
 
@@ -50,10 +51,10 @@ def report_markdown(paper: Paper, claims: list[Claim], *, full: bool, runs: list
 
     lines = [f"## {paper.title}", "",
              f"Scale: {'paper (--full)' if full else 'reduced (default; --full for the paper scale)'}.", "",
-             "| run | settings | wall s | CPU s | load avg (1 min) |", "|---|---|---|---|---|"]
+             "| run | settings | replicates | wall s | CPU s | load avg (1 min) |", "|---|---|---|---|---|---|"]
     for r in runs:
         lines.append(f"| {paper.name} --preset {r['preset']} ({r['label']}) | {cell(str(r['settings']) or '-')} | "
-                     f"{r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['load']:.2f} |")
+                     f"{r['replicates']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['load']:.2f} |")
     lines += ["", "| result | measured | paper | difference explained |", "|---|---|---|---|"]
     for c in claims:
         lines.append(f"| {cell(c.result)} | {cell(c.measured)} | {cell(c.paper)} | {cell(c.note)} |")
@@ -61,9 +62,29 @@ def report_markdown(paper: Paper, claims: list[Claim], *, full: bool, runs: list
     return "\n".join(lines) + "\n"
 
 
+REPLICATES_DIR = "replicates"
+SKIPPED = "SKIPPED.txt"
+REPLICATE_SEED_STRIDE = 7919  # replicate i runs with seed + i * stride: no overlap with a run's own seed offsets
+
+
+def replicate_seed(seed: int, i: int) -> int:
+    return seed + i * REPLICATE_SEED_STRIDE
+
+
+def _run_replicate(name: str, preset: str, settings: Mapping[str, Any], out: Path) -> tuple[list[Path], float]:
+    """One replicate of a run (a worker process may run it): its paths and CPU seconds."""
+    cpu = time.process_time()
+    paper = get_paper(name)
+    return paper.run(paper.make_config(settings, preset), out), time.process_time() - cpu
+
+
 def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mapping[str, Any] | None = None,
+                    replicates: int | None = None, jobs: int = 1,
                     log: Callable[[str], None] = print) -> tuple[list[Path], str]:
-    """Run one paper's experiments and write claims.csv + report.md; (paths, report text)."""
+    """Run one paper's experiments and write claims.csv + report.md; (paths, report text).
+
+    Every run with ``replicate`` runs ``replicates`` times (default 5, ``full`` 10) with
+    independent seeds, ``jobs`` replicates at once in worker processes."""
     import pandas as pd
 
     from optsched.artifacts import write_csv, write_text
@@ -77,16 +98,47 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
     base = Path(out) / name
     paths: list[Path] = []
     runs = []
+    n = replicates if replicates is not None else (2 * MIN_REPLICATES if full else MIN_REPLICATES)
     for run in paper.runs:
         merged = settings_for(paper, run, full, settings)
+        if run.data:
+            from optsched.io import default_data_dir
+
+            key, sub = run.data
+            where = default_data_dir() / sub
+            if not where.is_dir():
+                shutil.rmtree(base / run.subdir, ignore_errors=True)
+                reason = f"{where} is absent (set $OPTSCHED_SHARED_DATA or run from beside ../shared)"
+                paths.append(write_text(base / run.subdir / SKIPPED, reason + "\n"))
+                log(f"reproduce {name}: --preset {run.preset} ({run.subdir}) skipped: {reason}")
+                continue
+            merged[key] = str(where.resolve())
         cfg = paper.make_config(merged, run.preset)
-        log(f"reproduce {name}: --preset {run.preset} {merged or ''}")
+        count = n if run.replicate else 1
+        log(f"reproduce {name}: --preset {run.preset} {merged or ''}" + (f" x {count} replicates" if count > 1 else ""))
         wall, cpu = time.perf_counter(), time.process_time()
+        shutil.rmtree(base / run.subdir / REPLICATES_DIR, ignore_errors=True)  # no replicate of an earlier run
+        (base / run.subdir / SKIPPED).unlink(missing_ok=True)
         with Observer(shadow=run.shadow, shadow_every=run.shadow_every) as observer:
             paths += paper.run(cfg, base / run.subdir)
         paths += observer.write(base / run.subdir)
-        runs.append({"preset": run.preset, "label": run.subdir, "settings": merged,
-                     "wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu,
+        seed = int(getattr(cfg, "seed", 0))
+        tasks = [(name, run.preset, {**merged, "seed": replicate_seed(seed, i)}, base / run.subdir / REPLICATES_DIR / f"r{i}")
+                 for i in range(1, count)]
+        child_cpu = 0.0
+        if tasks and jobs > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for p, c in pool.map(_run_replicate, *zip(*tasks)):
+                    paths += p
+                    child_cpu += c
+        else:
+            for task in tasks:
+                p, c = _run_replicate(*task)
+                paths += p
+        runs.append({"preset": run.preset, "label": run.subdir, "settings": merged, "replicates": count,
+                     "wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu + child_cpu,
                      "load": os.getloadavg()[0]})
     assert paper.claims is not None  # reproducible() checked it
     claims = paper.claims(base, full)
@@ -97,7 +149,7 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
 
 
 def reproduce(paper: str, *, out: Path, full: bool = False, settings: Mapping[str, Any] | None = None,
-              log: Callable[[str], None] = print) -> list[Path]:
+              replicates: int | None = None, jobs: int = 1, log: Callable[[str], None] = print) -> list[Path]:
     """``optsched reproduce PAPER``: one paper, or ``all`` (also writes ``OUT/report.md``)."""
     names = reproducible_names() if paper == "all" else [reproducible(paper).name]
     if paper == "all" and settings:
@@ -111,7 +163,7 @@ def reproduce(paper: str, *, out: Path, full: bool = False, settings: Mapping[st
     for name in names:
         keys = config_keys(get_paper(name))
         own = {k: v for k, v in (settings or {}).items() if paper != "all" or k in keys}
-        p, text = reproduce_paper(name, out=out, full=full, settings=own, log=log)
+        p, text = reproduce_paper(name, out=out, full=full, settings=own, replicates=replicates, jobs=jobs, log=log)
         paths += p
         sections.append(text)
     if paper == "all":

@@ -4,11 +4,13 @@ and bad input is one line with exit status 2."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from optsched.claims import Estimate, estimate, replicate_dirs, skipped, verdict
 from optsched.cli import main
 from optsched.papers import get_paper
 from optsched.reproduce import reproduce, reproducible_names, settings_for
@@ -33,16 +35,17 @@ def test_every_run_is_a_preset_and_its_reduced_settings_are_valid(name: str) -> 
     paper = get_paper(name)
     for run in paper.runs:
         assert run.preset in paper.presets
-        paper.make_config(settings_for(paper, run, False, {}), run.preset)  # raises on an unknown key
+        data = {run.data[0]: str(Path.cwd())} if run.data else {}  # reproduce fills it from the data directory
+        paper.make_config({**settings_for(paper, run, False, {}), **data}, run.preset)  # raises on an unknown key
         assert settings_for(paper, run, True, {}) == dict(run.settings)  # --full: the preset (+ the run's own backend)
-        paper.make_config(settings_for(paper, run, True, {}), run.preset)
+        paper.make_config({**settings_for(paper, run, True, {}), **data}, run.preset)
         assert run.reduced, f"{name}/{run.preset} has no reduced scale"
 
 
 @pytest.fixture(scope="module")
 def tiny_all(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("reproduce")
-    reproduce("all", out=out, settings=TINY, log=lambda _m: None)
+    reproduce("all", out=out, settings=TINY, replicates=2, log=lambda _m: None)
     return out
 
 
@@ -50,6 +53,8 @@ def tiny_all(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_tiny_reproduce_writes_report_with_the_paper_column(tiny_all: Path, name: str) -> None:
     base = tiny_all / name
     for run in get_paper(name).runs:
+        if skipped(base / run.subdir):  # its data directory is absent
+            continue
         produced = list((base / run.subdir).glob("*.csv"))
         assert produced, (name, run.preset)
         assert list((base / run.subdir).glob("*.png")), (name, run.preset)
@@ -102,3 +107,45 @@ def test_reproduce_bad_input_is_one_line_exit_2(argv: list[str], capsys: pytest.
     err = capsys.readouterr().err
     assert code == 2
     assert err.startswith("optsched: error: ") and err.count("\n") == 1
+
+
+def test_replicated_runs_write_one_directory_per_replicate_with_its_own_seed(tiny_all: Path) -> None:
+    """Runs with ``replicate`` run once per replicate (own seed: a new instance and sample path);
+    the claims say n. Runs that replicate inside themselves (esdp, onsocmax) do not."""
+    import json
+
+    for name in PAPERS:
+        for run in get_paper(name).runs:
+            dirs = replicate_dirs(tiny_all / name / run.subdir)
+            if skipped(dirs[0]):
+                continue
+            assert len(dirs) == (2 if run.replicate else 1), (name, run.subdir)
+            if run.replicate:
+                metas = [json.loads(sorted(d.glob("*.json"))[0].read_text()) for d in dirs]
+                assert len({m["seed"] for m in metas}) == 2, (name, run.subdir)
+    assert "n = 2 instances x seeds" in (tiny_all / "maxweight" / "report.md").read_text()
+    assert "| replicates |" in (tiny_all / "ogasched" / "report.md").read_text()
+
+
+def test_a_difference_whose_interval_includes_zero_is_no_win() -> None:
+    noisy = estimate([0.05, -0.04, 0.06, -0.05, 0.03])  # mean +1 %, interval across 0
+    assert not noisy.excludes_zero()
+    assert "won" not in verdict(noisy, subject="A", other="B") and "no difference" in verdict(noisy, subject="A", other="B")
+    clear = estimate([0.05, 0.06, 0.04, 0.05, 0.055])
+    assert clear.excludes_zero() and "A won against B" in verdict(clear, subject="A", other="B")
+    assert "A lost" in verdict(Estimate(-0.02, 0.01, 5), subject="A", other="B")
+    assert not Estimate(0.5, float("nan"), 1).excludes_zero()  # one replicate proves nothing
+
+
+def test_a_run_whose_data_is_absent_is_skipped_with_a_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from optsched.ogasched.claims import ogasched_claims
+
+    monkeypatch.setenv("OPTSCHED_SHARED_DATA", str(tmp_path / "nowhere"))
+    out = tmp_path / "out"
+    keys = {f.name for f in dataclasses.fields(get_paper("ogasched").config)}
+    reproduce("ogasched", out=out, settings={k: v for k, v in TINY.items() if k in keys}, replicates=1,
+              log=lambda _m: None)
+    reason = skipped(out / "ogasched" / "fig2-alibaba")
+    assert reason is not None and "nowhere" in reason
+    claim = next(c for c in ogasched_claims(out / "ogasched", False) if "Alibaba" in c.result)
+    assert claim.measured.startswith("not run:")

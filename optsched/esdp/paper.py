@@ -7,7 +7,9 @@ from optsched.esdp import experiments
 from optsched.esdp.claims import esdp_claims
 from optsched.papers import Paper, ReproductionRun, SweepSummary
 
-REDUCED = {"horizon": 1000}  # the paper's T is 2000
+# every run replicates inside itself: ``repeats`` instances x sample paths (the paper's T is 2000)
+REDUCED = {"horizon": 1000, "repeats": 5}
+FULL = {"repeats": 10}
 
 PAPER = Paper(
     name="esdp",
@@ -21,10 +23,11 @@ PAPER = Paper(
     policies=tuple(experiments.POLICIES),
     sweep=SweepSummary(metrics=experiments.sweep_metrics, default_policies=lambda cfg: tuple(cfg.policies)),
     runs=(
-        ReproductionRun(preset="fig2-4", reduced=REDUCED, shadow=("escb_oa", "dp"), shadow_every=50),
-        ReproductionRun(preset="exact-index", reduced={"horizon": 300}),
-        ReproductionRun(preset="fig5", reduced={"horizon": 100}),
-        *(ReproductionRun(preset=f"fig{k}", reduced=REDUCED) for k in range(6, 11)),
+        ReproductionRun(preset="fig2-4", reduced=REDUCED, settings=FULL, shadow=("escb_oa", "dp"), shadow_every=50,
+                        replicate=False),
+        ReproductionRun(preset="exact-index", reduced={**REDUCED, "horizon": 300}, settings=FULL, replicate=False),
+        ReproductionRun(preset="fig5", reduced={**REDUCED, "horizon": 100}, settings=FULL, replicate=False),
+        *(ReproductionRun(preset=f"fig{k}", reduced=REDUCED, settings=FULL, replicate=False) for k in range(6, 11)),
     ),
     claims=esdp_claims,
 )

@@ -6,6 +6,7 @@ one of them (``k`` is 1-based, as ``optsched solve --instance K``).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -13,6 +14,14 @@ from optsched.files import check_user_file, read_user_text
 from optsched.models.base import Model
 
 Reader = Callable[[str], list[Model]]
+
+
+def default_data_dir() -> Path:
+    """The shared data directory: ``$OPTSCHED_SHARED_DATA``, else ``../shared/data`` from the
+    working directory (read from there, never copied)."""
+    env = os.environ.get("OPTSCHED_SHARED_DATA")
+    return Path(env) if env else Path("..") / "shared" / "data"
+
 _READERS: dict[str, Reader] = {}
 
 

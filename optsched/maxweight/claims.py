@@ -1,64 +1,91 @@
 """What ``optsched reproduce maxweight`` concludes from its runs (paper 004, Section IV):
 Algorithm 2's regions against Algorithm 1's (Figs. 3, 4), the symmetric requirement vs N
-(Fig. 5), and the in-loop greedy-vs-exact set packings."""
+(Fig. 5), and the in-loop greedy-vs-exact set packings.
+
+Every number is a mean over the run's replicates (independent seeds: sample paths of the
+frames) with its 95 % t-interval (:func:`optsched.claims.estimate`); comparisons are paired by
+replicate and stated only when the interval of the difference excludes 0."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
-from optsched.claims import Claim, read_csv, shadow_claims
+from optsched.claims import Claim, estimate, over_replicates, read_csv, replication, shadow_claims
 
-if TYPE_CHECKING:
-    pass
+
+def _region_shares(run_dir: Path, fig: str) -> dict[str, float]:
+    """Per curve: the share of Alg. 1's achieved grid points that Alg. 2 achieves too."""
+    df = read_csv(run_dir / f"{fig}_regions.csv")
+    out = {}
+    for curve, c in df.groupby("curve", sort=True):
+        key = ["r1", "r2"]
+        a1 = {tuple(r) for r in c[(c["policy"] == "Alg. 1 (exact)") & c["achieved"]][key].to_numpy()}
+        a2 = {tuple(r) for r in c[(c["policy"] == "Alg. 2 (greedy)") & c["achieved"]][key].to_numpy()}
+        out[str(curve)] = len(a1 & a2) / max(1, len(a1))
+        out[f"{curve} extra"] = len(a2 - a1)
+    return out
+
+
+def _symmetric(run_dir: Path) -> Any:
+    f5 = read_csv(run_dir / "fig5_symmetric.csv")
+    return f5[f5["policy"] == "Alg. 2 (greedy)"].pivot_table(index="n", columns="task_prob", values="max_symmetric_r")
+
 
 def maxweight_claims(d: Path, full: bool) -> list[Claim]:
     out = []
     for fig, what in (("fig3", "P[J_2j] = 0.3 / 0.5"), ("fig4", "P_2j = 0.7 / 0.9")):
-        df = read_csv(d / fig / f"{fig}_regions.csv")
-        parts = []
-        for curve, c in df.groupby("curve", sort=True):
-            key = ["r1", "r2"]
-            a1 = {tuple(r) for r in c[(c["policy"] == "Alg. 1 (exact)") & c["achieved"]][key].to_numpy()}
-            a2 = {tuple(r) for r in c[(c["policy"] == "Alg. 2 (greedy)") & c["achieved"]][key].to_numpy()}
-            share = len(a1 & a2) / max(1, len(a1))
-            parts.append(f"{curve}: {share:.1%} of Alg. 1's {len(a1)} points ({len(a2 - a1)} extra)")
+        reps = over_replicates(d / fig, lambda r, fig=fig: _region_shares(r, fig))
+        curves = [k for k in reps[0] if not k.endswith(" extra")]
+        parts = [f"{curve}: {estimate([r[curve] for r in reps]).fmt('.1%')} of Alg. 1's points "
+                 f"(Alg. 2 alone: {estimate([r[f'{curve} extra'] for r in reps]).fmt('.1f')} points)" for curve in curves]
+        low = min(estimate([r[c] for r in reps]).low for c in curves)
         out.append(Claim(
             f"Fig. {fig[-1]}: requirements achieved by Alg. 2 among those of Alg. 1 ({what})",
-            "; ".join(parts),
+            "; ".join(parts) + f"; {replication(len(reps), full)}",
             "Alg. 2 fulfils almost all requirements within R_max achievable by Alg. 1",
-            "Agrees. A grid point counts when both rates are >= r_i - 0.01 over the frames; points on the region's "
-            "edge flip with the sample path (the paper: 10,000 frames; the reduced scale has fewer), so the "
-            "shares move by a few points between runs.",
+            f"Agrees: the lower end of every 95 % interval is {low:.1%}. A grid point counts when both rates are "
+            ">= r_i - 0.01 over the frames; points on the region's edge flip with the sample path, which is the "
+            "spread of the intervals.",
         ))
-    f5 = read_csv(d / "fig5" / "fig5_symmetric.csv")
-    g = f5[f5["policy"] == "Alg. 2 (greedy)"].pivot_table(index="n", columns="task_prob", values="max_symmetric_r")
+    gs = over_replicates(d / "fig5", _symmetric)
+    g = gs[0]
     probs = sorted(g.columns)
     n_small, n_large = int(g.index.min()), int(g.index.max())
-    row = lambda n: ", ".join(f"{g.loc[n, p]:.3f}" for p in probs)  # noqa: E731
-    low_first = bool(g.loc[n_small].is_monotonic_increasing)
-    n5 = [n for n in g.index if n >= 5]
-    reversed_ = [int(n) for n in n5 if g.loc[n].is_monotonic_decreasing and g.loc[n].iloc[0] > g.loc[n].iloc[-1]]
+    lo_p, hi_p = probs[0], probs[-1]
+
+    def r_est(n: int, p: float) -> Any:
+        return estimate([x.loc[n, p] for x in gs])
+
+    def order(n: int) -> str:
+        diff = estimate([x.loc[n, lo_p] - x.loc[n, hi_p] for x in gs])  # lower P minus higher P
+        if not diff.excludes_zero():
+            return "tie"
+        return "lower P higher" if diff.mean > 0 else "lower P lower"
+
+    orders = {int(n): order(int(n)) for n in g.index}
+    row = lambda n: ", ".join(r_est(n, p).fmt(".3f") for p in probs)  # noqa: E731
+    reversed_ = [n for n, o in orders.items() if n >= 5 and o == "lower P higher"]
     out.append(Claim(
         f"Fig. 5: largest symmetric r by Alg. 2 for P[J_ij] = {', '.join(map(str, probs))}",
-        f"N = {n_small}: {row(n_small)} (increasing in P: {'yes' if low_first else 'no'}); N = {n_large}: "
-        f"{row(n_large)}; order reversed (lower P, higher r) at N = {reversed_ or 'none'} of N >= 5 = "
-        f"{[int(n) for n in n5]}",
+        f"N = {n_small}: {row(n_small)} ({orders[n_small]} r at P = {lo_p:g} than at {hi_p:g}); N = {n_large}: "
+        f"{row(n_large)} ({orders[n_large]}); order reversed (lower P, higher r; the 95 % interval of the paired "
+        f"difference excludes 0) at N = {reversed_ or 'none'} of N >= 5 = {[int(n) for n in g.index if n >= 5]}; "
+        f"{replication(len(gs), full)}",
         "N = 2: lower task probability, lower r; N >= 5: lower task probability, higher r (interference); "
         "r decreases super-linearly in N",
-        "The crossing is where interference starts to dominate; r is read off a grid (fig5_r_step), so "
-        "close curves can tie.",
+        "The crossing is where interference starts to dominate; r is read off a grid (fig5_r_step), so close "
+        "curves tie ('tie': the interval of the paired difference includes 0).",
     ))
-    rising = [f"P={p:g}" for p in probs if not g[p].is_monotonic_decreasing]
+    ratios = {p: estimate([x.loc[n_large, p] / max(x.loc[n_small, p], 1e-9) for x in gs]) for p in probs}
     out.append(Claim(
         "Fig. 5: r falls with N",
-        f"r(N={n_large}) / r(N={n_small}) = "
-        + ", ".join(f"{g.loc[n_large, p] / max(g.loc[n_small, p], 1e-9):.2f}" for p in probs)
-        + (f"; not monotone for {', '.join(rising)} (" + "; ".join(
-            f"P={p:g}: " + ", ".join(f"{g.loc[n, p]:.2f}" for n in g.index) for p in probs
-            if f"P={p:g}" in rising) + ")" if rising else "; non-increasing for every P"),
+        f"r(N={n_large}) / r(N={n_small}) = " + ", ".join(f"P={p:g}: {e.fmt('.2f')}" for p, e in ratios.items())
+        + f"; {replication(len(gs), full)}",
         "decreases super-linearly with the number of applications",
-        "Shape only: the paper gives no numbers for Fig. 5. At the lowest P a job is rare at N = 2 (few "
-        "jobs to complete), so r can first rise with N before interference takes over.",
+        "Shape only: the paper gives no numbers for Fig. 5. "
+        + ("Every ratio's interval lies below 1." if all(e.high < 1 for e in ratios.values()) else
+           "Not every ratio's interval lies below 1: at the lowest P a job is rare at small N (few jobs to "
+           "complete), so r can first rise with N before interference takes over."),
     ))
     return out + shadow_claims(d, "fig3", "Fig. 3 run, Algorithms 1 and 2")

@@ -8,7 +8,7 @@ from optsched.ogasched.baselines import BASELINES
 from optsched.ogasched.claims import ogasched_claims, ogasched_tables
 from optsched.papers import Paper, ReproductionRun, SweepSummary
 
-FIG2_REDUCED = {"horizon": 2000, "regret_points": 2}
+FIG2_REDUCED = {"horizon": 1000, "regret_points": 2}
 
 PAPER = Paper(
     name="ogasched",
@@ -26,6 +26,8 @@ PAPER = Paper(
         ReproductionRun(preset="fig2", reduced=FIG2_REDUCED, settings={"backend": "paper"}, label="fig2-paper"),
         ReproductionRun(preset="fig2", reduced=FIG2_REDUCED, settings={"backend": "paper", "options": {"repair": True}},
                         label="fig2-paper-repair"),
+        ReproductionRun(preset="fig2", reduced=FIG2_REDUCED, settings={"source": "alibaba"}, label="fig2-alibaba",
+                        data=("trace_dir", "alibaba")),
         ReproductionRun(preset="fig3", reduced={"horizon": 500, "fig3_nodes": [64, 128, 256, 512]}),
         ReproductionRun(preset="fig7", reduced={"horizon": 1000}),
         ReproductionRun(preset="table3", reduced={"horizon": 1000, "table3_horizons": [500, 1000, 2000]}),
