@@ -240,12 +240,15 @@ def run_asw(cfg: EsdpConfig, out: Path) -> list[Path]:
     mean = df.groupby(["policy", "t"], as_index=False)[["asw", "average_asw", "regret"]].mean()
 
     plt = pyplot()
-    fig, axes = plt.subplots(1, 4, figsize=(19, 4))
+    fig, axes = plt.subplots(1, 4, figsize=(19, 4.8))
     colour = {name: f"C{i}" for i, name in enumerate(cfg.policies)}
+    style = {"Oracle": {"color": "black", "linestyle": "--", "lw": 1.2}}
     for name, part in mean.groupby("policy", sort=False):
-        axes[0].plot(part["t"], part["asw"], label=name, color=colour[name])
-        axes[2].plot(part["t"], part["average_asw"], label=name, color=colour[name])
-        axes[3].plot(part["t"], part["regret"], label=name, color=colour[name])
+        kw = style.get(name, {"color": colour[name], "lw": 1.5})
+        axes[0].plot(part["t"], part["asw"], label=name, **kw)
+        axes[2].plot(part["t"], part["average_asw"], label=name, **kw)
+        if name != "Oracle":
+            axes[3].plot(part["t"], part["regret"], label=name, **kw)
     if "ESDP" in cfg.policies:
         esdp = mean[mean["policy"] == "ESDP"].set_index("t")["asw"]
         for name, part in mean.groupby("policy", sort=False):
@@ -253,13 +256,23 @@ def run_asw(cfg: EsdpConfig, out: Path) -> list[Path]:
                 axes[1].plot(part["t"], esdp.loc[part["t"]].to_numpy() / part["asw"].to_numpy(), label=f"ESDP / {name}",
                              color=colour[name])
         axes[1].axhline(1.0, color="grey", lw=0.8)
-    titles = ("Fig. 2: ASW vs t", "Fig. 3: ratio of ASWs", "Fig. 4: average ASW", "regret (5) vs oracle")
-    for ax, title in zip(axes, titles):
+    n = int(df["repeat"].nunique())
+    panels = (("Fig. 2: accumulated social welfare", "ASW (sum of welfare up to t)"),
+              ("Fig. 3: ratio of ASWs", "ESDP's ASW / the baseline's"),
+              ("Fig. 4: average social welfare", "ASW / t (welfare per slot)"),
+              ("Regret (5) against the oracle", "expected regret up to t"))
+    for ax, (title, ylabel) in zip(axes, panels):
         ax.set_title(title)
         ax.set_xlabel("time slot t")
+        ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:  # the ratio panel is empty when ESDP runs alone
-            ax.legend(fontsize=8)
+    if axes[1].get_legend_handles_labels()[0]:  # the ratio panel is empty when ESDP runs alone
+        axes[1].legend(fontsize=7, loc="lower right")
+    handles, labels = axes[0].get_legend_handles_labels()  # one legend for the policies, under the panels
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.suptitle(f"ESDP vs baselines and the oracle: |L| = {cfg.n_ports}, |R| = {cfg.n_servers}, T = {cfg.horizon}, "
+                 f"mean over {n} instance(s) x seed(s)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
     final = mean[mean["t"] == cfg.horizon].set_index("policy")["asw"].to_dict()
     return _finish(cfg, out, "esdp_asw", df, fig, {"final_asw": final, "runtime_s": runtimes, "cpu_s": cpu})
 

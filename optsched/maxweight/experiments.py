@@ -219,20 +219,27 @@ def run_simulate(cfg: MaxWeightConfig, out: Path) -> list[Path]:
     req = np.asarray(cfg.requirement)[None, :]
     frames = np.arange(1, cfg.frames + 1)
     parts = []
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    # Alg. 1 (exact) solid and thick, Alg. 2 (greedy) dashed with markers on top: distinguishable
+    # where the two coincide
+    styles = [{"linestyle": "-", "lw": 3.0, "alpha": 0.55}, {"linestyle": "--", "lw": 1.3, "marker": "o", "ms": 3,
+                                                           "markevery": 0.1}]
     for j, policy in enumerate(POLICIES):
         env = NetworkEnv(net, 1)
         out_ = evaluate(env, make_policy(cfg, policy, req), cfg.frames, seed=cfg.seed, progress=policy)
         running = np.cumsum(out_["completed"][:, 0, :], axis=0) / frames[:, None]
         for i in range(cfg.n_apps):
             parts.append(pd.DataFrame({"policy": policy, "app": i + 1, "frame": frames, "rate": running[:, i]}))
-            ax.plot(frames, running[:, i], color=f"C{i}", linestyle=["-", "--"][j], label=f"{policy}, app {i + 1}")
+            ax.plot(frames, running[:, i], color=f"C{i}", label=f"{policy}, app {i + 1}", **styles[j % 2])
     for i, r in enumerate(cfg.requirement):
-        ax.axhline(r, color=f"C{i}", alpha=0.3)
+        ax.axhline(r, color=f"C{i}", lw=0.8, linestyle=":", label=f"requirement r_{i + 1} = {r:g}")
     ax.set_xscale("log")
-    ax.set_xlabel("frame")
+    ax.set_xlabel("frame (log scale)")
     ax.set_ylabel("completed jobs per frame (running mean)")
-    ax.legend(fontsize=7)
+    ax.set_title(f"Max-weight scheduling: {cfg.n_apps} applications, {cfg.n_workers} workers, {cfg.frames:,} frames")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig.tight_layout()
     df = pd.concat(parts, ignore_index=True)
     return _write(cfg, out, "simulate_rates", df, fig)
 

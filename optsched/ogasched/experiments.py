@@ -255,10 +255,29 @@ def _sweep(cfg: OgaConfig, out_dir: Path, stem: str, settings: list[tuple[str, A
         for j, name in enumerate(names):
             ys = [sub[(sub["policy"] == name) & (sub["value"] == v)][metric].iloc[0] for v in values]
             ax.bar(pos + j * width, ys, width, label=name)
-        ax.set_xticks(pos + 0.4 - width / 2, [str(v) for v in values])
-        ax.set(xlabel=panel, ylabel=metric.replace("_", " "))
-    axes[0].legend(fontsize=7)
+        ax.set_xticks(pos + 0.4 - width / 2, [_tick(v) for v in values])
+        ax.set(xlabel=PANEL_LABELS.get(panel, panel), ylabel=METRIC_LABELS.get(metric, metric.replace("_", " ")),
+               title=f"{STEM_TITLES.get(stem, stem)}: {PANEL_LABELS.get(panel, panel)}")
+        ax.grid(alpha=0.3, axis="y")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return _artifacts(cfg, out_dir, stem, df, fig)
+
+
+STEM_TITLES = {"fig3_scale": "Fig. 3", "fig7_utilities": "Fig. 7", "table3": "Table III"}
+PANEL_LABELS = {"T": "horizon T (slots)", "arrival_prob": "arrival probability", "density": "graph density",
+                "n_nodes": "|R| (nodes)", "n_ports": "|L| (ports)", "contention": "contention level",
+                "utility": "utility kind"}
+METRIC_LABELS = {"average_reward": "average reward per slot (synthetic units)",
+                 "cumulative_reward": "cumulative reward (synthetic units)"}
+
+
+def _tick(value: Any) -> str:
+    """A setting as a tick label: whole numbers without a decimal point."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
 
 
 def study_fig3(cfg: OgaConfig, out_dir: Path) -> list[Path]:
