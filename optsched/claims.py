@@ -159,3 +159,17 @@ def skipped(run_dir: Path) -> str | None:
     """Why ``optsched reproduce`` skipped the run (its data directory was absent), or None."""
     note = run_dir / "SKIPPED.txt"
     return note.read_text().strip() if note.is_file() else None
+
+
+def relative_lead(subject: Any, other: Any) -> Estimate:
+    """``subject`` ahead of ``other`` over paired replicates, relative: the mean and 95 % interval
+    of the paired differences divided by ``other``'s mean (``subject / other - 1`` of the means),
+    or by the larger absolute mean when ``other``'s is not positive (a baseline that loses
+    money: a ratio to it would say nothing). The interval excludes 0 exactly when the paired
+    difference's does."""
+    a = np.asarray(subject, dtype=np.float64)
+    b = np.asarray(other, dtype=np.float64)
+    diff = estimate(a - b)
+    mb = float(np.mean(b))
+    scale = mb if mb > 0 else max(abs(float(np.mean(a))), abs(mb), 1e-300)
+    return Estimate(diff.mean / scale, diff.half / scale, diff.n)
