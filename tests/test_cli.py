@@ -161,3 +161,22 @@ def test_compare_takes_options_per_backend(capsys, good_json: Path) -> None:
     assert code == 2 and out == "" and "bogus" in err
     code, _, err = run_cli(capsys, "compare", str(good_json), "--option", "num_workers=2")
     assert code == 2 and "BACKEND.KEY=VALUE" in err
+
+
+def test_every_command_line_option_has_help_text() -> None:
+    import argparse
+
+    from optsched.cli import build_parser
+
+    missing = []
+
+    def walk(parser: argparse.ArgumentParser, name: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub_name, sub in action.choices.items():
+                    walk(sub, sub_name)
+            elif not action.help and action.dest != "help":
+                missing.append(f"{name} {action.option_strings or action.dest}")
+
+    walk(build_parser(), "optsched")
+    assert missing == []
