@@ -98,6 +98,9 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
     base = Path(out) / name
     paths: list[Path] = []
     runs = []
+    for key, value in (("replicates", replicates), ("jobs", jobs)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError(f"{key}: must be a whole number >= 1, got {value!r}")
     n = replicates if replicates is not None else (2 * MIN_REPLICATES if full else MIN_REPLICATES)
     for run in paper.runs:
         merged = settings_for(paper, run, full, settings)

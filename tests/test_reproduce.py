@@ -100,6 +100,9 @@ def test_unknown_paper_and_key_are_errors(tmp_path: Path) -> None:
         ["reproduce", "esdp", "--set", "frames=10"],
         ["reproduce", "esdp", "--set", "horizon"],
         ["reproduce", "maxweight", "--set", "frames=-5"],
+        ["reproduce", "maxweight", "--replicates", "0"],
+        ["reproduce", "maxweight", "--jobs", "0"],
+        ["reproduce", "maxweight", "--replicates", "two"],
     ],
 )
 def test_reproduce_bad_input_is_one_line_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
