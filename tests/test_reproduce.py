@@ -152,3 +152,13 @@ def test_a_run_whose_data_is_absent_is_skipped_with_a_reason(tmp_path: Path, mon
     assert reason is not None and "nowhere" in reason
     claim = next(c for c in ogasched_claims(out / "ogasched", False) if "Alibaba" in c.result)
     assert claim.measured.startswith("not run:")
+
+
+@pytest.mark.parametrize("name", PAPERS)
+def test_every_preset_of_every_paper_passes_its_config_checks(name: str) -> None:
+    """A preset the README or a benchmark runs must not be refused by the config's own range and
+    memory rules (onsocmax's ``scale`` once was: its memory rule counted every node for every job)."""
+    paper = get_paper(name)
+    for preset in paper.presets:
+        settings = {"trace_dir": str(Path.cwd())} if paper.presets[preset].get("source") == "alibaba" else {}
+        paper.make_config(settings, preset)

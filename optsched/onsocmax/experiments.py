@@ -102,7 +102,8 @@ class OnsocmaxConfig:
         require(self.max_congestion >= 1, "max_congestion", "must be >= 1")
         require(self.max_a_high >= 1, "max_a_high", "must be >= 1")
         within_memory("n_slots", self.n_nodes * self.n_slots, "the capacity (n_nodes x n_slots)")
-        within_memory("n_jobs", self.n_jobs * self.n_nodes * self.n_slots, "the job draws (n_jobs x n_nodes x n_slots)")
+        # a job's units are its 1..max_nodes nodes over its window (at most n_slots slots)
+        within_memory("n_jobs", self.n_jobs * self.max_nodes * self.n_slots, "the job draws (n_jobs x max_nodes x n_slots)")
         require(not self.integral or self.study == "ratio", "integral", "only the ratio study has an integral variant")
         require(not self.integral or self.family == "section_iv", "family", "the integral variant uses section_iv")
         from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
