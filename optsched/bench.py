@@ -467,7 +467,7 @@ def plot_runtime(df: "pd.DataFrame", path: Path) -> list[Path]:
         ax.axis("off")
     fig.suptitle("Runtime vs size (lines: generated instances, solid exact / dashed heuristic; x: real files; "
                  "^: captured from the papers' policies)", fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.985))  # the title above the top row
     out = write_png(fig, path)
     return [out]
 
