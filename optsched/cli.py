@@ -206,8 +206,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for key, value in (("--replicates", args.replicates), ("--jobs", args.jobs)):
         if value is not None and value < 1:
             raise BadInput(f"{key}: must be >= 1, got {value}")
+    only = _names(args.runs) if args.runs is not None else None
+    if only is not None and args.paper == "all":
+        raise BadInput("--runs: name one paper, not all")
     for p in reproduce(args.paper, out=out, full=args.full, settings=settings, replicates=args.replicates,
-                       jobs=args.jobs):
+                       jobs=args.jobs, only=only):
         print(f"wrote {p}")
     return 0
 
@@ -316,6 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--replicates", type=int, default=None,
                     help="independent seeds per run (default 5; 10 with --full)")
     rp.add_argument("--jobs", type=int, default=1, help="replicates run at once in worker processes")
+    rp.add_argument("--runs", default=None, metavar="LABEL,...",
+                    help="only these runs of one paper (their labels, e.g. fig3,table3); the claims read the others from --out")
     rp.set_defaults(func=cmd_reproduce)
 
     sw = sub.add_parser("sweep", help="a grid of runs from a TOML file, in parallel, resumable; results.csv")

@@ -23,7 +23,7 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from optsched.artifacts import machine
 from optsched.claims import MIN_REPLICATES, Claim
@@ -79,12 +79,14 @@ def _run_replicate(name: str, preset: str, settings: Mapping[str, Any], out: Pat
 
 
 def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mapping[str, Any] | None = None,
-                    replicates: int | None = None, jobs: int = 1,
+                    replicates: int | None = None, jobs: int = 1, only: Sequence[str] | None = None,
                     log: Callable[[str], None] = print) -> tuple[list[Path], str]:
     """Run one paper's experiments and write claims.csv + report.md; (paths, report text).
 
     Every run with ``replicate`` runs ``replicates`` times (default 5, ``full`` 10) with
-    independent seeds, ``jobs`` replicates at once in worker processes."""
+    independent seeds, ``jobs`` replicates at once in worker processes. With ``only`` (run labels)
+    just those runs run; the claims then read the other runs' output already in ``out`` (to
+    finish or redo part of a reproduction)."""
     import pandas as pd
 
     from optsched.artifacts import write_csv, write_text
@@ -102,7 +104,13 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ValueError(f"{key}: must be a whole number >= 1, got {value!r}")
     n = replicates if replicates is not None else (2 * MIN_REPLICATES if full else MIN_REPLICATES)
+    labels = [r.subdir for r in paper.runs]
+    unknown_runs = sorted(set(only or ()) - set(labels))
+    if unknown_runs:
+        raise ValueError(f"runs: {paper.name} has no run {unknown_runs[0]!r} (known: {', '.join(labels)})")
     for run in paper.runs:
+        if only is not None and run.subdir not in only:  # kept as an earlier run into OUT wrote it
+            continue
         merged = settings_for(paper, run, full, settings)
         if run.data:
             from optsched.io import default_data_dir
@@ -152,7 +160,8 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
 
 
 def reproduce(paper: str, *, out: Path, full: bool = False, settings: Mapping[str, Any] | None = None,
-              replicates: int | None = None, jobs: int = 1, log: Callable[[str], None] = print) -> list[Path]:
+              replicates: int | None = None, jobs: int = 1, only: Sequence[str] | None = None,
+              log: Callable[[str], None] = print) -> list[Path]:
     """``optsched reproduce PAPER``: one paper, or ``all`` (also writes ``OUT/report.md``)."""
     names = reproducible_names() if paper == "all" else [reproducible(paper).name]
     if paper == "all" and settings:
@@ -166,7 +175,8 @@ def reproduce(paper: str, *, out: Path, full: bool = False, settings: Mapping[st
     for name in names:
         keys = config_keys(get_paper(name))
         own = {k: v for k, v in (settings or {}).items() if paper != "all" or k in keys}
-        p, text = reproduce_paper(name, out=out, full=full, settings=own, replicates=replicates, jobs=jobs, log=log)
+        p, text = reproduce_paper(name, out=out, full=full, settings=own, replicates=replicates, jobs=jobs,
+                                  only=only if paper != "all" else None, log=log)
         paths += p
         sections.append(text)
     if paper == "all":

@@ -306,7 +306,7 @@ def test_offline_optimum_is_feasible_and_beats_other_fixed_points(seed, kind):
     scn = small_scenario(seed, kind)
     rng = np.random.default_rng(seed + 4)
     counts = rng.integers(0, 50, size=scn.n_ports).astype(float)
-    y_star = offline_optimum(scn, counts)
+    y_star, _ = offline_optimum(scn, counts)
     assert scn.violations(y_star, tol=1e-7) == []
     best = cumulative_reward(scn, counts, y_star)
     tol = 1e-6 * max(1.0, abs(best))

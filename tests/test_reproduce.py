@@ -103,6 +103,8 @@ def test_unknown_paper_and_key_are_errors(tmp_path: Path) -> None:
         ["reproduce", "maxweight", "--replicates", "0"],
         ["reproduce", "maxweight", "--jobs", "0"],
         ["reproduce", "maxweight", "--replicates", "two"],
+        ["reproduce", "all", "--runs", "fig3"],
+        ["reproduce", "maxweight", "--runs", "nope"],
     ],
 )
 def test_reproduce_bad_input_is_one_line_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -162,3 +164,19 @@ def test_every_preset_of_every_paper_passes_its_config_checks(name: str) -> None
     for preset in paper.presets:
         settings = {"trace_dir": str(Path.cwd())} if paper.presets[preset].get("source") == "alibaba" else {}
         paper.make_config(settings, preset)
+
+
+def test_only_some_runs_rerun_and_the_claims_read_the_rest(tiny_all: Path, tmp_path: Path) -> None:
+    import shutil
+
+    out = tmp_path / "out"
+    shutil.copytree(tiny_all / "maxweight", out / "maxweight")
+    before = (out / "maxweight" / "fig3" / "fig3_regions.csv").stat().st_mtime_ns
+    keys = {f.name for f in dataclasses.fields(get_paper("maxweight").config)}
+    reproduce("maxweight", out=out, settings={k: v for k, v in TINY.items() if k in keys}, replicates=2,
+              only=["fig5"], log=lambda _m: None)
+    assert (out / "maxweight" / "fig3" / "fig3_regions.csv").stat().st_mtime_ns == before  # not rerun
+    report = (out / "maxweight" / "report.md").read_text()
+    assert "--preset fig5" in report and "--preset fig3" not in report and "Fig. 3:" in report
+    with pytest.raises(ValueError, match="no run 'nope'"):
+        reproduce("maxweight", out=out, only=["nope"])

@@ -144,8 +144,9 @@ def test_first_order_matches_cvxpy_at_the_papers_default_scale(seed):
 
 def test_offline_optimum_backends_agree():
     scn, counts, _ = scenario_model(7)
-    a = offline_optimum(scn, counts)
-    b = offline_optimum(scn, counts, backend="cvxpy")
+    a, by_a = offline_optimum(scn, counts)
+    b, by_b = offline_optimum(scn, counts, backend="cvxpy")
+    assert (by_a, by_b) == ("stationary_alm", "cvxpy")  # certified here: no fallback
     qa, qb = cumulative_reward(scn, counts, a), cumulative_reward(scn, counts, b)
     assert qa == pytest.approx(qb, rel=1e-6)
     assert scn.violations(a) == [] and scn.violations(b, tol=1e-9) == []
@@ -170,3 +171,19 @@ def test_bad_options_are_value_errors():
     for opts in ({"gap_tol": 0.0}, {"rho": -1.0}, {"inner_steps": 0}, {"max_outer": 0}):
         with pytest.raises(ValueError, match=next(iter(opts))):
             optsched.solve(model, "stationary_alm", **opts)
+
+
+def test_offline_optimum_falls_back_to_cvxpy_when_the_first_order_solve_is_not_certified(monkeypatch):
+    """A first-order solve stopped short (here: one outer step, status iteration_limit) is not
+    taken as y*: cvxpy solves it, and the answer is the certified one."""
+    scn, counts, _ = scenario_model(7)
+    y, by = offline_optimum(scn, counts)
+    real_solve = optsched.solve
+
+    def one_outer_step(model, backend, **options):
+        return real_solve(model, backend, **({"max_outer": 1} if backend == "stationary_alm" else options))
+
+    monkeypatch.setattr(optsched, "solve", one_outer_step)
+    y2, by2 = offline_optimum(scn, counts)
+    assert (by, by2) == ("stationary_alm", "cvxpy")
+    assert cumulative_reward(scn, counts, y2) == pytest.approx(cumulative_reward(scn, counts, y), rel=1e-6)
