@@ -125,6 +125,58 @@ def per_call(repeats: int, tmp: Path) -> None:
               f"{statistics.median(d):10.1f} {statistics.median(s):9.1f} {statistics.median(s) / statistics.median(d):6.2f}")
 
 
+def projection_at_scale(repeats: int, slots: int = 300) -> None:
+    """OGASched's projection at the ``large`` preset's size (|L| = 100, |R| = 1024, K = 6:
+    15,210 variables in 6,144 groups) on the points z the policy really projects (its first
+    ``slots`` slots, recorded), the way it meets them: each replayed z is a fresh copy
+    (in cache, as the gradient step leaves it), then the bare kernel on the raw arrays against
+    ``Prepared.solve(polytope.with_z(z))`` (what the policy calls: validation of z, the
+    backend, the seam's rules) with and without verification, interleaved slot by slot with
+    the order rotated; median microseconds per slot over ``repeats`` replays."""
+    from optsched.ogasched.experiments import PRESETS, OgaConfig, build_env
+    from optsched.ogasched.policy import OGASched
+    from optsched.policy import evaluate
+    from optsched.solvers.projection_kernel import project
+
+    cfg = OgaConfig(**PRESETS["large"])
+    policy = OGASched(eta0=cfg.eta0, decay=cfg.decay, step=cfg.step, horizon=cfg.horizon)
+    env = build_env(cfg, 0)
+    points: list[np.ndarray] = []
+    reset = policy.reset
+
+    def recording_reset(env: Any, rng: np.random.Generator) -> None:
+        reset(env, rng)
+        with_z = policy._polytope.with_z
+        object.__setattr__(policy._polytope, "with_z", lambda z: points.append(np.array(z)) or with_z(z))
+
+    policy.reset = recording_reset  # type: ignore[method-assign]
+    evaluate(env, policy, slots, seed=0)
+    poly = policy._polytope
+    del poly.__dict__["with_z"]  # recording done
+    verified, unverified = optsched.prepare(poly, "fast"), optsched.prepare(poly, "fast", verify=False)
+    calls: dict[str, Callable[[np.ndarray], Any]] = {
+        "bare kernel": lambda z: project(z, poly.upper, poly.group, poly.capacity),
+        "solve, verify off": lambda z: unverified.solve(poly.with_z(z)),
+        "solve, verify on": lambda z: verified.solve(poly.with_z(z)),
+    }
+    times: dict[str, list[float]] = {k: [] for k in calls}
+    names = list(calls)
+    for _ in range(repeats):
+        for t, point in enumerate(points):
+            for k in range(len(names)):
+                name = names[(t + k) % len(names)]
+                z = point.copy()
+                start = time.perf_counter()
+                calls[name](z)
+                times[name].append(time.perf_counter() - start)
+    bare = statistics.median(times["bare kernel"])
+    print(f"\n== OGASched's projection at the large preset ({poly.n_vars} variables, {poly.n_groups} groups), "
+          f"the policy's first {len(points)} points x {repeats} replays, median per slot")
+    for name, values in times.items():
+        med = statistics.median(values)
+        print(f"{name:20s} {1e6 * med:9.1f} us {med / bare:6.2f}x the bare kernel")
+
+
 def end_to_end(baseline: Path, repeats: int, large: bool, tmp: Path) -> None:
     print(f"\n== end to end: default `optsched run PAPER`, this tree vs the baseline {baseline} (fresh processes)")
     here = Path(__file__).resolve().parents[1]
@@ -184,12 +236,14 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--baseline", type=Path, default=None, help="checkout of the commit before the seam")
     ap.add_argument("--large", action="store_true", help="also OGASched's large preset end to end")
-    ap.add_argument("--only", choices=("per-call", "end-to-end", "warm-start"), default=None)
+    ap.add_argument("--only", choices=("per-call", "at-scale", "end-to-end", "warm-start"), default=None)
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} (2 cores shared); {time.strftime('%Y-%m-%d %H:%M')}")
     with tempfile.TemporaryDirectory() as tmp:
         if args.only in (None, "per-call"):
             per_call(args.repeats, Path(tmp))
+        if args.only in (None, "at-scale"):
+            projection_at_scale(args.repeats)
         if args.only in (None, "warm-start"):
             warm_start(args.repeats, Path(tmp))
         if args.baseline is not None and args.only in (None, "end-to-end"):

@@ -9,7 +9,7 @@ starts). ``Prepared.solve(model)`` then solves one instance: it times the backen
 (``runtime_s``: apply, solve, invert; never the set-up), fills ``model`` and ``backend``, and
 applies the rules every result obeys:
 
-* a returned solution is re-checked with the model's own math (``verify``): one it rejects
+* a returned solution is re-checked with the model's own math (``verify``, ``Model.audit``): one it rejects
   turns the result into ``error`` (no solution, objective or bound is handed out);
 * the objective is the model's own value of the solution, and must be finite;
 * ``optimal`` is only said when the objective and the backend's proven bound agree within
@@ -114,6 +114,11 @@ class Prepared:
         return self.backend.admits(model)
 
     def solve(self, model: Model, *, time_limit: float | None = None, **overrides: Any) -> Result:
+        return self._solve(model, time_limit, overrides, {})
+
+    def _solve(self, model: Model, time_limit: float | None, overrides: Mapping[str, Any],
+               seam_extra: Mapping[str, Any]) -> Result:
+        """:meth:`solve`, with ``seam_extra`` added to the result's ``extra`` (``solve``'s set-up seconds)."""
         if not isinstance(model, Model):
             raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
         reason = self.fits(model)
@@ -126,7 +131,7 @@ class Prepared:
             setup = self.backend.setup_seconds(model)
             if setup > time_limit:  # the set-up alone would overrun: stop before starting it
                 return Result(Termination.TIME_LIMIT, model=model.name, backend=self.name, extra={
-                    "message": f"set-up alone is estimated at {setup:.3g} s, above the time limit of {time_limit:g} s"})
+                    **seam_extra, "message": f"set-up alone is estimated at {setup:.3g} s, above the time limit of {time_limit:g} s"})
         start = time.perf_counter()
         try:
             result = self.backend.run(model, time_limit=time_limit, options=options, state=self.state)
@@ -136,10 +141,12 @@ class Prepared:
             result = Result(Termination.ERROR, extra={"message": f"{type(exc).__name__}: {exc}"})
         runtime = time.perf_counter() - start
         extra = result.extra
-        if time_limit is not None and not self.backend.SUPPORTS_TIME_LIMIT:
-            extra = {**extra, "time_limit": "ignored: one pass of bounded work"}
-        result = result.replace(model=model.name, backend=self.name, runtime_s=runtime, extra=extra)
-        return finish(model, result, verify=self.verify)
+        if seam_extra or (time_limit is not None and not self.backend.SUPPORTS_TIME_LIMIT):
+            extra = {**extra, **seam_extra}
+            if time_limit is not None and not self.backend.SUPPORTS_TIME_LIMIT:
+                extra["time_limit"] = "ignored: one pass of bounded work"
+        return finish(model, result, verify=self.verify,
+                      seam={"model": model.name, "backend": self.name, "runtime_s": runtime, "extra": extra})
 
 
 def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) -> None:
@@ -163,43 +170,48 @@ def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) ->
         pass
 
 
-def finish(model: Model, result: Result, *, verify: bool = True) -> Result:
+def finish(model: Model, result: Result, *, verify: bool = True, seam: Mapping[str, Any] | None = None) -> Result:
     """The rules every result obeys (module docstring): verification, a finite objective that is
-    the model's own, ``optimal`` only with agreeing objective and bound, no solution on error."""
+    the model's own, ``optimal`` only with agreeing objective and bound, no solution on error.
+    ``seam``: the fields the seam sets (model, backend, runtime_s, extra), put into the one copy
+    of ``result`` this makes."""
+    fields = dict(seam) if seam else {}
     term = result.termination
     if term is Termination.ERROR:
-        return _error(result, result.message or "the backend failed")
+        return _error(result, result.message or "the backend failed", fields)
     solution = result.solution
     if solution is None:
         if term is Termination.OPTIMAL or term is Termination.FEASIBLE:
-            return _error(result, f"backend said {term.value} but returned no solution")
-        return result.replace(objective=None, bound=_finite_or_none(result.bound))
+            return _error(result, f"backend said {term.value} but returned no solution", fields)
+        return result.replace(**fields, objective=None, bound=_finite_or_none(result.bound))
     if verify:
-        problems = model.violations(solution, tol=VERIFY_TOL)
+        problems, objective = model.audit(solution, tol=VERIFY_TOL)
         if problems:
-            return _error(result, f"returned solution is infeasible: {problems[0]}")
-    objective = model.objective(solution)
+            return _error(result, f"returned solution is infeasible: {problems[0]}", fields)
+    else:
+        objective = model.objective(solution)
     if not math.isfinite(objective):
-        return _error(result, f"the solution's objective is not finite ({objective})")
+        return _error(result, f"the solution's objective is not finite ({objective})", fields)
     if result.objective is not None and not agree(objective, result.objective):
-        return _error(result, f"reported objective {result.objective} but the solution's is {objective}")
+        return _error(result, f"reported objective {result.objective} but the solution's is {objective}", fields)
     bound = _finite_or_none(result.bound)
     if term is Termination.OPTIMAL and bound is not None and not agree(objective, bound):
-        return result.replace(
-            termination=Termination.GAP_LIMIT, objective=objective, bound=bound,
-            extra={**result.extra, "message": f"the solver stopped with objective {objective:.10g} and bound "
-                                              f"{bound:.10g} further apart than {OBJECTIVE_RTOL:g} (a gap option?)"},
-        )
-    return result.replace(objective=objective, bound=bound)
+        extra = fields.get("extra", result.extra)
+        fields["extra"] = {**extra, "message": f"the solver stopped with objective {objective:.10g} and bound "
+                                               f"{bound:.10g} further apart than {OBJECTIVE_RTOL:g} (a gap option?)"}
+        return result.replace(**fields, termination=Termination.GAP_LIMIT, objective=objective, bound=bound)
+    return result.replace(**fields, objective=objective, bound=bound)
 
 
 def _finite_or_none(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
-def _error(result: Result, message: str) -> Result:
-    return result.replace(termination=Termination.ERROR, solution=None, objective=None, bound=None, duals=None,
-                          extra={**result.extra, "message": message})
+def _error(result: Result, message: str, fields: dict[str, Any] | None = None) -> Result:
+    fields = fields or {}
+    extra = fields.pop("extra", result.extra)
+    return result.replace(**fields, termination=Termination.ERROR, solution=None, objective=None, bound=None,
+                          duals=None, extra={**extra, "message": message})
 
 
 def prepare(kind_or_model: Any, backend: str | None = None, *, verify: bool = True, warm_up: bool = True,
@@ -236,9 +248,33 @@ def solve(
     """
     if not isinstance(model, Model):
         raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
-    prepared = prepare(model, backend, verify=verify, **options)
-    result = prepared.solve(model, time_limit=time_limit)
-    return result.replace(extra={**result.extra, "setup_s": prepared.setup_s})
+    key = _reuse_key(model, backend, verify, options)
+    prepared = _REUSED.get(key) if key is not None else None
+    setup_s = 0.0
+    if prepared is None:
+        prepared = prepare(model, backend, verify=verify, **options)
+        setup_s = prepared.setup_s
+        if key is not None and prepared.state is None:  # stateless: nothing carries over between solves
+            if len(_REUSED) >= 256:
+                _REUSED.clear()
+            _REUSED[key] = prepared
+    return prepared._solve(model, time_limit, {}, {"setup_s": setup_s})
+
+
+# solve() keeps the Prepared of a named, stateless backend (no warm-start state) per kind,
+# verify flag and options: a one-off call then costs what a policy's loop pays per solve
+_REUSED: dict[tuple[Any, ...], Prepared] = {}
+
+
+def _reuse_key(model: Model, backend: str | None, verify: bool, options: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    if backend is None:  # the default backend depends on the instance
+        return None
+    key = (type(model), backend, bool(verify), tuple(sorted((k, type(v), v) for k, v in options.items())))
+    try:
+        hash(key)
+    except TypeError:  # an unhashable option value (a list): prepare afresh
+        return None
+    return key
 
 
 def best_bound(model: Model, results: Iterable[Result]) -> float | None:

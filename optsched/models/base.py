@@ -16,6 +16,7 @@ itself to the forms that backends accept (the protocols of :mod:`optsched.models
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 import functools
 from typing import Any, Callable, ClassVar, Mapping, TypeVar
@@ -163,6 +164,13 @@ class Model:
 
     def is_feasible(self, solution: Any, *, tol: float = 1e-9) -> bool:
         return not self.violations(solution, tol=tol)
+
+    def audit(self, solution: Any, *, tol: float = 1e-9) -> tuple[list[str], float]:
+        """The seam's re-check in one call: ``(violations, objective)``, the objective only
+        when the list is empty (NaN otherwise). Kinds on a policy's hot path override it with
+        one compiled pass that checks and evaluates together; the answer is the same."""
+        problems = self.violations(solution, tol=tol)
+        return problems, (math.nan if problems else self.objective(solution))
 
     def memo(self, key: Any, build: Callable[[], Any]) -> Any:
         """``build()`` once per instance and ``key`` (forms, a backend's lowering): a frozen

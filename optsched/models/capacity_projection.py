@@ -113,9 +113,7 @@ class CapacityProjection(Model):
         y = np.asarray(solution, dtype=np.float64)
         if y.shape != (self.n_vars,):
             return [f"solution has shape {y.shape}, expected ({self.n_vars},)"]
-        from optsched.models.capacity_projection_kernel import is_clean
-
-        if is_clean(y, self.upper, self.group, self.capacity, float(tol)):  # the common case, one compiled pass
+        if self._check(y, tol)[0]:  # the common case, one compiled pass
             return []
         if not np.isfinite(y).all():
             return ["solution has a non-finite entry"]
@@ -126,6 +124,20 @@ class CapacityProjection(Model):
         out += [f"y[{i}] = {y[i]:.6g} > upper {self.upper[i]:.6g}" for i in high[:3]]
         out += [f"group {g} load {load[g]:.9g} > capacity {self.capacity[g]:.9g}" for g in np.flatnonzero(over_cap)[:3]]
         return out
+
+    def audit(self, solution: Any, *, tol: float = 1e-9) -> tuple[list[str], float]:
+        """``violations`` and ``objective`` in one compiled pass when y is clean."""
+        y = np.asarray(solution, dtype=np.float64)
+        if y.shape == (self.n_vars,):
+            clean, dist2 = self._check(y, tol)
+            if clean:
+                return [], float(dist2)
+        return super().audit(solution, tol=tol)
+
+    def _check(self, y: np.ndarray, tol: float) -> tuple[bool, float]:
+        from optsched.models.capacity_projection_kernel import check
+
+        return check(y, self.z, self.upper, self.group, self.capacity, float(tol))
 
     def kkt_residual(self, y: Any, rho: Any) -> float:
         """Largest violation of the KKT conditions (34)-(37) at (y, rho): stationarity with

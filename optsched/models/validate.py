@@ -72,7 +72,7 @@ def float_array(
                 raise ValueError(f"{name}: axis {axis} has length {got}, expected {want}")
     if arr.size < min_size:
         raise ValueError(f"{name}: needs at least {min_size} entries")
-    if arr.size:
+    if arr.size and (nonnegative or allow_inf or arr.size < 4096 or not _finite_sum(arr)):
         low = arr.min()  # one pass: NaN propagates, -inf is the minimum
         high = arr.max()
         if low != low or high != high:
@@ -84,6 +84,13 @@ def float_array(
     arr = np.array(arr, dtype=np.float64, copy=True)
     arr.setflags(write=False)
     return arr
+
+
+def _finite_sum(arr: np.ndarray) -> bool:
+    """A finite sum has no NaN and no inf in it (one pass instead of min and max; an overflow
+    of finite entries falls back to those)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return math.isfinite(arr.sum())
 
 
 def index_array(name: str, value: Any, *, upper: int, ndim: int = 1) -> np.ndarray:

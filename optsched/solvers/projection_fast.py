@@ -37,8 +37,8 @@ from optsched.solvers.registry import Backend, Option, register_backend
 _kernel = None
 
 
-def _project(z: Any, upper: Any, group: Any, capacity: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(y, t) from the compiled kernel; numba is imported at the first call only."""
+def _project(z: Any, upper: Any, group: Any, capacity: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(y, t, group loads of y) from the compiled kernel; numba is imported at the first call only."""
     global _kernel
     if _kernel is None:
         from optsched.solvers.projection_kernel import project
@@ -84,7 +84,7 @@ class FastProjectionBackend(Backend):
         assert isinstance(model, CapacityProjection)
         from optsched.solvers.projection_kernel import certificate
 
-        y, t = _project(model.z, model.upper, model.group, model.capacity)
+        y, t, load = _project(model.z, model.upper, model.group, model.capacity)
         # the Lagrangian dual value at rho = 2t is a certified lower bound (weak duality of (33))
-        dist2, bound = certificate(y, model.z, model.group, t, model.capacity)
+        dist2, bound = certificate(y, model.z, t, load, model.capacity)
         return Result(Termination.OPTIMAL, objective=dist2, bound=bound, solution=y, extra={"rho": 2.0 * t})

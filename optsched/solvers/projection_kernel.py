@@ -30,6 +30,7 @@ import numpy as np
 from numba import types
 
 from optsched.jit import njit
+from optsched.models.capacity_projection_kernel import SUM_FLAGS
 
 SMALL = 16  # all-breakpoint evaluation up to this many members per group, selection above
 REFINE_STEPS = 4
@@ -38,7 +39,7 @@ _f8 = types.Array(types.float64, 1, "C", readonly=True)
 _ip = types.Array(types.intp, 1, "C", readonly=True)
 _out = types.Array(types.float64, 1, "C")
 # writable arrays convert to the read-only types, so one compiled version serves every call
-_SIGNATURE = types.Tuple((_out, _out))(_f8, _f8, _ip, _f8)
+_SIGNATURE = types.Tuple((_out, _out, _out))(_f8, _f8, _ip, _f8)
 
 
 @njit(cache=True)
@@ -181,7 +182,8 @@ def _small_threshold(zs, ys, a, b, c):  # pragma: no cover - numba
 
 @njit(_SIGNATURE, cache=True)
 def project(z, u, group, capacity):  # pragma: no cover - numba
-    """(y, t): the projection and the per-group threshold t_g = rho_g / 2."""
+    """(y, t, load): the projection, the per-group threshold t_g = rho_g / 2 and the group
+    loads sum_{i in g} y_i (a binding group's summed again over its members after step 4)."""
     n = z.size
     n_groups = capacity.size
     y = np.empty(n)
@@ -235,6 +237,7 @@ def project(z, u, group, capacity):  # pragma: no cover - numba
         t[g] = tg
         # y = clip(z - t, 0, u) = min(max(z - t, 0), y0) for the members with y0 > 0; the
         # other members of the group stay at y0 = 0
+        lg = 0.0
         for p in range(k):
             v = zs[p] - tg
             if v < 0.0:
@@ -242,22 +245,22 @@ def project(z, u, group, capacity):  # pragma: no cover - numba
             if v > ys[p]:
                 v = ys[p]
             y[at[p]] = v
-    return y, t
+            lg += v
+        load[g] = lg
+    return y, t, load
 
 
-@njit(cache=True)
-def certificate(y, z, group, t, capacity):  # pragma: no cover - numba
-    """(||y - z||^2, the Lagrangian dual value of (33) at rho = 2t) in one pass. For y the
-    projection, y = clip(z - t_g, 0, u) minimises the Lagrangian at that rho, so the dual value
-    is ||y - z||^2 + sum_g rho_g (load_g - c_g): a lower bound on the optimum (weak duality)."""
-    n_groups = capacity.size
-    load = np.zeros(n_groups)
+@njit(cache=True, fastmath=SUM_FLAGS)
+def certificate(y, z, t, load, capacity):  # pragma: no cover - numba
+    """(||y - z||^2, the Lagrangian dual value of (33) at rho = 2t), with ``load`` the group
+    loads of y. For y the projection, y = clip(z - t_g, 0, u) minimises the Lagrangian at that
+    rho, so the dual value is ||y - z||^2 + sum_g rho_g (load_g - c_g): a lower bound on the
+    optimum (weak duality)."""
     dist2 = 0.0
     for i in range(y.size):
         d = y[i] - z[i]
         dist2 += d * d
-        load[group[i]] += y[i]
     dual = dist2
-    for g in range(n_groups):
+    for g in range(capacity.size):
         dual += 2.0 * t[g] * (load[g] - capacity[g])
     return dist2, dual

@@ -346,7 +346,7 @@ def spg(y, kind, weight, alpha, upper, group, capacity, pair, overhead, scale, w
     for it in range(steps):
         step = min(step, REACH * box / g_top) if g_top > 0.0 else step
         axpy(u, step, g, z)
-        p, _ = project(z, upper_u, group, capacity_u)
+        p = project(z, upper_u, group, capacity_u)[0]
         slope = 0.0
         reach = 0.0
         for i in range(n):
