@@ -8,10 +8,13 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
 import secrets
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,7 +77,38 @@ def write_text(path: str | Path, text: str) -> Path:
 
 
 def write_csv(df: "pd.DataFrame", path: str | Path) -> Path:
-    return _atomic(Path(path), lambda tmp: df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n"))
+    """``df.to_csv(index=False, float_format="%.10g")`` with "\n" line ends; a frame of numbers
+    and booleans is formatted column by column (:func:`csv_text`, the same bytes, several times
+    faster on a 10,000-row trajectory)."""
+    text = csv_text(df)
+    if text is None:
+        return _atomic(Path(path), lambda tmp: df.to_csv(tmp, index=False, float_format=FLOAT_FORMAT, lineterminator="\n"))
+    return _atomic(Path(path), lambda tmp: Path(tmp).write_text(text))
+
+
+FLOAT_FORMAT = "%.10g"
+_QUOTED = re.compile(r'[,"\r\n]')
+
+
+def csv_text(df: "pd.DataFrame") -> str | None:
+    """What pandas writes for ``df`` (see :func:`write_csv`) when every column is float64,
+    integer or boolean and no name needs quoting (NaN as an empty cell); None otherwise."""
+    names = list(df.columns)
+    if (not names or not len(df) or len(set(names)) != len(names)
+            or not all(isinstance(n, str) and not _QUOTED.search(n) for n in names)):
+        return None
+    cells = []
+    for name in names:
+        col = df[name]
+        kind = col.dtype.kind if isinstance(col.dtype, np.dtype) else "O"
+        values = col.tolist()
+        if kind == "f" and col.dtype == np.float64:
+            cells.append([FLOAT_FORMAT % v if v == v else "" for v in values])
+        elif kind in "iub":
+            cells.append([str(v) for v in values])
+        else:
+            return None
+    return ",".join(names) + "\n" + "".join(",".join(row) + "\n" for row in zip(*cells))
 
 
 def write_png(fig: Any, path: str | Path) -> Path:

@@ -231,7 +231,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     rep = run_sweep(args.config, out, executor=executor, workers=args.workers,
                     dask_address="local" if args.dask is None else args.dask, dask_tls=tls, batch_size=args.batch_size)
     print(f"sweep: {rep.total} runs, {rep.stored_before} already stored, {rep.ran} run now "
-          f"({rep.executor}, {rep.workers} workers, batches of {rep.batch_size}) in {rep.wall_s:.1f} s")
+          f"({rep.executor}, {rep.workers} workers, {rep.batches} batches of up to {rep.batch_size}) in {rep.wall_s:.1f} s")
     for p in rep.files:
         print(f"wrote {p}")
     return 0
@@ -332,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--dask-cert", default=None, metavar="FILE", help="tls:// scheduler: this client's certificate (PEM)")
     sw.add_argument("--dask-key", default=None, metavar="FILE", help="tls:// scheduler: this client's private key (PEM)")
     sw.add_argument("--out", default=None, help="output directory (default results/sweeps/CONFIG-NAME)")
-    sw.add_argument("--batch-size", type=int, default=None, help="runs per task (default: about 8 tasks per worker)")
+    sw.add_argument("--batch-size", type=int, default=None, help="runs per task (default: adapts to the measured run time, about 0.5 s of runs per task)")
     sw.set_defaults(func=cmd_sweep)
     return p
 

@@ -3,7 +3,9 @@
 An environment draws its randomness from the generator handed to ``reset`` and exposes,
 each slot, an observation; a policy maps it to an action; the environment applies the action
 and returns feedback, which the policy observes. Feedback carries the per-slot metrics as a
-mapping of names to numbers or arrays; ``evaluate`` stacks them over the horizon. An active
+mapping of names to numbers or arrays; ``evaluate`` stacks them over the horizon, except the
+entries the environment names in ``SIGNALS`` (feedback for the policy alone, such as
+OGASched's gradient, which would be as large as the decision every slot). An active
 :class:`optsched.observe.Observer` is told which policy runs and which slot it is in.
 """
 
@@ -59,6 +61,7 @@ def evaluate(
 
         steps = tqdm(steps, desc=progress if isinstance(progress, str) else policy.name, leave=False, disable=None)  # no bar off a terminal
     records: dict[str, list[Any]] = {}
+    signals = frozenset(getattr(env, "SIGNALS", ()))
     for t in steps:
         if observer is not None:
             observer.slot = t
@@ -66,5 +69,6 @@ def evaluate(
         feedback = env.step(action)
         policy.observe(feedback)
         for key, value in feedback.items():
-            records.setdefault(key, []).append(value)
+            if key not in signals:
+                records.setdefault(key, []).append(value)
     return {k: np.asarray(v) for k, v in records.items()}

@@ -79,9 +79,44 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path: Path) -> None:
             raise OSError("disk full")
 
     with pytest.raises(OSError):
-        write_csv(Boom({"a": [1]}), target)
+        write_csv(Boom({"a": ["text"]}), target)  # text: pandas writes it
     assert target.read_text() == "old\n"
     assert os.listdir(tmp_path) == ["out.csv"]  # no temporary file left behind
+
+
+@st.composite
+def numeric_frames(draw):
+    import pandas as pd
+
+    rows = draw(st.integers(1, 6))
+    floats = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.1 + 0.2, -0.0, 1e-300, 1e20, 5.0])
+    columns = {}
+    for j in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["f", "i", "b"]))
+        values = st.lists(floats if kind == "f" else st.integers(-10**12, 10**12) if kind == "i" else st.booleans(),
+                          min_size=rows, max_size=rows)
+        columns[f"c{j}_{kind}"] = np.array(draw(values), dtype={"f": np.float64, "i": np.int64, "b": bool}[kind])
+    return pd.DataFrame(columns)
+
+
+@given(numeric_frames())
+@settings(max_examples=150, deadline=None)
+def test_csv_fast_path_writes_what_pandas_writes(df) -> None:
+    """write_csv formats numeric frames itself: byte for byte what df.to_csv writes."""
+    from optsched.artifacts import FLOAT_FORMAT, csv_text
+
+    assert csv_text(df) == df.to_csv(index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+
+
+def test_csv_fast_path_declines_what_it_cannot_format() -> None:
+    import pandas as pd
+
+    from optsched.artifacts import csv_text
+
+    assert csv_text(pd.DataFrame({"a": ["x"]})) is None  # text
+    assert csv_text(pd.DataFrame({"a,b": [1.0]})) is None  # a name pandas quotes
+    assert csv_text(pd.DataFrame({"a": np.array([1.0], dtype=np.float32)})) is None
+    assert csv_text(pd.DataFrame({"a": []})) is None
 
 
 def test_json_models_round_trip() -> None:

@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import optsched
 from optsched.cli import main
@@ -117,6 +119,50 @@ def test_an_error_carries_no_solution_and_non_finite_objectives_are_errors() -> 
     two = optsched.models.SetPacking(2, [[0], [1]], [1.7e308, 1.7e308])
     assert finish(two, Result(Termination.OPTIMAL, solution=np.array([0, 1]))).termination is Termination.ERROR
     assert finish(inf_model, Result(Termination.OPTIMAL, solution=np.array([0]))).termination is Termination.OPTIMAL
+
+
+def _candidates(model: Any, rng: np.random.Generator) -> list[Any]:
+    """Feasible and infeasible candidate solutions of a set packing or a projection."""
+    if model.name == "set_packing":
+        n = model.n_sets
+        picks = [np.sort(rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)) for _ in range(6)]
+        greedy = optsched.solve(model, "greedy").solution
+        return [*picks, greedy, greedy[::-1], np.r_[greedy, greedy[:1]], np.array([n]), np.array([-1]),
+                np.array([], dtype=np.int64)]
+    y = np.clip(model.z, 0.0, model.upper)
+    exact = optsched.solve(model, "fast").solution
+    bad = exact.copy()
+    bad[0] = np.nan
+    return [y, y * rng.random(y.shape), exact, exact * 0.5, bad, exact - 1e-3, exact + 1.0, np.zeros(3)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["set_packing", "capacity_projection"]), st.integers(1, 40), st.integers(0, 10**6))
+def test_audit_is_violations_and_objective_in_one_call(kind: str, size: int, seed: int) -> None:
+    """The compiled audits the seam uses say what ``violations`` and ``objective`` say."""
+    rng = np.random.default_rng(seed)
+    model = generate(kind, size, rng)
+    for x in _candidates(model, rng):
+        problems, value = model.audit(x, tol=1e-6)
+        assert bool(problems) == bool(model.violations(x, tol=1e-6)), x
+        if not problems:
+            assert value == pytest.approx(model.objective(x), rel=1e-12, abs=1e-12)
+
+
+def test_solve_reuses_a_stateless_prepared_backend_only() -> None:
+    import importlib
+
+    seam = importlib.import_module("optsched.solve")
+    model = generate("set_packing", 12, np.random.default_rng(3))
+    first, again = optsched.solve(model, "greedy"), optsched.solve(model, "greedy")
+    assert again.extra["setup_s"] == 0.0 and first.objective == again.objective
+    assert any(key[:2] == (type(model), "greedy") for key in seam._REUSED)
+    optsched.solve(model, "highs")  # keeps a solver object between solves: prepared afresh each call
+    assert not any(key[1] == "highs" for key in seam._REUSED)
+    assert seam._reuse_key(model, "greedy", True, {"a": 1}) != seam._reuse_key(model, "greedy", True, {"a": True})
+    assert seam._reuse_key(model, None, True, {}) is None  # the default backend depends on the instance
+    with pytest.raises(TypeError, match="no field 'objectiv'"):
+        first.replace(objectiv=1.0)
 
 
 def test_gap_options_give_gap_limit_not_optimal(shared_data: Path) -> None:

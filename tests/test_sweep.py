@@ -176,6 +176,63 @@ def test_solve_sweep_batching_and_rerun(tmp_path: Path) -> None:
     assert (tmp_path / "a" / "results.csv").read_bytes() == res
 
 
+def _runs(n: int) -> list:
+    from optsched.sweep.grid import SweepRun
+
+    return [SweepRun(f"k{i}", "experiment", "esdp", "ESDP", i, "{}", "{}") for i in range(n)]
+
+
+def _rows(seconds: float, n: int) -> list[dict[str, str]]:
+    return [{"runtime_s": cell(seconds)} for _ in range(n)]
+
+
+def test_batches_fixed_size_hand_out_every_run_once() -> None:
+    from optsched.sweep.batches import Batches
+
+    batches = Batches(_runs(10), workers=2, fixed=3)
+    out = list(iter(batches.next, None))
+    assert [len(b) for b in out] == [3, 3, 3, 1] and batches.sizes == [3, 3, 3, 1]
+    assert [r.key for b in out for r in b] == [f"k{i}" for i in range(10)]
+
+
+def test_batches_adapt_to_the_measured_run_time() -> None:
+    from optsched.sweep.batches import MAX_BATCH, TARGET_BATCH_S, Batches
+
+    short = Batches(_runs(1000), workers=2)
+    assert len(short.next()) == 1 and len(short.next()) == 1  # probes until a run time is known
+    short.done(_rows(0.001, 2))  # 1 ms runs: the target would want 500, the cap is MAX_BATCH
+    assert len(short.next()) == MAX_BATCH
+    slow = Batches(_runs(1000), workers=2)
+    slow.next()
+    slow.done(_rows(TARGET_BATCH_S / 4, 1))  # a quarter of the target: four runs a batch
+    assert len(slow.next()) == 4
+    long = Batches(_runs(1000), workers=2)
+    long.next()
+    long.done(_rows(3.0, 1) + [{"runtime_s": ""}])  # runs longer than the target: one a batch; no time: ignored
+    assert len(long.next()) == 1
+    tail = Batches(_runs(12), workers=2)
+    tail.next()
+    tail.done(_rows(0.0001, 1))  # 11 left: at most ceil(11 / 4) = 3 a batch, two batches per worker at the end
+    assert len(tail.next()) == 3
+
+
+def test_workers_import_each_experiment_and_backend_once() -> None:
+    from optsched.sweep.grid import SweepRun
+    from optsched.sweep.runner import warm_modules
+
+    runs = [SweepRun("a", "experiment", "esdp", "ESDP", 0, "{}", "{}"),
+            SweepRun("b", "experiment", "esdp", "LCF", 1, "{}", "{}"),
+            SweepRun("c", "solve", "set_packing", "greedy", 0, "{}", "{}")]
+    assert warm_modules(runs) == ("optsched.esdp.experiments", "optsched.solvers.greedy_set_packing")
+
+
+def test_default_batching_gives_the_same_files(tmp_path: Path, esdp_sweep: tuple[Path, Path]) -> None:
+    cfg, pool = esdp_sweep
+    rep = run_sweep(cfg, tmp_path, executor="pool", workers=2, progress=False)
+    assert rep.ran == rep.total and rep.batches == len(list((tmp_path / "store").glob("part-*")))
+    assert (tmp_path / "results.csv").read_bytes() == pool.read_bytes()
+
+
 def test_dask_local_cluster_equals_pool(tmp_path: Path, esdp_sweep: tuple[Path, Path]) -> None:
     pytest.importorskip("distributed")
     cfg, pool = esdp_sweep

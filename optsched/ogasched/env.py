@@ -15,11 +15,18 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.ogasched.scenario import Scenario, expand_arrivals
-from optsched.ogasched.utilities import reward_parts
+from optsched.ogasched.utilities import reward_parts, reward_parts_gradient
 
 
 class SchedulingEnv:
-    """An :class:`optsched.policy.Environment` for one scenario and ``horizon`` slots."""
+    """An :class:`optsched.policy.Environment` for one scenario and ``horizon`` slots.
+
+    Feedback: the slot's reward, gain and overhead; and, once a policy has asked for full
+    information in its ``reset`` (:meth:`reveal_gradient`; OGASched does), the gradient (30)
+    of q(x(t), .) at the played decision, computed in the same compiled pass as the reward.
+    The gradient is a signal for the policy, not a metric (``SIGNALS``: not stacked)."""
+
+    SIGNALS = ("gradient",)
 
     def __init__(
         self,
@@ -63,11 +70,19 @@ class SchedulingEnv:
         self.counts = self.draw_counts(rng)
         self.arrivals = self.arrivals_from_counts(self.counts)
         self._t = 0
+        self._gradient = False
+
+    def reveal_gradient(self) -> None:
+        """Add the gradient at the played decision to every slot's feedback until the next reset."""
+        self._gradient = True
 
     def observe(self, t: int) -> np.ndarray:
         self._t = t
         return self.arrivals[t]
 
     def step(self, action: np.ndarray) -> Mapping[str, Any]:
+        if self._gradient:
+            gain, overhead, grad = reward_parts_gradient(self.scenario, self.arrivals[self._t], action)
+            return {"reward": gain - overhead, "gain": gain, "overhead": overhead, "gradient": grad}
         gain, overhead = reward_parts(self.scenario, self.arrivals[self._t], action)
         return {"reward": gain - overhead, "gain": gain, "overhead": overhead}

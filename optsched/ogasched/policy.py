@@ -69,17 +69,21 @@ class OGASched:
         self.y = np.zeros((scn.n_edges, scn.n_resources))
         self._polytope = CapacityProjection(z=self.y.reshape(-1), upper=scn.upper.reshape(-1), group=scn.group,
                                             capacity=scn.capacity.reshape(-1))
+        if hasattr(env, "reveal_gradient"):
+            env.reveal_gradient()  # full information: the gradient comes with the reward, one pass for both
 
     def act(self, observation: np.ndarray) -> np.ndarray:
         self.x = observation
         return self.y
 
-    def update(self, x: np.ndarray) -> None:
-        """Steps 4-5 and 32-33 of Algorithm 1 for the arrivals x(t) of the slot just played."""
-        grad = gradient(self.scn, x, self.y)
+    def update(self, x: np.ndarray, grad: np.ndarray | None = None) -> None:
+        """Steps 4-5 and 32-33 of Algorithm 1 for the arrivals x(t) of the slot just played;
+        ``grad``: the gradient (30) at (x, y(t)) when the feedback brought it."""
+        if grad is None:
+            grad = gradient(self.scn, x, self.y)
         z = self.y + self._step(self, grad) * grad
         self.y = self.solver.solution(self._polytope.with_z(z.reshape(-1))).reshape(self.y.shape)
         self.t += 1
 
     def observe(self, feedback: Mapping[str, Any]) -> None:
-        self.update(self.x)
+        self.update(self.x, feedback.get("gradient"))

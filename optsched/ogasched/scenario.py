@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from optsched.models.validate import float_array, index_array, positive_int
 from optsched.ogasched.utilities import UTILITY_KINDS
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +96,8 @@ class Scenario:
     def port_incidence(self) -> sp.csr_matrix:
         """(L, E) 0-1 matrix: P @ y sums a per-channel array over R_l for each port."""
         E = self.n_edges
+        import scipy.sparse as sp
+
         return sp.csr_matrix((np.ones(E), (self.edge_port, np.arange(E))), shape=(self.n_ports, E))
 
     @cached_property
@@ -117,6 +121,8 @@ class Scenario:
     def node_incidence(self) -> sp.csr_matrix:
         """(R, E) 0-1 matrix: N @ y is the load of each node, the left side of (6)."""
         E = self.n_edges
+        import scipy.sparse as sp
+
         return sp.csr_matrix((np.ones(E), (self.edge_node, np.arange(E))), shape=(self.n_nodes, E))
 
     @cached_property

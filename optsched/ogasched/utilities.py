@@ -10,8 +10,8 @@ and its (super)gradient is (30):
 
 (ties in (27) go to the smallest k; any choice gives a supergradient of the concave q).
 Gain and overhead come from one compiled pass over the arrived ports, the gradient from
-another (:mod:`optsched.ogasched.utility_kernel`); ``UTILITY_KINDS`` holds the numpy formulas
-they follow.
+another, or all three from one (:mod:`optsched.ogasched.utility_kernel`); ``UTILITY_KINDS``
+holds the numpy formulas they follow.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ def _compiled():
     """The kernels of :mod:`optsched.ogasched.utility_kernel` (numba imported at the first call)."""
     global _kernels
     if _kernels is None:
-        from optsched.ogasched.utility_kernel import slot_gradient, slot_terms
+        from optsched.ogasched.utility_kernel import slot_gradient, slot_terms, slot_terms_gradient
 
-        _kernels = slot_terms, slot_gradient
+        _kernels = slot_terms, slot_gradient, slot_terms_gradient
     return _kernels
 
 
@@ -55,13 +55,19 @@ def reward(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> float:
 
 def reward_parts(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(computation gain, communication overhead) of q(x, y), summed over arrived ports (Fig. 6)."""
-    slot_terms, _ = _compiled()
-    return slot_terms(*_flat(scn, x, y))
+    return _compiled()[0](*_flat(scn, x, y))
 
 
 def gradient(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """(E, K) gradient (30) of q(x, .) at y, in one compiled pass (f' and k*_l of (27))."""
-    _, slot_gradient = _compiled()
     grad = np.empty((scn.n_edges, scn.n_resources))
-    slot_gradient(*_flat(scn, x, y), grad.reshape(-1))
+    _compiled()[1](*_flat(scn, x, y), grad.reshape(-1))
     return grad
+
+
+def reward_parts_gradient(scn: "Scenario", x: np.ndarray, y: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """:func:`reward_parts` and :func:`gradient` at the same (x, y) in one compiled pass (the
+    full-information feedback of a slot, :class:`optsched.ogasched.env.SchedulingEnv`)."""
+    grad = np.empty((scn.n_edges, scn.n_resources))
+    gain, overhead = _compiled()[2](*_flat(scn, x, y), grad.reshape(-1))
+    return gain, overhead, grad

@@ -117,3 +117,50 @@ def slot_gradient(x, y, port_ptr, kind_ptr, channel, beta, alpha, grad):  # prag
             grad[e * K + kstar] -= b
             for k in range(K):
                 grad[e * K + k] *= xl
+
+
+@njit(cache=True)
+def slot_terms_gradient(x, y, port_ptr, kind_ptr, channel, beta, alpha, grad):  # pragma: no cover - numba
+    """:func:`slot_terms` and :func:`slot_gradient` in one pass over the arrived ports (the
+    same operations in the same order, so the same gain, overhead and gradient bit for bit):
+    f and f' of a channel are evaluated together, k*_l of (27) once for both."""
+    L = port_ptr.size - 1
+    K = beta.size
+    port_sum = np.empty(K)
+    grad[:] = 0.0
+    gain_total = 0.0
+    overhead_total = 0.0
+    for l in range(L):
+        xl = x[l]
+        if xl == 0.0:
+            continue
+        gain = 0.0
+        for j in range(kind_ptr[l, LINEAR], kind_ptr[l, LINEAR + 1]):
+            i = channel[j]
+            gain += alpha[i] * y[i]
+            grad[i] = alpha[i]
+        for j in range(kind_ptr[l, LOG], kind_ptr[l, LOG + 1]):
+            i = channel[j]
+            gain += alpha[i] * _log1p(y[i])
+            grad[i] = alpha[i] / (y[i] + 1.0)
+        for j in range(kind_ptr[l, RECIPROCAL], kind_ptr[l, RECIPROCAL + 1]):
+            i = channel[j]
+            a = alpha[i]
+            gain += 1.0 / a - 1.0 / (y[i] + a)
+            v = y[i] + a
+            grad[i] = 1.0 / (v * v)
+        for j in range(kind_ptr[l, POLY], kind_ptr[l, POLY + 1]):
+            i = channel[j]
+            a = alpha[i]
+            root = math.sqrt(y[i] + 1.0)
+            gain += a * root - a
+            grad[i] = 0.5 * a / root
+        kstar = _port_kstar(y, port_ptr[l], port_ptr[l + 1], beta, port_sum)
+        b = beta[kstar]
+        gain_total += xl * gain
+        overhead_total += xl * (port_sum[kstar] * b)
+        for e in range(port_ptr[l], port_ptr[l + 1]):
+            grad[e * K + kstar] -= b
+            for k in range(K):
+                grad[e * K + k] *= xl
+    return gain_total, overhead_total

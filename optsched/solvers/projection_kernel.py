@@ -58,10 +58,9 @@ def _brute_threshold(zs, ys, a, b, c):  # pragma: no cover - numba
                 v = zs[i] - bp
                 v = v if v > 0.0 else 0.0
                 f += v if v < ys[i] else ys[i]
-            if f > c:
-                t_lo = bp if bp > t_lo else t_lo
-            else:
-                t_hi = bp if bp < t_hi else t_hi
+            above = f > c  # selects, not branches: which side a breakpoint falls on is data
+            t_lo = bp if above & (bp > t_lo) else t_lo
+            t_hi = bp if (not above) & (bp < t_hi) else t_hi
     total = 0.0
     n_mid = 0
     for i in range(a, b):

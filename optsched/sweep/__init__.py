@@ -38,8 +38,11 @@ tls://host:8786`` (with ``--dask-ca``, ``--dask-cert``, ``--dask-key`` or dask's
 for a trusted scheduler only (no encryption or authentication, and results are unpickled),
 ``--dask tcp://host:8786`` an existing cluster (its workers need optsched installed; ``pip
 install "optsched[dask]"``). One sweep per output directory at a time: the store's lock
-(:meth:`optsched.sweep.store.Store.locked`) refuses a second. Runs are batched into tasks of ``--batch-size`` runs (default: about 8
-tasks per worker, 1..64 runs each). Only the calling process writes files. A tqdm bar
+(:meth:`optsched.sweep.store.Store.locked`) refuses a second. Runs are batched into tasks of ``--batch-size`` runs; by default
+the batches adapt to task length (:mod:`optsched.sweep.batches`: one run per worker first,
+then about half a second of runs per task at the measured run time, 1..64 runs, two tasks
+per worker kept for the end). Workers import each experiment's or backend's module once,
+before their first task. Only the calling process writes files. A tqdm bar
 (stderr, only on a terminal) shows done / total and the ETA.
 """
 

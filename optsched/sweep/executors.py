@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from optsched.sweep.batches import Batches
 from optsched.sweep.grid import SweepRun, canonical_json
 from optsched.sweep.store import Row, cell
 
@@ -81,10 +82,12 @@ def _alive(pid: int) -> bool:
         return True
 
 
-def _pool_worker(parent: int) -> None:
-    """Pool-worker setup: quiet runs, and exit when the sweep process is gone (a SIGKILLed
-    sweep cannot shut its pool down; its workers would otherwise wait forever)."""
+def _pool_worker(parent: int, warm: Sequence[str] = ()) -> None:
+    """Pool-worker setup: quiet runs, the imports of ``warm``, and exit when the sweep process
+    is gone (a SIGKILLed sweep cannot shut its pool down; its workers would otherwise wait
+    forever)."""
     _quiet_worker()
+    warm_worker(warm)
 
     def watch() -> None:
         while _alive(parent):
@@ -129,27 +132,55 @@ def run_batch(runs: Sequence[SweepRun]) -> list[Row]:
 OnDone = Callable[[list[Row]], None]
 
 
-def run_serial(batches: list[list[SweepRun]], on_done: OnDone) -> None:
-    for batch in batches:
-        on_done(run_batch(batch))
+def warm_worker(modules: Sequence[str]) -> None:
+    """Import what the runs need (a paper's experiment module, solver packages) once per worker
+    process, before its first task: no batch pays for it."""
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # a run that needs it reports the error itself
+            pass
 
 
-def run_pool(batches: list[list[SweepRun]], on_done: OnDone, *, workers: int) -> None:
+def run_serial(batches: Batches, on_done: OnDone) -> None:
+    while (batch := batches.next()) is not None:
+        rows = run_batch(batch)
+        batches.done(rows)
+        on_done(rows)
+
+
+def _in_flight(workers: int) -> int:
+    return 2 * workers  # a worker always has its next batch queued
+
+
+def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[str] = ()) -> None:
     """A ``ProcessPoolExecutor`` (forkserver start method: safe with threads in the parent,
-    and the server imports numpy and this module once for every worker)."""
+    and the server imports numpy and this module once for every worker; each worker then
+    imports ``warm`` once). Batches are submitted as earlier ones finish, so their size can
+    follow the measured run times (:class:`~optsched.sweep.batches.Batches`)."""
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":
         ctx.set_forkserver_preload(["optsched.sweep.executors"])
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_worker,
-                               initargs=(os.getpid(),))
+                               initargs=(os.getpid(), tuple(warm)))
     try:
-        futures = [pool.submit(run_batch, b) for b in batches]
-        for fut in as_completed(futures):
-            on_done(fut.result())
+        running = set()
+        while True:
+            while len(running) < _in_flight(workers) and (batch := batches.next()) is not None:
+                running.add(pool.submit(run_batch, batch))
+            if not running:
+                break
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                rows = fut.result()
+                batches.done(rows)
+                on_done(rows)
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
@@ -228,7 +259,8 @@ def _security(tls: DaskTLS | None) -> Any:
     return sec
 
 
-def run_dask(batches: list[list[SweepRun]], on_done: OnDone, *, address: str, workers: int, tls: DaskTLS | None = None) -> None:
+def run_dask(batches: Batches, on_done: OnDone, *, address: str, workers: int, tls: DaskTLS | None = None,
+             warm: Sequence[str] = ()) -> None:
     """``address = "local"`` starts a LocalCluster of ``workers`` single-threaded processes;
     any other address is a running scheduler reached with ``Client``: ``tls://host:8786``
     with the certificates of ``tls`` (:class:`DaskTLS`), or a trusted ``tcp://host:8786``
@@ -251,9 +283,21 @@ def run_dask(batches: list[list[SweepRun]], on_done: OnDone, *, address: str, wo
                 raise ValueError(f"--dask: cannot connect to {address!r}: {exc}") from None
         try:
             client.run(_quiet_worker)
-            futures = client.map(run_batch, batches, pure=False)
-            for fut in as_completed(futures):
-                on_done(fut.result())
+            client.run(warm_worker, tuple(warm))
+            slots = _in_flight(len(client.scheduler_info().get("workers", {})) or workers)
+            pending = as_completed()
+            for _ in range(slots):
+                batch = batches.next()
+                if batch is None:
+                    break
+                pending.add(client.submit(run_batch, batch, pure=False))
+            for fut in pending:
+                rows = fut.result()
+                batches.done(rows)
+                on_done(rows)
+                batch = batches.next()
+                if batch is not None:
+                    pending.add(client.submit(run_batch, batch, pure=False))
         finally:
             client.close()
     finally:

@@ -8,6 +8,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from optsched.sweep.batches import Batches
 from optsched.sweep.executors import TIMING_COLUMNS, DaskTLS, check_dask_address, run_dask, run_pool, run_serial
 from optsched.sweep.grid import SweepRun, SweepConfig, expand, load_sweep
 from optsched.sweep.store import Row, Store, cell, column_order, write_table
@@ -25,18 +26,27 @@ class SweepReport:
     ran: int
     executor: str
     workers: int
-    batch_size: int
+    batch_size: int  # the largest batch
+    batches: int
     wall_s: float
     files: tuple[Path, ...]
 
 
-def default_batch_size(pending: int, workers: int) -> int:
-    """About 8 tasks per worker (load balance, small resume loss), 1..64 runs each."""
-    return max(1, min(64, pending // (8 * max(1, workers))))
+def warm_modules(runs: list[SweepRun]) -> tuple[str, ...]:
+    """The modules a worker imports once before its first task: each experiment's module (the
+    paper's sweep metrics) and each backend's."""
+    from optsched.papers import get_paper
+    from optsched.solvers.registry import get_backend
 
-
-def batched(runs: list[SweepRun], size: int) -> list[list[SweepRun]]:
-    return [runs[i : i + size] for i in range(0, len(runs), size)]
+    names: set[str] = set()
+    for kind, target, variant in {(r.kind, r.target, r.variant) for r in runs}:
+        if kind == "experiment":
+            sweep = get_paper(target).sweep
+            if sweep is not None:
+                names.add(sweep.metrics.__module__)
+        else:
+            names.add(type(get_backend(variant)).__module__)
+    return tuple(sorted(names))
 
 
 def run_sweep(
@@ -79,8 +89,8 @@ def run_sweep(
         store.clean()
         stored = store.keys()
         pending = [r for r in runs if r.key not in stored]
-        size = batch_size or default_batch_size(len(pending), n_workers)
-        batches = batched(pending, size)
+        batches = Batches(pending, n_workers, batch_size)
+        warm = warm_modules(pending) if executor != "serial" else ()
 
         from tqdm import tqdm
 
@@ -97,20 +107,22 @@ def run_sweep(
                 if executor == "serial":
                     run_serial(batches, on_done)
                 elif executor == "pool":
-                    run_pool(batches, on_done, workers=n_workers)
+                    run_pool(batches, on_done, workers=n_workers, warm=warm)
                 else:
-                    run_dask(batches, on_done, address=dask_address, workers=n_workers, tls=dask_tls)
+                    run_dask(batches, on_done, address=dask_address, workers=n_workers, tls=dask_tls, warm=warm)
         finally:
             bar.close()
         wall = time.perf_counter() - start
         files = consolidate(store, keys, out)
         meta = {"sweep": asdict(spec), "runs": len(runs), "stored_before": len(runs) - len(pending), "ran": len(pending),
-                "executor": executor, "workers": n_workers, "batch_size": size, "wall_s": wall}
+                "executor": executor, "workers": n_workers, "batch_size": max(batches.sizes, default=0),
+                "batches": len(batches.sizes), "wall_s": wall}
         from optsched.artifacts import package_versions, write_metadata
 
         meta["versions"] = package_versions()
         files.append(write_metadata(out / METADATA, meta))
-        return SweepReport(len(runs), len(runs) - len(pending), len(pending), executor, n_workers, size, wall, tuple(files))
+        return SweepReport(len(runs), len(runs) - len(pending), len(pending), executor, n_workers,
+                           max(batches.sizes, default=0), len(batches.sizes), wall, tuple(files))
 
 
 def consolidate(store: Store, keys: list[str], out: Path) -> list[Path]:
@@ -152,4 +164,4 @@ def with_best_bounds(rows: list[Row]) -> list[Row]:
     return out
 
 
-__all__ = ["SweepReport", "consolidate", "default_batch_size", "run_sweep"]
+__all__ = ["SweepReport", "consolidate", "run_sweep", "warm_modules"]
