@@ -14,12 +14,14 @@ for them: ``optsched.solve`` with verification on, ``--seeds`` fresh instances o
 ``generate("set_packing", N)``, each backend's ``Result.runtime_s`` (the backend call) and the
 wall time of the whole call, interleaved (greedy right after CP-SAT: cold caches) and back to
 back (warm), medians and their ratio; and where greedy's whole call goes (``prepare``, the
-backend call, the re-check of ``finish``: ``violations`` and ``objective``). Measured
-(2 cores, load ~1.3; ``--seam 50 --seeds 60``): runtime_s CP-SAT / greedy 139x interleaved,
-~460x back to back; whole call 29x interleaved, ~75x back to back (was 40x / 17x before the
-greedy path was compiled end to end). The whole call's remaining ~30 us warm are the seam's
-(``optsched.solve``: prepare ~6 us, admits ~2 us, violations ~8 us, objective ~2 us, result
-copies ~2 us) and cold caches add ~6 us to any compiled call after a CP-SAT solve.
+backend call, the re-check of ``finish``: the model's compiled ``audit``; in parentheses the
+numpy ``violations`` and ``objective`` it replaces). Measured
+(2 cores, load ~1.0; ``--seam 50 --seeds 60``; 2026-11-24): runtime_s CP-SAT / greedy 146x
+interleaved, 340x back to back; whole call 54x interleaved, 127x back to back (the commit
+before ``Model.audit`` and the reused prepared backend, same run of this script: 26x / 53x).
+The whole call's ~18 us warm: prepare of a reused stateless backend ~1 us, admits ~2.4 us,
+the backend call ~6.5 us (kernel ~5 us), the compiled audit ~4 us, one result copy ~2 us;
+cold caches add ~30 us to any call right after a CP-SAT solve.
 """
 
 from __future__ import annotations
@@ -134,8 +136,9 @@ def seam_comparison(n: int, seeds: int) -> None:
         "  Prepared.solve": lambda m, x: prepared.solve(m),
         "    admits": lambda m, x: backend.admits(m),
         "    backend.run": lambda m, x: backend.run(m, time_limit=None, options={}, state=None),
-        "    violations": lambda m, x: m.violations(x),
-        "    objective": lambda m, x: m.objective(x),
+        "    audit": lambda m, x: m.audit(x, tol=1e-6),
+        "  (violations": lambda m, x: m.violations(x),
+        "  (objective": lambda m, x: m.objective(x),
     }
     print(f"# greedy's whole call, warm (us per call over {len(models)} instances)")
     for label, fn in parts.items():
