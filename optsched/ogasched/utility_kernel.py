@@ -123,7 +123,9 @@ def slot_gradient(x, y, port_ptr, kind_ptr, channel, beta, alpha, grad):  # prag
 def slot_terms_gradient(x, y, port_ptr, kind_ptr, channel, beta, alpha, grad):  # pragma: no cover - numba
     """:func:`slot_terms` and :func:`slot_gradient` in one pass over the arrived ports (the
     same operations in the same order, so the same gain, overhead and gradient bit for bit):
-    f and f' of a channel are evaluated together, k*_l of (27) once for both."""
+    f and f' of a channel are evaluated together, k*_l of (27) once for both. Written out, not
+    built from their loops: shared per-port helpers (a pass for f, another for f') measured
+    74 us a slot against 57 us at the ``large`` preset."""
     L = port_ptr.size - 1
     K = beta.size
     port_sum = np.empty(K)
