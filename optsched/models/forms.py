@@ -198,7 +198,7 @@ class StandardForm:
         if not self.is_mip:
             return "CLARABEL", {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
         if self.integrality.all():
-            return "HIGHS", {"mip_rel_gap": 0.0, "mip_abs_gap": 0.0}
+            return "HIGHS", {"mip_rel_gap": 0.0, "mip_abs_gap": 0.0, "presolve_rule_off": HIGHS_MIP_PRESOLVE_RULE_OFF}
         return "SCIP", {"scip_params": {"limits/gap": 0.0, "limits/absgap": 0.0}}
 
     def traits(self) -> "Traits":
@@ -219,6 +219,12 @@ class StandardForm:
             and whole(self.col_lower)
             and whole(self.col_upper)
         )
+
+
+# HiGHS 1.14's MIP presolve rule 13 (parallel rows and columns) returns wrong "optimal" answers
+# on programs with duplicate 0-1 columns (the example is in optsched/solvers/highs.py): every
+# HiGHS MIP optsched runs, directly or through cvxpy or Pyomo, switches it off.
+HIGHS_MIP_PRESOLVE_RULE_OFF = 1 << 13
 
 
 def all_binary_rows(n: int, start: int, stop: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import StandardForm, as_standard, lower_triangle
+from optsched.models.forms import HIGHS_MIP_PRESOLVE_RULE_OFF, StandardForm, as_standard, lower_triangle
 from optsched.result import Result, Termination
 import time
 
@@ -50,8 +50,9 @@ def highs_termination(name: str) -> Termination:
 # it reports 6 (x1, x2, x3) where 8 (x0..x3) is optimal; with the rule off it finds 8. Found by the
 # fuzz long run (tests/test_fuzz.py, budgeted_ip "ties"); the same class of fault as HiGHS
 # issues #2204 and #3073. Every HiGHS MIP here (highs, escb_oa, pyomo with HiGHS) switches the
-# rule off unless the caller sets ``presolve_rule_off`` itself.
-MIP_PRESOLVE_RULE_OFF = 1 << 13
+# rule off unless the caller sets ``presolve_rule_off`` itself (cvxpy's HiGHS too: it returned
+# the same 6 through cvxpy until its default options carried the rule off).
+MIP_PRESOLVE_RULE_OFF = HIGHS_MIP_PRESOLVE_RULE_OFF
 
 # HiGHS options a caller may forward (``highs_options``, and Pyomo's ``solver_options`` with
 # HiGHS): algorithm choices, limits and tolerances. Nothing that writes or reads files, prints,
