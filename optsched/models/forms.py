@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol, cast
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, cast
 
 import numpy as np
 
@@ -193,12 +194,12 @@ class StandardForm:
 
     def cvxpy_solver(self) -> tuple[str, dict[str, Any]]:
         """The cvxpy solver that solves this program exactly: Clarabel at 1e-10 for LPs and QPs,
-        HiGHS with no gap for pure-integer programs, SCIP for mixed-integer ones (HiGHS 1.14 returned
+        HiGHS with no gap and ``HIGHS_MIP_ORACLE_OPTIONS`` for pure-integer programs, SCIP for mixed-integer ones (HiGHS 1.14 returned
         wrong optima on those, solvers/highs.py)."""
         if not self.is_mip:
             return "CLARABEL", {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
         if self.integrality.all():
-            return "HIGHS", {"mip_rel_gap": 0.0, "mip_abs_gap": 0.0, "presolve_rule_off": HIGHS_MIP_PRESOLVE_RULE_OFF}
+            return "HIGHS", {"mip_rel_gap": 0.0, "mip_abs_gap": 0.0, **HIGHS_MIP_ORACLE_OPTIONS}
         return "SCIP", {"scip_params": {"limits/gap": 0.0, "limits/absgap": 0.0}}
 
     def traits(self) -> "Traits":
@@ -221,10 +222,19 @@ class StandardForm:
         )
 
 
-# HiGHS 1.14's MIP presolve rule 13 (parallel rows and columns) returns wrong "optimal" answers
-# on programs with duplicate 0-1 columns (the example is in optsched/solvers/highs.py): every
-# HiGHS MIP optsched runs, directly or through cvxpy or Pyomo, switches it off.
+# What a HiGHS MIP needs to be an oracle, for every route optsched takes to HiGHS (the highs
+# backend, cvxpy, Pyomo); the measurements behind each are in optsched/solvers/highs.py.
+# - presolve rule 13 (parallel rows and columns) off: HiGHS 1.14 returns wrong "optimal" answers
+#   on programs with duplicate 0-1 columns;
+# - tight tolerances: HiGHS's defaults treat a cost of 1e-9 beside 1 as zero.
 HIGHS_MIP_PRESOLVE_RULE_OFF = 1 << 13
+HIGHS_MIP_ORACLE_OPTIONS: Mapping[str, float] = MappingProxyType({
+    "small_matrix_value": 1e-12,
+    "primal_feasibility_tolerance": 1e-10,
+    "dual_feasibility_tolerance": 1e-10,
+    "mip_feasibility_tolerance": 1e-10,
+    "presolve_rule_off": HIGHS_MIP_PRESOLVE_RULE_OFF,
+})
 
 
 def all_binary_rows(n: int, start: int, stop: int) -> np.ndarray:

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_MIP_PRESOLVE_RULE_OFF, as_cvxpy
+from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy
 from optsched.result import Result, Termination
 import time
 
@@ -53,6 +53,7 @@ ALLOWED_SOLVER_OPTIONS = frozenset({
     "max_iters", "normalize", "scale", "acceleration_lookback", "use_indirect",
     # HiGHS (through cvxpy)
     "mip_rel_gap", "mip_abs_gap", "presolve", "presolve_rule_off", "primal_feasibility_tolerance", "dual_feasibility_tolerance",
+    "mip_feasibility_tolerance", "small_matrix_value",
 })
 SOLVERS = ("CLARABEL", "OSQP", "SCS", "HIGHS")
 
@@ -84,8 +85,8 @@ class CvxpyBackend(Backend):
         if options["solver"] is not None:
             solver, solver_options = options["solver"], {}
         solver_options = {**solver_options, **(options["solver_options"] or {})}
-        if solver == "HIGHS" and problem.is_mixed_integer():
-            solver_options.setdefault("presolve_rule_off", HIGHS_MIP_PRESOLVE_RULE_OFF)  # models/forms.py
+        if solver == "HIGHS" and problem.is_mixed_integer():  # what a HiGHS MIP needs (models/forms.py)
+            solver_options = {**HIGHS_MIP_ORACLE_OPTIONS, **solver_options}
         left = remaining(time_limit, start)
         if left is not None and TIME_LIMIT_KEYS.get(solver) is not None:
             # OSQP reads 0 as "no limit": the smallest positive limit stops after one check

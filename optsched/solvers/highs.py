@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_MIP_PRESOLVE_RULE_OFF, StandardForm, as_standard, lower_triangle
+from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, HIGHS_MIP_PRESOLVE_RULE_OFF, StandardForm, as_standard, lower_triangle
 from optsched.result import Result, Termination
 import time
 
@@ -51,7 +51,7 @@ def highs_termination(name: str) -> Termination:
 # fuzz long run (tests/test_fuzz.py, budgeted_ip "ties"); the same class of fault as HiGHS
 # issues #2204 and #3073. Every HiGHS MIP here (highs, escb_oa, pyomo with HiGHS) switches the
 # rule off unless the caller sets ``presolve_rule_off`` itself (cvxpy's HiGHS too: it returned
-# the same 6 through cvxpy until its default options carried the rule off).
+# the same 6 through cvxpy until it got the options of ``HIGHS_MIP_ORACLE_OPTIONS``).
 MIP_PRESOLVE_RULE_OFF = HIGHS_MIP_PRESOLVE_RULE_OFF
 
 # HiGHS options a caller may forward (``highs_options``, and Pyomo's ``solver_options`` with
@@ -91,12 +91,7 @@ QP_ITERATION_LIMIT = 100_000
 # made 15 of 1,500 random set packings with weights in {0, 1e-9, 1, 2} come back "optimal" 1e-9
 # short of brute force, and small_matrix_value 1e-9 (entries at or below it are dropped) one more
 # in the 10^4 fuzz run. With these none did. An oracle needs them.
-ORACLE_TOLERANCES: Mapping[str, float] = {
-    "small_matrix_value": 1e-12,
-    "primal_feasibility_tolerance": 1e-10,
-    "dual_feasibility_tolerance": 1e-10,
-    "mip_feasibility_tolerance": 1e-10,
-}
+ORACLE_TOLERANCES: Mapping[str, float] = {k: v for k, v in HIGHS_MIP_ORACLE_OPTIONS.items() if k != "presolve_rule_off"}
 _DEFAULT_TOLERANCES: Mapping[str, float] = {
     "small_matrix_value": 1e-9,
     "primal_feasibility_tolerance": 1e-7,

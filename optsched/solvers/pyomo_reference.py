@@ -101,12 +101,11 @@ class PyomoBackend(Backend):
         }
         if getattr(model, "is_mip_formulation", True):
             kwargs["rel_gap"] = float(options["rel_gap"])
-            if name == "highs":  # HiGHS 1.14 presolve fault: see optsched/solvers/highs.py
-                from optsched.solvers.highs import MIP_PRESOLVE_RULE_OFF, ORACLE_TOLERANCES
+            if name == "highs":  # what a HiGHS MIP needs to be an oracle (models/forms.py)
+                from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS
 
-                kwargs["solver_options"].setdefault("presolve_rule_off", MIP_PRESOLVE_RULE_OFF)
                 kwargs["solver_options"].setdefault("mip_abs_gap", 0.0)  # as the highs backend
-                for key, value in ORACLE_TOLERANCES.items():
+                for key, value in HIGHS_MIP_ORACLE_OPTIONS.items():
                     kwargs["solver_options"].setdefault(key, value)
         if name == "scip_direct":
             from optsched.solvers.scip import ORACLE_PARAMS
