@@ -246,13 +246,28 @@ def test_delorme_known_optima(shared_data, name: str, backend: str) -> None:
 @pytest.mark.shared_data
 @pytest.mark.parametrize("backend", ["cpsat", "highs", "pyomo"])
 def test_delorme_all_proven_optima(shared_data, backend: str) -> None:
+    """Every instance HiGHS proved: the same optimum, proven within 300 s; CP-SAT may stop at
+    the limit only on the instances listed in ``CPSAT_UNPROVEN_IN_300S``, and then its answer
+    must still bracket the optimum (objective <= optimum <= bound)."""
+    unproven = []
     for name, row in _known_optima(shared_data).items():
         if not row["highs_status"].startswith("proven") or not (shared_data / "setpacking" / f"{name}.dat").exists():
             continue
         model = load_instance(shared_data / "setpacking" / f"{name}.dat")
         res = optsched.solve(model, backend, time_limit=300)
+        optimum = float(row["highs_value"])
+        if backend == "cpsat" and res.termination is Termination.TIME_LIMIT:
+            assert res.ok and res.objective <= optimum + 1e-9 <= res.bound + 2e-9, name
+            unproven.append(name)
+            continue
         assert res.termination is Termination.OPTIMAL, name
-        assert res.objective == pytest.approx(float(row["highs_value"])), name
+        assert res.objective == pytest.approx(optimum), name
+    assert set(unproven) <= CPSAT_UNPROVEN_IN_300S, unproven
+
+
+# CP-SAT does not prove these within 300 s on 2 cores (2026-11-24: pb_200rnd0300 found 731, the
+# optimum, with bound 1202 at one worker and 1200 at two); HiGHS proves them
+CPSAT_UNPROVEN_IN_300S = {"pb_200rnd0300"}
 
 
 @pytest.mark.shared_data
