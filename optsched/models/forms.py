@@ -227,13 +227,12 @@ class StandardForm:
 # - presolve rule 13 (parallel rows and columns) off: HiGHS 1.14 returns wrong "optimal" answers
 #   on programs with duplicate 0-1 columns;
 # - tight tolerances: HiGHS's defaults treat a cost of 1e-9 beside 1 as zero.
-HIGHS_MIP_PRESOLVE_RULE_OFF = 1 << 13
 HIGHS_MIP_ORACLE_OPTIONS: Mapping[str, float] = MappingProxyType({
     "small_matrix_value": 1e-12,
     "primal_feasibility_tolerance": 1e-10,
     "dual_feasibility_tolerance": 1e-10,
     "mip_feasibility_tolerance": 1e-10,
-    "presolve_rule_off": HIGHS_MIP_PRESOLVE_RULE_OFF,
+    "presolve_rule_off": 1 << 13,
 })
 
 

@@ -427,8 +427,8 @@ class SetPackingBatch(Model):
 
 
 # --- the kinds' generators --------------------------------------------------------------------------------
-# rtol 1e-9: exact only with HiGHS's ORACLE_TOLERANCES (the fuzz variant extreme_weights mixes
-# weights 1 and 1e-9, which HiGHS's defaults treat as zero).
+# rtol 1e-9: exact only with HiGHS's HIGHS_MIP_ORACLE_OPTIONS, models/forms.py (the fuzz variant
+# extreme_weights mixes weights 1 and 1e-9, which HiGHS's defaults treat as zero).
 @register_generator("set_packing", quick=(20, 50, 200), full=(10, 20, 50, 100, 200, 500, 1000), tiny=6, rtol=1e-9)
 def set_packing(size: int, rng: np.random.Generator) -> Model:
     """N = M = ``size`` (sets = elements), set sizes 1..4, weights U[0, 1)

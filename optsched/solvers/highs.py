@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, HIGHS_MIP_PRESOLVE_RULE_OFF, StandardForm, as_standard, lower_triangle
+from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, StandardForm, as_standard, lower_triangle
 from optsched.result import Result, Termination
 import time
 
@@ -51,8 +51,7 @@ def highs_termination(name: str) -> Termination:
 # fuzz long run (tests/test_fuzz.py, budgeted_ip "ties"); the same class of fault as HiGHS
 # issues #2204 and #3073. Every HiGHS MIP here (highs, escb_oa, pyomo with HiGHS) switches the
 # rule off unless the caller sets ``presolve_rule_off`` itself (cvxpy's HiGHS too: it returned
-# the same 6 through cvxpy until it got the options of ``HIGHS_MIP_ORACLE_OPTIONS``).
-MIP_PRESOLVE_RULE_OFF = HIGHS_MIP_PRESOLVE_RULE_OFF
+# the same 6 through cvxpy until it got ``HIGHS_MIP_ORACLE_OPTIONS``, models/forms.py).
 
 # HiGHS options a caller may forward (``highs_options``, and Pyomo's ``solver_options`` with
 # HiGHS): algorithm choices, limits and tolerances. Nothing that writes or reads files, prints,
@@ -90,8 +89,8 @@ QP_ITERATION_LIMIT = 100_000
 # costs of 1e-9 beside 1 as zero: feasibility tolerances 1e-7 (MIP 1e-6)
 # made 15 of 1,500 random set packings with weights in {0, 1e-9, 1, 2} come back "optimal" 1e-9
 # short of brute force, and small_matrix_value 1e-9 (entries at or below it are dropped) one more
-# in the 10^4 fuzz run. With these none did. An oracle needs them.
-ORACLE_TOLERANCES: Mapping[str, float] = {k: v for k, v in HIGHS_MIP_ORACLE_OPTIONS.items() if k != "presolve_rule_off"}
+# in the 10^4 fuzz run. With these none did. An oracle needs them: they are, with the rule off
+# above, ``HIGHS_MIP_ORACLE_OPTIONS``; a non-MIP gets HiGHS's defaults back.
 _DEFAULT_TOLERANCES: Mapping[str, float] = {
     "small_matrix_value": 1e-9,
     "primal_feasibility_tolerance": 1e-7,
@@ -223,12 +222,10 @@ class HighsBackend(Backend):
         h = session.h
         _apply_options(h, options)
         own = options["highs_options"] or {}
-        # the oracle tolerances for MIPs, HiGHS's defaults otherwise (the object may switch kinds)
-        for key, value in (ORACLE_TOLERANCES if form.is_mip else _DEFAULT_TOLERANCES).items():
+        # the oracle options for MIPs, HiGHS's default tolerances otherwise (the object may switch kinds)
+        for key, value in (HIGHS_MIP_ORACLE_OPTIONS if form.is_mip else _DEFAULT_TOLERANCES).items():
             if key not in own:
                 set_option(h, key, value)
-        if form.is_mip and "presolve_rule_off" not in own:
-            set_option(h, "presolve_rule_off", MIP_PRESOLVE_RULE_OFF)
         if form.hessian is not None and "qp_iteration_limit" not in own:  # HiGHS 1.14's QP cycles (above)
             set_option(h, "qp_iteration_limit", max(QP_ITERATION_LIMIT, 10 * form.n_vars))
         structure = _structure(form)

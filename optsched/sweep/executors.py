@@ -301,18 +301,17 @@ def run_dask(batches: Batches, on_done: OnDone, *, address: str, workers: int, t
             client.run(warm_worker, tuple(warm))
             slots = _in_flight(len(client.scheduler_info().get("workers", {})) or workers)
             pending = as_completed()
-            for _ in range(slots):
-                batch = batches.next()
-                if batch is None:
-                    break
-                pending.add(client.submit(run_batch, batch, pure=False))
+
+            def refill() -> None:  # batches are cut as workers free up (their size follows run times)
+                while pending.count() < slots and (batch := batches.next()) is not None:
+                    pending.add(client.submit(run_batch, batch, pure=False))
+
+            refill()
             for fut in pending:
                 rows = fut.result()
                 batches.done(rows)
                 on_done(rows)
-                batch = batches.next()
-                if batch is not None:
-                    pending.add(client.submit(run_batch, batch, pure=False))
+                refill()
         finally:
             client.close()
     finally:
