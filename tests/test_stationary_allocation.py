@@ -70,6 +70,62 @@ def test_dual_bound_is_above_every_feasible_point(seed, kind):
             assert model.objective(y) <= bound + 1e-9 * max(1.0, abs(bound))
 
 
+def _simplex_projection(v: np.ndarray) -> np.ndarray:
+    """Euclidean projection of each row onto the probability simplex (sort-based, numpy)."""
+    u = -np.sort(-v, axis=1)
+    css = np.cumsum(u, axis=1) - 1.0
+    idx = np.arange(1, v.shape[1] + 1)
+    rho = (u - css / idx > 0).sum(axis=1)
+    theta = css[np.arange(v.shape[0]), rho - 1] / rho
+    return np.maximum(v - theta[:, None], 0.0)
+
+
+@settings(max_examples=30)
+@given(st.integers(0, 10**6), st.sampled_from(KINDS))
+def test_smoothed_lagrangian_kernel_equals_its_formula(seed, kind):
+    """The kernel of the first-order backend (kind segments, in-place simplex sort) against the
+    formula in numpy: Psi(y) = sum_i w_i f_i(y_i) - sum_l [sum_k v_lk o_lk S_lk - s_l / (2 rho)
+    |v_l - w0_l|^2] with v_l = Pi_simplex(w0_l + rho / s_l o_l S_l), and its scaled gradient."""
+    from optsched.solvers.stationary_alm import _Program
+
+    _, _, model = scenario_model(seed, kind)
+    prog = _Program(model)
+    rng = np.random.default_rng(seed)
+    y = random_feasible(model, rng)[prog.order]
+    w0 = rng.dirichlet(np.ones(prog.K), prog.L)
+    rho, d = float(rng.uniform(0.1, 10.0)), rng.uniform(0.5, 2.0, y.size)
+    grad, w = np.empty_like(y), np.empty_like(w0)
+    value = prog.k.smoothed(y, prog.kind_ptr, prog.weight, prog.alpha, prog.pair, prog.overhead, prog.port_scale,
+                            w0, rho, d, grad, w)
+    gain = np.zeros_like(y)
+    slope = np.zeros_like(y)
+    for code, (f, df) in enumerate(UTILITIES.values()):
+        at = prog.kind == code
+        gain[at], slope[at] = f(y[at], prog.alpha[at]), df(y[at], prog.alpha[at])
+    sums = np.bincount(prog.pair, weights=y, minlength=prog.L * prog.K).reshape(prog.L, prog.K)
+    s = prog.port_scale
+    live = s > 0
+    v = w0.copy()
+    v[live] = _simplex_projection(w0[live] + rho / s[live, None] * prog.overhead[live] * sums[live])
+    cost = (prog.overhead * v * sums).sum(axis=1) - np.where(live, s / (2 * rho), 0.0) * ((v - w0) ** 2).sum(axis=1)
+    expected = float(prog.weight @ gain - cost.sum())
+    price = (prog.overhead * v).reshape(-1)[prog.pair] * live[prog.pair // prog.K]
+    np.testing.assert_allclose(w, v, rtol=1e-12, atol=1e-14)
+    assert value == pytest.approx(expected, rel=1e-10, abs=1e-9)
+    np.testing.assert_allclose(grad, d * (prog.weight * slope - price), rtol=1e-10, atol=1e-9)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.floats(allow_nan=False), min_size=0, max_size=40))
+def test_abs_max_kernel_equals_numpy(values):
+    """abs_max reads |x_i| as integers (the bit patterns' order): equal to max |x_i| for every
+    finite or infinite x, signed zeros and subnormals included; 0 for no entries."""
+    from optsched.solvers.stationary_allocation_kernel import abs_max
+
+    x = np.array(values, dtype=np.float64)
+    assert abs_max(x) == (np.abs(x).max() if x.size else 0.0)
+
+
 def test_response_maximises_each_term():
     """response() is argmax_{0<=y<=u} w f(y) - q y: no grid point does better."""
     rng = np.random.default_rng(3)

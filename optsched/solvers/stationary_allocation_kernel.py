@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from optsched.jit import njit
+from optsched.models.capacity_projection_kernel import SUM_FLAGS
 from optsched.solvers.projection_kernel import project
 
 SPG_MEMORY = 8  # non-monotone Armijo search: compared with the worst of the last 8 values
@@ -121,10 +122,17 @@ def objective(y, kind, weight, alpha, pair, overhead):  # pragma: no cover - num
 
 
 @njit(cache=True, inline="always")
-def _simplex(v, out):  # pragma: no cover - numba
-    """Euclidean projection of the short vector v onto the probability simplex."""
+def _simplex(v, out, s):  # pragma: no cover - numba
+    """Euclidean projection of the short vector v onto the probability simplex (``s``: scratch
+    of v's size, sorted into by insertion: no allocation per port)."""
     K = v.size
-    s = np.sort(v)
+    for j in range(K):
+        x = v[j]
+        p = j
+        while p > 0 and s[p - 1] > x:
+            s[p] = s[p - 1]
+            p -= 1
+        s[p] = x
     total = 0.0
     theta = 0.0
     for j in range(K - 1, -1, -1):
@@ -137,8 +145,20 @@ def _simplex(v, out):  # pragma: no cover - numba
         out[k] = x if x > 0.0 else 0.0
 
 
-@njit(cache=True)
-def smoothed(y, kind, weight, alpha, pair, overhead, scale, w0, rho, d, grad, w):  # pragma: no cover - numba
+@njit(cache=True, inline="always")
+def _terms(code, lo, hi, y, weight, alpha, pair, price, d, grad):  # pragma: no cover - numba
+    """sum_i w_i f_i(y_i) over the variables lo..hi-1 of one utility kind ``code`` (a literal
+    at each call, so every loop runs one formula, without a branch on the kind), and their
+    scaled gradients d_i (w_i f_i'(y_i) - price_{p(i)})."""
+    gain = 0.0
+    for i in range(lo, hi):
+        gain += weight[i] * _value(code, y[i], alpha[i])
+        grad[i] = d[i] * (weight[i] * _slope(code, y[i], alpha[i]) - price[pair[i]])
+    return gain
+
+
+@njit(cache=True, fastmath=SUM_FLAGS)
+def smoothed(y, kind_ptr, weight, alpha, pair, overhead, scale, w0, rho, d, grad, w):  # pragma: no cover - numba
     """The augmented Lagrangian of the epigraph form at (y, w0), maximised over t exactly:
 
         Psi(y) = sum_i w_i f_i(y_i) - sum_l m_l(S_l(y)),
@@ -146,12 +166,14 @@ def smoothed(y, kind, weight, alpha, pair, overhead, scale, w0, rho, d, grad, w)
 
     whose maximiser is v = Pi_simplex(w0_l + (rho / scale_l) o_l * S_l), written to ``w``.
     Returns Psi(y); ``grad`` gets d_i (w_i f_i'(y_i) - o_{p(i)} w_{p(i)}), the gradient in the
-    scaled variables y / d. Ports with scale_l = 0 (no overhead) keep w = w0 and add nothing."""
+    scaled variables y / d. Ports with scale_l = 0 (no overhead) keep w = w0 and add nothing.
+    The variables are in kind order: those of kind c are ``kind_ptr[c]:kind_ptr[c + 1]``."""
     L, K = overhead.shape
     sums = pair_sums(y, pair, L * K)
     price = np.empty(L * K)
     v = np.empty(K)
     proj = np.empty(K)
+    scratch = np.empty(K)
     cost = 0.0
     for l in range(L):
         s = scale[l]
@@ -162,7 +184,7 @@ def smoothed(y, kind, weight, alpha, pair, overhead, scale, w0, rho, d, grad, w)
             continue
         for k in range(K):
             v[k] = w0[l, k] + rho / s * overhead[l, k] * sums[l * K + k]
-        _simplex(v, proj)
+        _simplex(v, proj, scratch)
         dist = 0.0
         for k in range(K):
             w[l, k] = proj[k]
@@ -171,11 +193,10 @@ def smoothed(y, kind, weight, alpha, pair, overhead, scale, w0, rho, d, grad, w)
             dist_k = proj[k] - w0[l, k]
             dist += dist_k * dist_k
         cost -= s / (2.0 * rho) * dist
-    gain = 0.0
-    for i in range(y.size):
-        c = kind[i]
-        gain += weight[i] * _value(c, y[i], alpha[i])
-        grad[i] = d[i] * (weight[i] * _slope(c, y[i], alpha[i]) - price[pair[i]])
+    gain = _terms(0, kind_ptr[0], kind_ptr[1], y, weight, alpha, pair, price, d, grad)
+    gain += _terms(1, kind_ptr[1], kind_ptr[2], y, weight, alpha, pair, price, d, grad)
+    gain += _terms(2, kind_ptr[2], kind_ptr[3], y, weight, alpha, pair, price, d, grad)
+    gain += _terms(3, kind_ptr[3], kind_ptr[4], y, weight, alpha, pair, price, d, grad)
     return gain - cost
 
 
@@ -196,19 +217,42 @@ def trial(u, lam, direction, d, u_new, y_new):  # pragma: no cover - numba
 
 
 @njit(cache=True)
+def abs_max(x):  # pragma: no cover - numba
+    """max_i |x_i| (0 for no entries), as the largest bit pattern of |x_i| read as an integer:
+    for doubles >= 0 that order is the numeric one, and an integer max runs in vector
+    registers where numba's floating max does not (measured 1.8 us against 15 us at 15k)."""
+    bits = x.view(np.int64)
+    top = 0
+    for i in range(bits.size):
+        b = bits[i] & 0x7FFFFFFFFFFFFFFF
+        top = b if b > top else top
+    out = np.empty(1, np.int64)
+    out[0] = top
+    return out.view(np.float64)[0]
+
+
+@njit(cache=True, fastmath=SUM_FLAGS)
+def direction(p, u, g):  # pragma: no cover - numba
+    """p <- p - u (the projected step from u) and (g.p, |p|_inf): the ascent slope and reach."""
+    slope = 0.0
+    for i in range(u.size):
+        v = p[i] - u[i]
+        p[i] = v
+        slope += g[i] * v
+    return slope, abs_max(p)
+
+
+@njit(cache=True, fastmath=SUM_FLAGS)
 def spectral_terms(u_new, u, g_new, g):  # pragma: no cover - numba
     """(s.s, -s.r, |g_new|_inf) for s = u_new - u, r = g_new - g: the Barzilai-Borwein step
     is s.s / (-s.r)."""
     ss = 0.0
     sr = 0.0
-    top = 0.0
     for i in range(u.size):
         s = u_new[i] - u[i]
         ss += s * s
         sr -= s * (g_new[i] - g[i])
-        a = abs(g_new[i])
-        top = a if a > top else top
-    return ss, sr, top
+    return ss, sr, abs_max(g_new)
 
 
 @njit(cache=True)
@@ -309,7 +353,7 @@ def dual_bound(kind, weight, alpha, upper, group_ptr, group_members, capacity, p
 
 
 @njit(cache=True)
-def spg(y, kind, weight, alpha, upper, group, capacity, pair, overhead, scale, w0, rho, coupling, steps,
+def spg(y, kind, kind_ptr, weight, alpha, upper, group, capacity, pair, overhead, scale, w0, rho, coupling, steps,
         reduction, step):  # pragma: no cover - numba
     """Spectral projected gradient (Birgin-Martinez-Raydan) on Psi(., w0) of :func:`smoothed`
     over Y, from y, until the projected gradient |P(u + s g) - u|_inf / s has shrunk by the
@@ -339,20 +383,15 @@ def spg(y, kind, weight, alpha, upper, group, capacity, pair, overhead, scale, w
     u_new = np.empty(n)
     y_new = np.empty(n)
     z = np.empty(n)
-    f = smoothed(y, kind, weight, alpha, pair, overhead, scale, w0, rho, d, g, w)
-    g_top = np.abs(g).max()
+    f = smoothed(y, kind_ptr, weight, alpha, pair, overhead, scale, w0, rho, d, g, w)
+    g_top = abs_max(g)
     history = np.full(SPG_MEMORY, f)
     done = 0
     for it in range(steps):
         step = min(step, REACH * box / g_top) if g_top > 0.0 else step
         axpy(u, step, g, z)
         p = project(z, upper_u, group, capacity_u)[0]
-        slope = 0.0
-        reach = 0.0
-        for i in range(n):
-            p[i] -= u[i]
-            slope += g[i] * p[i]
-            reach = max(reach, abs(p[i]))
+        slope, reach = direction(p, u, g)
         if it == 0:
             first = reach / step
         if not slope > 1e-15 * max(1.0, abs(f)) or reach / step <= reduction * first:
@@ -362,7 +401,7 @@ def spg(y, kind, weight, alpha, upper, group, capacity, pair, overhead, scale, w
         lam = 1.0
         while True:
             trial(u, lam, p, d, u_new, y_new)
-            f_new = smoothed(y_new, kind, weight, alpha, pair, overhead, scale, w0, rho, d, g_new, w)
+            f_new = smoothed(y_new, kind_ptr, weight, alpha, pair, overhead, scale, w0, rho, d, g_new, w)
             if f_new >= worst + ARMIJO * lam * slope or lam < 1e-12:
                 break
             lam *= 0.5

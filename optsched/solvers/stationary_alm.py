@@ -73,6 +73,7 @@ class _Program:
     by ``unit`` (the mean positive weight) so that its values are O(1)."""
 
     def __init__(self, model: Any) -> None:
+        from optsched.models.stationary_allocation import UTILITIES
         from optsched.solvers import stationary_allocation_kernel as kern
 
         self.k = kern
@@ -84,6 +85,7 @@ class _Program:
         self.kind, self.alpha, self.upper = (model.kind[self.order], model.alpha[self.order],
                                              model.upper[self.order])
         self.group, self.pair = model.group[self.order], model.pair[self.order]
+        self.kind_ptr = np.searchsorted(self.kind, np.arange(len(UTILITIES) + 1))  # kind c: kind_ptr[c]:kind_ptr[c + 1]
         self.capacity = model.capacity
         self.L, self.K = model.overhead.shape
         self.port_scale = self.overhead.max(axis=1)  # o_l,max: the multipliers live in the simplex
@@ -133,12 +135,12 @@ def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int,
     step, last_move, crawl = 1.0, math.inf, 0
     for outer in range(1, max_outer + 1):
         budget = inner_steps * (10 + outer) // 10  # later inner solves may need more steps
-        y, steps, step = prog.k.spg(y, prog.kind, prog.weight, prog.alpha, prog.upper, prog.group, prog.capacity,
+        y, steps, step = prog.k.spg(y, prog.kind, prog.kind_ptr, prog.weight, prog.alpha, prog.upper, prog.group, prog.capacity,
                                     prog.pair, prog.overhead, prog.port_scale, w0, rho_abs,
                                     rho_abs * prog.coupling_unit, budget, INNER_REDUCTION, step)
         inner_total += steps
         w_new = np.empty_like(w0)
-        prog.k.smoothed(y, prog.kind, prog.weight, prog.alpha, prog.pair, prog.overhead, prog.port_scale, w0,
+        prog.k.smoothed(y, prog.kind_ptr, prog.weight, prog.alpha, prog.pair, prog.overhead, prog.port_scale, w0,
                         rho_abs, np.ones_like(y), grad, w_new)
         move = float(np.abs(w_new - w0).max())
         w0 = w_new
