@@ -243,3 +243,29 @@ def test_offline_optimum_falls_back_to_cvxpy_when_the_first_order_solve_is_not_c
     y2, by2 = offline_optimum(scn, counts)
     assert (by, by2) == ("stationary_alm", "cvxpy")
     assert cumulative_reward(scn, counts, y2) == pytest.approx(cumulative_reward(scn, counts, y), rel=1e-6)
+
+
+_SOLVE_DEFAULT_SIZE = """
+import numpy as np, optsched
+from optsched.ogasched.offline import stationary_model
+from optsched.ogasched.scenario import synthetic_scenario
+scn = synthetic_scenario(np.random.default_rng(5), n_ports=10, n_nodes=128, contention=10.0)
+counts = np.random.default_rng(6).binomial(8000, 0.7, scn.n_ports).astype(float)
+r = optsched.solve(stationary_model(scn, counts), "stationary_alm")
+print(repr(r.objective), r.extra["inner_steps"])
+"""
+
+
+def test_first_order_answer_does_not_depend_on_how_its_kernels_were_compiled(tmp_path):
+    """The kernels compiled afresh (first process) and loaded from numba's cache (second) give
+    the same bits: no kernel of the iteration lets the compiler reorder its sums (reassociated
+    reductions once changed the path, 753 projected steps fresh against 894 cached)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", _SOLVE_DEFAULT_SIZE], env=env, capture_output=True, text=True,
+                           check=True).stdout for _ in range(2)]
+    assert any(tmp_path.rglob("*stationary_allocation_kernel*.nbi")), "the first run did not write the cache"
+    assert runs[0] == runs[1]

@@ -13,7 +13,6 @@ import math
 import numpy as np
 
 from optsched.jit import njit
-from optsched.models.capacity_projection_kernel import SUM_FLAGS
 from optsched.solvers.projection_kernel import project
 
 SPG_MEMORY = 8  # non-monotone Armijo search: compared with the worst of the last 8 values
@@ -157,7 +156,7 @@ def _terms(code, lo, hi, y, weight, alpha, pair, price, d, grad):  # pragma: no 
     return gain
 
 
-@njit(cache=True, fastmath=SUM_FLAGS)
+@njit(cache=True)
 def smoothed(y, kind_ptr, weight, alpha, pair, overhead, scale, w0, rho, d, grad, w):  # pragma: no cover - numba
     """The augmented Lagrangian of the epigraph form at (y, w0), maximised over t exactly:
 
@@ -231,7 +230,7 @@ def abs_max(x):  # pragma: no cover - numba
     return out.view(np.float64)[0]
 
 
-@njit(cache=True, fastmath=SUM_FLAGS)
+@njit(cache=True)
 def direction(p, u, g):  # pragma: no cover - numba
     """p <- p - u (the projected step from u) and (g.p, |p|_inf): the ascent slope and reach."""
     slope = 0.0
@@ -242,7 +241,7 @@ def direction(p, u, g):  # pragma: no cover - numba
     return slope, abs_max(p)
 
 
-@njit(cache=True, fastmath=SUM_FLAGS)
+@njit(cache=True)
 def spectral_terms(u_new, u, g_new, g):  # pragma: no cover - numba
     """(s.s, -s.r, |g_new|_inf) for s = u_new - u, r = g_new - g: the Barzilai-Borwein step
     is s.s / (-s.r)."""
@@ -404,7 +403,10 @@ def spg(y, kind, kind_ptr, weight, alpha, upper, group, capacity, pair, overhead
             f_new = smoothed(y_new, kind_ptr, weight, alpha, pair, overhead, scale, w0, rho, d, g_new, w)
             if f_new >= worst + ARMIJO * lam * slope or lam < 1e-12:
                 break
-            lam *= 0.5
+            # maximiser of the quadratic through f, the slope at 0 and f_new, kept in [0.1, 0.5] lam
+            bend = f_new - f - lam * slope
+            cut = 0.5 * slope * lam / -bend if bend < 0.0 else 0.5
+            lam *= min(max(cut, 0.1), 0.5)
         ss, sr, g_top = spectral_terms(u_new, u, g_new, g)
         step = max(ss / sr, STEP_MIN) if sr > 0.0 else np.inf
         u, u_new = u_new, u
