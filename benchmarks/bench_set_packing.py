@@ -16,12 +16,12 @@ wall time of the whole call, interleaved (greedy right after CP-SAT: cold caches
 back (warm), medians and their ratio; and where greedy's whole call goes (``prepare``, the
 backend call, the re-check of ``finish``: the model's compiled ``audit``; in parentheses the
 numpy ``violations`` and ``objective`` it replaces). Measured
-(2 cores, load ~1.0; ``--seam 50 --seeds 60``; 2026-11-24): runtime_s CP-SAT / greedy 146x
-interleaved, 340x back to back; whole call 54x interleaved, 127x back to back (the commit
-before ``Model.audit`` and the reused prepared backend, same run of this script: 26x / 53x).
-The whole call's ~18 us warm: prepare of a reused stateless backend ~1 us, admits ~2.4 us,
-the backend call ~6.5 us (kernel ~5 us), the compiled audit ~4 us, one result copy ~2 us;
-cold caches add ~30 us to any call right after a CP-SAT solve.
+(2 cores, load ~1.0; ``--seam 50 --seeds 60``; 2026-11-25): runtime_s CP-SAT / greedy 152x
+interleaved, 358x back to back; whole call 55x interleaved, 132x back to back (2026-11-24, the
+commit before ``Model.audit`` and the reused prepared backend, same run of this script: 26x /
+53x). The whole call's ~19 us warm: admits ~2 us, the backend call ~6.3 us (kernel ~1.9 us, the
+result ~2.5 us), the compiled audit ~3.3 us (its kernel ~0.9 us), one result copy and the
+seam's rules ~5 us; cold caches add ~30 us to any call right after a CP-SAT solve.
 """
 
 from __future__ import annotations
