@@ -364,8 +364,9 @@ def spg(y, kind, kind_ptr, weight, alpha, upper, group, capacity, pair, overhead
     and every step is the exact projection (32) of ``projection_kernel.project`` (the kernel
     behind the ``fast`` backend). A step goes to P(u + step g) - u with a non-monotone Armijo
     search along it (a failed trial lam is cut to the maximiser of the quadratic through f,
-    the slope and the failed value, kept in [0.1, 0.5] lam); the next step length is Barzilai-Borwein's s.s / (-s.r), capped so that
-    u + step g stays within ``REACH`` box widths of Y."""
+    the slope and the failed value, kept in [0.1, 0.5] lam); the next step length is
+    Barzilai-Borwein's s.s / (-s.r), capped so that u + step g stays within ``REACH`` box
+    widths of Y."""
     n = y.size
     d_group = group_scaling(y, kind, weight, alpha, upper, group, capacity.size, coupling)
     d = np.empty(n)

@@ -14,9 +14,10 @@ form, which leaves the smooth function Psi of
 proximal smoothing around the current multipliers w0; exact again when w0 is optimal):
 
 1. inner: maximise Psi over Y by spectral projected gradient (Barzilai-Borwein steps, a
-   non-monotone Armijo search backtracking by safeguarded quadratic interpolation; :func:`optsched.solvers.stationary_allocation_kernel.spg`),
-   every step the exact projection (32) of the ``fast`` backend (its compiled kernel, the
-   one behind :func:`optsched.solvers.projection_fast.project_capacity`). Variables are
+   non-monotone Armijo search backtracking by safeguarded quadratic interpolation;
+   :func:`optsched.solvers.stationary_allocation_kernel.spg`), every step the exact
+   projection (32) of the ``fast`` backend (its compiled kernel, the one behind
+   :func:`optsched.solvers.projection_fast.project_capacity`). Variables are
    rescaled per group (node, resource) by the local curvature; a scale constant on a group
    keeps the projection a capacity projection, so the exact kernel still applies. An inner
    solve ends when its projected gradient has shrunk ``INNER_REDUCTION``-fold or after
