@@ -87,4 +87,5 @@ class FastProjectionBackend(Backend):
         y, t, load = _project(model.z, model.upper, model.group, model.capacity)
         # the Lagrangian dual value at rho = 2t is a certified lower bound (weak duality of (33))
         dist2, bound = certificate(y, model.z, t, load, model.capacity)
-        return Result(Termination.OPTIMAL, objective=dist2, bound=bound, solution=y, extra={"rho": 2.0 * t})
+        return Result(Termination.OPTIMAL, objective=dist2, bound=bound, solution=y,
+                      extra={"rho": np.multiply(t, 2.0, out=t)})  # t is this call's own array
