@@ -26,6 +26,7 @@ def test_float_array_accepts_and_refuses_alike_at_every_size(size, seed, special
         got = float_array("z", x)
         assert np.array_equal(got, x) and got.dtype == np.float64
         assert not got.flags.writeable and not np.shares_memory(got, x)
+        assert got.base is None or not got.base.flags.writeable  # no writable array behind it
         x[0] = -got[0] - 1.0  # the model's copy does not follow the caller's array
         assert got[0] != x[0]
     else:

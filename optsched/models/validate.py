@@ -82,9 +82,8 @@ def float_array(
 
         flat, finite = copy_finite(np.ascontiguousarray(arr).reshape(-1))
         if finite:
-            flat = flat.reshape(arr.shape)
             flat.setflags(write=False)
-            return flat
+            return flat.reshape(arr.shape)
     if arr.size:
         low = arr.min()  # one pass: NaN propagates, -inf is the minimum
         high = arr.max()
