@@ -136,8 +136,8 @@ def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int,
     step, last_move, crawl = 1.0, math.inf, 0
     for outer in range(1, max_outer + 1):
         budget = inner_steps * (10 + outer) // 10  # later inner solves may need more steps
-        y, steps, step = prog.k.spg(y, prog.kind, prog.kind_ptr, prog.weight, prog.alpha, prog.upper, prog.group, prog.capacity,
-                                    prog.pair, prog.overhead, prog.port_scale, w0, rho_abs,
+        y, steps, step = prog.k.spg(y, prog.kind, prog.kind_ptr, prog.weight, prog.alpha, prog.upper, prog.group,
+                                    prog.capacity, prog.pair, prog.overhead, prog.port_scale, w0, rho_abs,
                                     rho_abs * prog.coupling_unit, budget, INNER_REDUCTION, step)
         inner_total += steps
         w_new = np.empty_like(w0)
