@@ -7,6 +7,7 @@ holds what needs a process, an environment or the file system set up around the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -251,6 +252,57 @@ def test_two_real_sweeps_on_one_store(tmp_path: Path) -> None:
     keys = [line.split(",")[0] for p in parts for line in p.read_text().splitlines()[1:]]
     assert len(keys) == len(set(keys)) == 12
 
+
+
+def _session_processes(sid: int) -> list[int]:
+    """The live processes of session ``sid`` (zombies are dead: their parent reaps them)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # ended meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+        if int(fields[3]) == sid and fields[0] != "Z":
+            pids.append(int(entry.name))
+    return pids
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads sessions from /proc")
+@pytest.mark.parametrize("executor", [["--workers", "2"], ["--dask", "local", "--workers", "2"]], ids=["pool", "dask"])
+def test_killed_sweep_leaves_no_worker_behind(tmp_path: Path, executor: list[str]) -> None:
+    """A sweep SIGKILLed while its workers run (it cannot shut them down) leaves no process
+    behind: every process it started (pool workers, the fork server, Dask's workers) notices
+    and exits within a few seconds, instead of computing for nobody."""
+    if "--dask" in executor:
+        pytest.importorskip("distributed")
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('kind = "experiment"\nexperiment = "esdp"\nseeds = [0, 1, 2, 3, 4, 5, 6, 7]\n'
+                     'policies = ["ESDP", "LCF"]\n[base]\nhorizon = 1500\nn_servers = 8\nn_ports = 3\n')
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TQDM_DISABLE": "1"}
+    sweep_proc = subprocess.Popen([sys.executable, "-m", "optsched", "sweep", str(sweep), "--out", str(out), *executor,
+                                   "--batch-size", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                                  start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while not list((out / "store").glob("part-*")):  # a batch came back: the workers run
+            assert time.time() < deadline and sweep_proc.poll() is None, "the sweep never stored a batch"
+            time.sleep(0.05)
+        assert len(_session_processes(sweep_proc.pid)) > 1, "the sweep started no worker process"
+        sweep_proc.kill()
+        sweep_proc.wait(timeout=10)
+        deadline = time.time() + 30
+        while (left := _session_processes(sweep_proc.pid)) and time.time() < deadline:
+            time.sleep(0.2)
+        assert not left, f"processes of the killed sweep still running after 30 s: {left}"
+    finally:
+        for pid in _session_processes(sweep_proc.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, 9)
 
 # --- file modes ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("umask,mode", [(0o022, 0o644), (0o027, 0o640)])

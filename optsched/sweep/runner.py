@@ -68,8 +68,9 @@ def run_sweep(
     :func:`~optsched.sweep.executors.check_dask_address`). One sweep at a time per
     ``out_dir``: a second is refused while the first holds the store's lock.
 
-    The pool starts workers with the ``forkserver`` method, so a script calling this with
-    ``executor="pool"`` needs the ``if __name__ == "__main__":`` guard."""
+    The pool and a local Dask cluster start workers with the ``forkserver`` method, so a
+    script calling this with ``executor="pool"`` or ``"dask"`` needs the ``if __name__ ==
+    "__main__":`` guard."""
     if executor not in ("serial", "pool", "dask"):
         raise ValueError(f"executor: must be serial, pool or dask, got {executor!r}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
