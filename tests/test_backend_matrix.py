@@ -3,10 +3,16 @@ module that really exercises it (after Pyomo contrib.solver's registry test)."""
 
 from __future__ import annotations
 
+import logging
+import warnings
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 import optsched
-from optsched.solvers.registry import all_backends
+from optsched.models.base import kind_specs
+from optsched.solvers.registry import all_backends, fitting_backends
 
 HERE = Path(__file__).parent
 
@@ -113,3 +119,27 @@ def test_traits_come_from_each_instance_form() -> None:
               col_upper=[2.0, 2.0], sense="max")
     assert cpsat.fits(LinearProgram(**lp, integrality=[True, True])) is None
     assert "continuous variables" in cpsat.fits(LinearProgram(**lp, integrality=[True, False]))
+
+
+@pytest.mark.parametrize("time_limit", [None, 1e-4], ids=["to-the-end", "stopped"])
+def test_solves_neither_print_nor_warn(time_limit: float | None, capfd: pytest.CaptureFixture[str],
+                                       caplog: pytest.LogCaptureFixture) -> None:
+    """What a solve has to say goes into its Result (termination, ``extra``), never onto the
+    terminal: no Python warning, no log record at WARNING or above and nothing written to
+    stdout or stderr (the solver libraries' C code included), for every available backend of
+    every model kind, run to the end and stopped by a tight time limit."""
+    solved = 0
+    for kind, spec in sorted(kind_specs().items()):
+        model = spec.generate(spec.tiny + 3, np.random.default_rng(1))
+        for backend in fitting_backends(model):
+            with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.WARNING):
+                warnings.simplefilter("always")
+                optsched.solve(model, backend.NAME, time_limit=time_limit)
+            out, err = capfd.readouterr()
+            where = f"{kind} on {backend.NAME}"
+            assert not caught, f"{where} warned: {caught[0].message}"
+            assert not out and not err, f"{where} printed: {(out + err)[:200]!r}"
+            assert not [r for r in caplog.records if r.levelno >= logging.WARNING], f"{where} logged a warning"
+            caplog.clear()
+            solved += 1
+    assert solved >= 2 * len(kind_specs())

@@ -2,10 +2,15 @@
 
 Warm starts are always off: re-solves with ``warm_start=True`` gave OSQP answers off by 8e-4.
 ``Result.duals`` are the constraints' dual values in the order of the model's cvxpy problem.
+What cvxpy warns during a solve ("Solution may be inaccurate" for an ``*_inaccurate`` status)
+is not printed: the status says it (``STATUS_TABLE``), and the messages are in
+``extra["solver_warnings"]``.
 """
 
 from __future__ import annotations
 
+import time
+import warnings
 from typing import Any, Mapping
 
 import numpy as np
@@ -13,8 +18,6 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy
 from optsched.result import Result, Termination
-import time
-
 from optsched.solvers.registry import Backend, Option, register_backend, remaining
 
 STATUS_TABLE: dict[str, Termination] = {
@@ -91,10 +94,12 @@ class CvxpyBackend(Backend):
         if left is not None and TIME_LIMIT_KEYS.get(solver) is not None:
             # OSQP reads 0 as "no limit": the smallest positive limit stops after one check
             solver_options[TIME_LIMIT_KEYS[solver]] = max(left, 1e-6)
-        try:
-            problem.solve(solver=solver, warm_start=False, **solver_options)
-        except cp.error.SolverError as exc:
-            return Result(Termination.ERROR, extra={"message": str(exc)})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                problem.solve(solver=solver, warm_start=False, **solver_options)
+            except cp.error.SolverError as exc:
+                return Result(Termination.ERROR, extra={"message": str(exc), **_warned(caught)})
         termination = STATUS_TABLE.get(problem.status, Termination.ERROR)
         solution = duals = None
         if termination in (Termination.OPTIMAL, Termination.FEASIBLE):
@@ -114,8 +119,13 @@ class CvxpyBackend(Backend):
             duals=duals,
             iterations=getattr(stats, "num_iters", None),
             extra={"solver_status": problem.status, "solver": solver,
-                   "solver_objective": None if problem.value is None else float(problem.value)},
+                   "solver_objective": None if problem.value is None else float(problem.value), **_warned(caught)},
         )
+
+
+def _warned(caught: list[warnings.WarningMessage]) -> dict[str, list[str]]:
+    """``{"solver_warnings": [messages]}`` when cvxpy or its solver warned, else nothing."""
+    return {"solver_warnings": [str(w.message) for w in caught]} if caught else {}
 
 
 def _point_if_feasible(model: Model, to_solution: Any) -> Any:
