@@ -20,7 +20,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Termination
-from optsched.solvers.registry import Backend, Option, PrepareFn, get_backend, register_backend
+from optsched.solvers.registry import Backend, Option, PrepareFn, get_backend, register_backend, remaining
 
 
 @register_backend
@@ -57,8 +57,7 @@ class BudgetExactBackend(Backend):
         solves = 0
         s = 0
         while s <= S:
-            remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-            r = inner.solve(fam.member(s), time_limit=remaining)
+            r = inner.solve(fam.member(s), time_limit=remaining(time_limit, start))
             solves += 1
             if r.termination is Termination.INFEASIBLE:
                 if options["reuse"]:

@@ -78,9 +78,17 @@ def reference_traits(kind: type[Model]) -> tuple[Traits, ...]:
                  for seed in range(5))
 
 
+# A limit longer than this (31 years) cannot bite, and solvers cap their own limit parameters
+# (SCIP refuses limits/time above 1e20 s): such a limit is passed on to them as none.
+LONGEST_LIMIT_S = 1e9
+
+
 def remaining(time_limit: float | None, start: float) -> float | None:
-    """What is left of ``time_limit`` (seconds) since ``start`` (a ``time.perf_counter`` value)."""
-    return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+    """What is left of ``time_limit`` (seconds) since ``start`` (a ``time.perf_counter`` value);
+    None for no limit, and for a limit above ``LONGEST_LIMIT_S``."""
+    if time_limit is None or time_limit > LONGEST_LIMIT_S:
+        return None
+    return max(0.0, time_limit - (time.perf_counter() - start))
 
 
 @dataclass(frozen=True, slots=True)
