@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 __all__ = ["OBJECTIVE_RTOL", "Prepared", "best_bound", "check_backend", "choose_backend", "compare", "prepare", "relative_gap", "solve"]
 
 VERIFY_TOL = 1e-6
+# The warm-up's tiny instance solves in milliseconds; this bounds it under options that would
+# make even a tiny solve run on (an iteration limit of 10^12 on an instance that never meets the
+# stopping test). Compilation is not cut short: a limit stops a solve after its kernels compiled.
+WARM_UP_TIME_LIMIT_S = 1.0
 _WARMED: set[tuple[str, str, str]] = set()
 
 
@@ -165,7 +169,8 @@ def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) ->
     if backend.admits(tiny) is not None:
         return
     try:
-        backend.run(tiny, time_limit=None, options=options, state=backend.new_state(kind, options, prepare=prepare))
+        backend.run(tiny, time_limit=WARM_UP_TIME_LIMIT_S, options=options,
+                    state=backend.new_state(kind, options, prepare=prepare))
     except Exception:  # noqa: BLE001 - a warm-up failure shows up (and is reported) in the real solve
         pass
 

@@ -1,18 +1,21 @@
 """Every registered backend appears in the test matrix, and every matrix entry names a test
-module that really exercises it (after Pyomo contrib.solver's registry test)."""
+module that really exercises it (after Pyomo contrib.solver's registry test); and across the
+whole registry: solves print and warn nothing, and every option value in range gives a result."""
 
 from __future__ import annotations
 
 import logging
 import warnings
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 import pytest
 
 import optsched
-from optsched.models.base import kind_specs
-from optsched.solvers.registry import all_backends, fitting_backends
+from optsched.models.base import kind_specs, model_kinds
+from optsched.result import Termination
+from optsched.solvers.registry import Option, all_backends, fitting_backends
 
 HERE = Path(__file__).parent
 
@@ -144,3 +147,77 @@ def test_solves_neither_print_nor_warn(time_limit: float | None, capfd: pytest.C
             caplog.clear()
             solved += 1
     assert solved >= 2 * len(kind_specs())
+
+
+def _edge_values(option: Option) -> list[Any]:
+    """Each choice, both booleans, or the ends of a number's range with 0, 1 and 2 inside it."""
+    if option.kind is bool:
+        return [True, False]
+    if option.choices:
+        return list(option.choices)
+    if option.kind not in (int, float):
+        return []
+    low = -1e12 if option.minimum is None else option.minimum
+    high = 1e12 if option.maximum is None else option.maximum
+    values = []
+    for v in (low, high, 0, 1, 2):
+        if option.open_minimum and v <= low:
+            v = low + (1 if option.kind is int else 1e-9)
+        if low <= v <= high:
+            values.append(option.kind(v))
+    return values
+
+
+def _cvxpy_problem(model: Any) -> Any:
+    from optsched.models.forms import as_cvxpy
+
+    return as_cvxpy(model).to_cvxpy()[0]
+
+
+# (backend, option, value or None for any number) -> when an error result is the right answer
+_EXPECTED_ERRORS: dict[tuple[str, str, Any], Callable[[Any, Any], bool]] = {
+    ("dp", "max_table_cells", None): lambda model, v: v < 1e3,  # the user's cap refuses the table
+    ("paper", "repair", False): lambda model, v: True,  # Algorithm 1 as printed leaves the box (projection_paper)
+    **{("cvxpy", "solver", solver): (lambda model, v: _cvxpy_problem(model).is_mixed_integer())  # conic, continuous
+       for solver in ("CLARABEL", "SCS")},
+    ("cvxpy", "solver", "OSQP"): lambda model, v: _cvxpy_problem(model).is_mixed_integer() or not _cvxpy_problem(model).is_qp(),
+    ("cvxpy", "solver", "HIGHS"): lambda model, v: not _cvxpy_problem(model).is_qp(),  # LP, QP and MILP only
+}
+
+
+@pytest.mark.parametrize("name", sorted(all_backends()))
+def test_every_option_value_in_range_gives_a_result(name: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """Every option of every backend at the ends of its range, at each choice and each
+    boolean, on a small instance of every kind the backend solves (2 s time limit): a verified
+    solution or a limit's status (an error only where ``_EXPECTED_ERRORS`` says why it is the
+    right answer, with its message), or a ValueError about the options (cross-option rules);
+    never another exception, a hang or output. Found: HiGHS's ``threads`` failed whenever it
+    differed from the first solve's, and an iteration limit of 10^12 made the warm-up run
+    without end."""
+    backend = all_backends()[name]
+    if not backend.available():
+        pytest.skip(backend.available().reason)
+    tried = 0
+    for kind, spec in sorted(kind_specs().items()):
+        if backend.fits_kind(model_kinds()[kind]) is not None:
+            continue
+        model = spec.generate(spec.tiny + 2, np.random.default_rng(3))
+        if backend.admits(model) is not None:
+            continue
+        for option, schema in backend.OPTIONS.items():
+            for value in _edge_values(schema):
+                try:
+                    result = optsched.solve(model, name, time_limit=2.0, **{option: value})
+                except ValueError as exc:
+                    assert str(exc).startswith("options:"), (kind, option, value, exc)
+                    continue
+                tried += 1
+                expected = _EXPECTED_ERRORS.get((name, option, value if isinstance(value, (bool, str)) else None))
+                if result.termination is Termination.ERROR and expected is not None and expected(model, value):
+                    assert result.message, (kind, option, value)
+                else:  # a valid option on a small feasible instance: a verified solution, or a limit
+                    assert result.ok or result.termination.stopped_early, (kind, option, value, result.message)
+                out, err = capfd.readouterr()
+                assert not out and not err, (kind, option, value, (out + err)[:200])
+    if any(_edge_values(s) for s in backend.OPTIONS.values()):
+        assert tried > 0

@@ -26,7 +26,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Termination
-from optsched.solvers.highs import highs_termination, new_highs, set_option
+from optsched.solvers.highs import highs_termination, new_highs, run_highs, set_option
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend
 
 
@@ -98,7 +98,7 @@ class EscbOuterApproximationBackend(Backend):
                 if left <= 0:
                     return self._stop(m, Termination.TIME_LIMIT, best_x, best_val, bound, it - 1)
                 h.setOptionValue("time_limit", left)
-            h.run()
+            run_highs(h)
             termination = highs_termination(h.getModelStatus().name)
             if termination is not Termination.OPTIMAL:
                 return self._stop(m, termination, best_x, best_val, bound, it)

@@ -148,8 +148,21 @@ def _apply_options(h: Any, options: Mapping[str, Any]) -> None:
         set_option(h, key, value, where="highs_options")
 
 
+def run_highs(h: Any) -> None:
+    """``h.run()``, once more after rebuilding HiGHS's global scheduler when the first attempt
+    failed before solving (status error, model status not set). HiGHS keeps one thread
+    scheduler per process, sized by the first run; a later run asking for another number of
+    ``threads`` (this backend's option, or the default of HiGHS inside cvxpy or Pyomo) fails
+    that way until ``resetGlobalScheduler`` is called. HiGHS runs one solve at a time here."""
+    import highspy
+
+    if h.run() == highspy.HighsStatus.kError and h.getModelStatus() == highspy.HighsModelStatus.kNotset:
+        highspy.Highs.resetGlobalScheduler(True)
+        h.run()
+
+
 def _run_logged(h: Any) -> str:
-    """``h.run()`` with HiGHS's log written to a private temporary file, returned as text."""
+    """:func:`run_highs` with HiGHS's log written to a private temporary file, returned as text."""
     import tempfile
     from pathlib import Path
 
@@ -159,7 +172,7 @@ def _run_logged(h: Any) -> str:
         h.setOptionValue("log_file", str(path))
         h.setOptionValue("output_flag", True)
         try:
-            h.run()
+            run_highs(h)
         finally:
             h.setOptionValue("output_flag", False)
             h.setOptionValue("log_file", "")
@@ -239,7 +252,7 @@ class HighsBackend(Backend):
             session.structure = structure if options["warm_start"] else None
         left = remaining(time_limit, start)  # what the set-up left of the limit
         h.setOptionValue("time_limit", highspy.kHighsInf if left is None else max(left, 1e-3))
-        log = _run_logged(h) if options["log"] else h.run()
+        log = _run_logged(h) if options["log"] else run_highs(h)
 
         status_name = h.getModelStatus().name
         termination = highs_termination(status_name)
