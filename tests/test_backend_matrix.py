@@ -124,6 +124,19 @@ def test_traits_come_from_each_instance_form() -> None:
     assert "continuous variables" in cpsat.fits(LinearProgram(**lp, integrality=[True, False]))
 
 
+@pytest.fixture(scope="module")
+def solvers_imported() -> None:
+    """Every available backend has solved a tiny instance of every kind it fits, outside any
+    test's output capture: a solver package first imported under ``capfd`` (Pyomo) binds its
+    log handler to that test's stream, which is closed after the test, and later solves in
+    the session then fail on it."""
+    for kind, spec in kind_specs().items():
+        model = spec.generate(spec.tiny, np.random.default_rng(0))
+        for backend in fitting_backends(model):
+            optsched.solve(model, backend.NAME)
+
+
+@pytest.mark.usefixtures("solvers_imported")
 @pytest.mark.parametrize("time_limit", [None, 1e-4, 1e300], ids=["to-the-end", "stopped", "a-limit-beyond-any-solver's"])
 def test_solves_neither_print_nor_warn(time_limit: float | None, capfd: pytest.CaptureFixture[str],
                                        caplog: pytest.LogCaptureFixture) -> None:
@@ -185,6 +198,7 @@ _EXPECTED_ERRORS: dict[tuple[str, str, Any], Callable[[Any, Any], bool]] = {
 }
 
 
+@pytest.mark.usefixtures("solvers_imported")
 @pytest.mark.parametrize("name", sorted(all_backends()))
 def test_every_option_value_in_range_gives_a_result(name: str, capfd: pytest.CaptureFixture[str]) -> None:
     """Every option of every backend at the ends of its range, at each choice and each
