@@ -1,5 +1,6 @@
-"""Solver limits and statuses: ``time_limit`` on every backend that declares it, and
-``infeasible`` from every backend on budgets no selection reaches.
+"""Solver limits and statuses: ``time_limit`` on every backend that declares it,
+``infeasible`` from every backend on budgets no selection reaches, and numbers beyond what a
+solver holds (its infinity, CP-SAT's 64-bit activities).
 
 Time limits: each backend with ``SUPPORTS_TIME_LIMIT`` (taken from the registry, so a new one
 must get a hard instance here) is run with ``time_limit = 0.05`` s on an instance it cannot
@@ -12,6 +13,7 @@ no timing assertions: "never hangs" means the test finishes.
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Callable
 
@@ -23,8 +25,10 @@ from optsched.models.base import Model
 from optsched.models.budget_family import BudgetFamily
 from optsched.models.budgeted_ip import BudgetedIP
 from optsched.models.escb_index import EscbIndex
+from optsched.models.linear_program import LinearProgram
+from optsched.models.set_packing import SetPacking
 from optsched.result import Termination
-from optsched.solvers.registry import all_backends, fitting_backends
+from optsched.solvers.registry import all_backends, fitting_backends, get_backend
 
 LIMIT = 0.05
 
@@ -166,3 +170,49 @@ def test_highs_presolve_fault_in_escb_outer_approximation_is_avoided() -> None:
     oa, enum = optsched.solve(model, "escb_oa"), optsched.solve(model, "brute_force")
     assert oa.termination is Termination.OPTIMAL and enum.termination is Termination.OPTIMAL
     assert oa.objective == pytest.approx(enum.objective, rel=1e-9) == pytest.approx(1.3065500756846788)
+
+
+# --- numbers a solver cannot hold ------------------------------------------------------------------
+@pytest.mark.parametrize("scale", [1e19, 1e20, 1e25, 1e300])
+def test_values_beyond_a_solvers_infinity_are_refused_or_solved_never_crash(scale: float) -> None:
+    """Set packing weights up to 1e300: HiGHS, SCIP, CP-SAT (and Pyomo over them) take values from
+    1e20 on as infinite, so they do not fit such an instance (``admits`` says why, and solving
+    with one is a ValueError naming the backend); every backend that fits returns a result
+    without a warning (cvxpy's ValueError on a point it cannot unpack is an error result), and
+    every exact one that returns a solution has the brute-force optimum."""
+    m = SetPacking(4, [[0, 1], [1, 2], [2, 3]], [scale, 1.0, 3.0 * scale])
+    optimum = 4.0 * scale
+    fitting = {b.NAME for b in fitting_backends(m)}
+    for name in ("highs", "scip", "cpsat", "pyomo"):
+        if not get_backend(name).available():
+            continue
+        assert (name in fitting) == (scale < 1e20), name
+        if scale >= 1e20:
+            with pytest.raises(ValueError, match=re.escape(f"{name}: this instance holds the value {3.0 * scale:.3g}")):
+                optsched.solve(m, name)
+    for name in sorted(fitting):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            result = optsched.solve(m, name)
+        if result.ok and get_backend(name).EXACT:
+            assert result.objective == pytest.approx(optimum, rel=1e-9), name
+        elif result.termination is Termination.ERROR:
+            assert result.message, name
+    assert optsched.solve(m, "brute_force").objective == pytest.approx(optimum, rel=1e-12)
+
+
+@pytest.mark.parametrize("bound,reason", [(1e15, None), (1e16, "integer scaling of the objective"),
+                                          (2.5e18, "beyond CP-SAT's")])
+def test_cpsat_refuses_what_its_64_bit_integers_cannot_hold(bound: float, reason: str | None) -> None:
+    """max x1 + x2 s.t. x1 + x2 <= b, x in [0, b] integer. CP-SAT scales a floating objective
+    into 2^53: from b = 1e16 both coefficients rounded to 0 and it said "optimal" at x = 0; from
+    2.5e18 the row's activity 2b passes 2^62 and it failed. The backend refuses both with the
+    reason, and solves b = 1e15 to HiGHS's optimum."""
+    lp = LinearProgram(c=[1.0, 1.0], A=[[1.0, 1.0]], row_lower=[None], row_upper=[bound], col_lower=[0, 0],
+                       col_upper=[bound, bound], integrality=[True, True], sense="max")
+    refusal = get_backend("cpsat").admits(lp)
+    if reason is None:
+        assert refusal is None
+        assert optsched.solve(lp, "cpsat").objective == optsched.solve(lp, "highs").objective == bound
+    else:
+        assert refusal is not None and reason in refusal

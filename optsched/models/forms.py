@@ -63,6 +63,19 @@ class StandardForm:
     def is_mip(self) -> bool:
         return bool(self.integrality.any())
 
+    def largest_value(self) -> float:
+        """The largest finite |number| the program holds (objective, matrix, Hessian, bounds):
+        what a solver's "infinity" must stay above."""
+        parts = [self.c, self.A.data, self.row_lower, self.row_upper, self.col_lower, self.col_upper]
+        if self.hessian is not None:
+            parts.append(self.hessian.data)
+        largest = 0.0
+        for part in parts:
+            finite = np.abs(part[np.isfinite(part)])
+            if finite.size:
+                largest = max(largest, float(finite.max()))
+        return largest
+
     def column_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower, upper) with the integer columns' bounds rounded inward (ceil, floor): the same
         program. HiGHS 1.14's presolve returned wrong optima on fractional bounds of integer

@@ -58,7 +58,8 @@ class BruteForceBackend(Backend):
                     extra={"message": f"time limit after {start} of {total} vectors"},
                 )
             rows = all_binary_rows(n, start, min(total, start + CHUNK))
-            feasible, values = form.evaluate_binary(rows)
+            with np.errstate(over="ignore", invalid="ignore"):  # an overflowed sum is inf: the seam refuses it if chosen
+                feasible, values = form.evaluate_binary(rows)
             if not feasible.any():
                 continue
             vals = np.where(feasible, values, -np.inf if model.maximize else np.inf)

@@ -98,8 +98,8 @@ class CvxpyBackend(Backend):
             warnings.simplefilter("always")
             try:
                 problem.solve(solver=solver, warm_start=False, **solver_options)
-            except cp.error.SolverError as exc:
-                return Result(Termination.ERROR, extra={"message": str(exc), **_warned(caught)})
+            except (cp.error.SolverError, ValueError) as exc:  # cvxpy raises ValueError on a point it cannot unpack
+                return Result(Termination.ERROR, extra={"message": f"{type(exc).__name__}: {exc}", **_warned(caught)})
         termination = STATUS_TABLE.get(problem.status, Termination.ERROR)
         solution = duals = None
         if termination in (Termination.OPTIMAL, Termination.FEASIBLE):

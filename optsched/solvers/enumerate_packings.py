@@ -42,9 +42,10 @@ class EnumeratePackingsBackend(Backend):
         m = _packing(model)
         packings = all_packings(m.family)
         weights = np.atleast_2d(m.weights)
-        best = packings[np.argmax(weights @ packings.T.astype(np.float64), axis=1)]
-        solution = best if isinstance(model, SetPackingBatch) else np.flatnonzero(best[0]).astype(np.int64)
-        value = model.objective(solution)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflowed sum is inf: the seam refuses it
+            best = packings[np.argmax(weights @ packings.T.astype(np.float64), axis=1)]
+            solution = best if isinstance(model, SetPackingBatch) else np.flatnonzero(best[0]).astype(np.int64)
+            value = model.objective(solution)
         return Result(Termination.OPTIMAL, objective=value, bound=value, solution=solution,
                       iterations=int(packings.shape[0]))
 

@@ -199,6 +199,7 @@ class HighsBackend(Backend):
     PRIORITY = 20
     SETUP_S_PER_ELEMENT = 2e-6  # building and passing the model (4.7 s at 10^6 projection variables)
     BYTES_PER_ELEMENT = 300.0
+    INFINITE_FROM = 1e20
     # HiGHS also stops at an absolute gap (mip_abs_gap, default 1e-6): with weights 1 and 1e-9
     # it answered 1.000000003 "optimal" for 1.000000004 (fuzz long run); an oracle needs 0.
     OPTIONS: Mapping[str, Option] = {

@@ -40,6 +40,7 @@ class PyomoBackend(Backend):
     PRIORITY = 90
     SETUP_S_PER_ELEMENT = 4e-5  # building the Pyomo model (7.5 s at 10^5 projection variables)
     BYTES_PER_ELEMENT = 3000.0
+    INFINITE_FROM = 1e20
     OPTIONS: Mapping[str, Option] = {
         "solver": Option("auto", str, "a Pyomo contrib.solver name (checked against Pyomo's availability); "
                                       "auto: highs, or scip_direct for programs mixing integer and continuous columns"),

@@ -205,6 +205,11 @@ class Backend:
     SETUP_S_PER_ELEMENT: ClassVar[float] = 0.0
     # Bytes per form element the backend holds while solving (its model and factorisations).
     BYTES_PER_ELEMENT: ClassVar[float] = 0.0
+    # The magnitude from which the solver takes a number as infinite (HiGHS's infinite_cost and
+    # infinite_bound, SCIP's infinity, CP-SAT's objective scaling: 1e20 for all three; measured,
+    # they fail or answer wrongly from there on); None: no such limit. An instance whose standard
+    # form holds a finite value that large is refused by ``admits``.
+    INFINITE_FROM: ClassVar[float | None] = None
 
     def available(self) -> Availability:
         return modules_available(*self.REQUIRES)
@@ -255,7 +260,7 @@ class Backend:
             reason = self.trait_reason(as_standard(model).to_standard_form().traits())
             if reason is not None:
                 return f"{self.NAME}: this instance has {reason}"
-        reason = self.fits_instance(model)
+        reason = self.fits_instance(model) or self._range_reason(model)
         if reason is not None:
             return reason
         need, limit = self.memory_bytes(model), memory_limit_bytes()
@@ -263,6 +268,16 @@ class Backend:
             return (f"{self.NAME}: this instance needs about {need / 2**30:.3g} GB of memory, above the limit of "
                     f"{limit / 2**30:.3g} GB (OPTSCHED_MEMORY_LIMIT_GB)")
         return None
+
+    def _range_reason(self, model: Model) -> str | None:
+        """Why the solver cannot hold this instance's numbers (``INFINITE_FROM``), or None."""
+        if self.INFINITE_FROM is None or model.name in self.MODELS or "standard" not in type(model).FORMS:
+            return None
+        largest = as_standard(model).to_standard_form().largest_value()
+        if largest < self.INFINITE_FROM:
+            return None
+        return (f"{self.NAME}: this instance holds the value {largest:.3g}, and its solver takes values from "
+                f"{self.INFINITE_FROM:g} on as infinite")
 
     def setup_seconds(self, model: Model) -> float:
         """Estimated set-up time outside the solver's own time limit (0 when covered)."""

@@ -129,6 +129,7 @@ class ScipBackend(Backend):
     PRIORITY = 40
     SETUP_S_PER_ELEMENT = 2e-5  # building the SCIP model in Python
     BYTES_PER_ELEMENT = 1000.0
+    INFINITE_FROM = 1e20
     OPTIONS: Mapping[str, Option] = {
         "gap": Option(0.0, float, "relative gap at which SCIP stops", minimum=0.0),
         "absgap": Option(0.0, float, "absolute gap at which SCIP stops", minimum=0.0),
