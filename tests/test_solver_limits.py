@@ -216,3 +216,17 @@ def test_cpsat_refuses_what_its_64_bit_integers_cannot_hold(bound: float, reason
         assert optsched.solve(lp, "cpsat").objective == optsched.solve(lp, "highs").objective == bound
     else:
         assert refusal is not None and reason in refusal
+
+
+def test_values_near_the_smallest_floats_solve_without_a_warning() -> None:
+    """Weights of 1e-300 down to the smallest subnormal: every backend that fits returns a
+    verified solution without a numpy warning (CP-SAT's scaling check once divided inf by inf),
+    within the absolute tolerance below 1 of the brute-force optimum."""
+    m = SetPacking(4, [[0, 1], [1, 2], [2, 3]], [1e-300, 2e-300, 5e-324])
+    optimum = optsched.solve(m, "brute_force").objective
+    for backend in fitting_backends(m):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            result = optsched.solve(m, backend.NAME)
+        assert result.ok, (backend.NAME, result.message)
+        assert abs(result.objective - optimum) <= 1e-6, backend.NAME

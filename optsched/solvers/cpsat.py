@@ -63,7 +63,7 @@ def _objective_scaling_error(form: StandardForm) -> tuple[float, float]:
     activity = float(np.abs(form.c) @ bound)
     if activity == 0.0:
         return 0.0, 0.0
-    f = 2.0 ** np.floor(np.log2(2.0**53 / activity))
+    f = 2.0 ** min(np.floor(np.log2(2.0**53) - np.log2(activity)), 1000.0)  # finite for any activity > 0
     scaled = np.sign(form.c) * np.floor(np.abs(form.c) * f + 0.5)  # std::round: halves away from zero
     return float(np.abs(scaled / f - form.c) @ bound), activity
 

@@ -94,7 +94,7 @@ class CvxpyBackend(Backend):
         if left is not None and TIME_LIMIT_KEYS.get(solver) is not None:
             # OSQP reads 0 as "no limit": the smallest positive limit stops after one check
             solver_options[TIME_LIMIT_KEYS[solver]] = max(left, 1e-6)
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught:  # process-wide filters: one solve at a time per process
             warnings.simplefilter("always")
             try:
                 problem.solve(solver=solver, warm_start=False, **solver_options)
