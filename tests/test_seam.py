@@ -71,6 +71,21 @@ def test_per_solve_overrides_are_checked_like_options() -> None:
         prepared.solve(model, xi=0)
 
 
+def test_highs_per_solve_options_apply_to_that_solve_and_no_later_one() -> None:
+    """A Prepared HiGHS keeps one solver object between solves: an override's ``threads`` was
+    ignored (set only when the object was made) and its ``highs_options`` stayed set for every
+    later solve. Each solve now starts from HiGHS's defaults and its own options."""
+    model = generate("budgeted_ip", 8, np.random.default_rng(3))
+    prepared = optsched.prepare(model, "highs")
+    h = prepared.state.h
+    plain = prepared.solve(model)
+    tuned = prepared.solve(model, threads=2, highs_options={"presolve": "off"})
+    assert (h.getOptionValue("threads")[1], h.getOptionValue("presolve")[1]) == (2, "off")
+    again = prepared.solve(model)
+    assert (h.getOptionValue("threads")[1], h.getOptionValue("presolve")[1]) == (1, "choose")
+    assert plain.objective == tuned.objective == again.objective and again.termination is Termination.OPTIMAL
+
+
 @pytest.mark.parametrize("backend", ["highs", "cpsat"])
 def test_warm_start_changes_no_answer_along_a_trajectory(backend: str) -> None:
     """One Prepared over a sequence that repeats the structure (masks of one knapsack, as the ESDP

@@ -142,6 +142,12 @@ def _update_in_place(h: Any, form: StandardForm) -> None:
 
 
 def _apply_options(h: Any, options: Mapping[str, Any]) -> None:
+    """HiGHS's defaults, silent, with this solve's options: set afresh for every solve, so that
+    a per-solve override (``Prepared.solve(model, threads=2, highs_options=...)``) applies to
+    that solve and to no later one."""
+    h.resetOptions()
+    h.setOptionValue("output_flag", False)
+    set_option(h, "threads", int(options["threads"]))
     set_option(h, "mip_rel_gap", float(options["mip_rel_gap"]))
     set_option(h, "mip_abs_gap", float(options["mip_abs_gap"]))
     for key, value in (options["highs_options"] or {}).items():
