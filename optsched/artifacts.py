@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from optsched.files import check_output_path
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -59,6 +61,7 @@ def create_temporary(directory: Path, prefix: str, suffix: str) -> tuple[int, st
 
 def _atomic(path: Path, write: Callable[[str], None]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
+    check_output_path(path)
     fd, tmp = create_temporary(path.parent, f".{path.name}.", ".tmp")
     os.close(fd)
     try:

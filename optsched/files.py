@@ -1,4 +1,5 @@
-"""Reading user files: regular files only, at most ``max_input_bytes()`` bytes.
+"""Reading user files: regular files only, at most ``max_input_bytes()`` bytes; and writing
+only where a regular file is, or nothing (:func:`check_output_path`).
 
 Every reader of a file a user names (instance files, ``--config`` TOML, sweep files, trace
 CSVs) opens it here, so one rule holds everywhere: a FIFO, a device (``/dev/zero``,
@@ -13,6 +14,7 @@ Alibaba trace tables.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -112,3 +114,19 @@ def read_user_text(path: str | Path, what: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{what}: {path} is not a text file (not UTF-8)") from None
+
+
+def check_output_path(path: str | Path) -> None:
+    """Refuse to write a result over anything but a regular file: at ``path`` (symlinks
+    followed) a device (``/dev/null``, ``/dev/full``), a FIFO, a socket or a directory. The
+    atomic write renames a temporary file over the path, which would replace a device node
+    (run as root, ``--log /dev/full`` left a regular file at /dev/full), and a writer that opens
+    the path itself (HiGHS's MPS writer) would block on a FIFO without a reader. OSError naming
+    the file; a path that does not exist yet is fine."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(errno.EEXIST, "exists and is not a regular file (a directory, device, FIFO or socket); "
+                                    "results are written to regular files only", str(path))

@@ -11,6 +11,7 @@ import contextlib
 import os
 import resource
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -303,6 +304,50 @@ def test_killed_sweep_leaves_no_worker_behind(tmp_path: Path, executor: list[str
         for pid in _session_processes(sweep_proc.pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, 9)
+
+# --- writing over what is not a regular file --------------------------------------------------------
+def _special(kind: str, path: Path) -> None:
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "socket":
+        import socket
+
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        sock.close()
+    else:  # a character device like /dev/null, made in the test's own directory
+        try:
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except (PermissionError, OSError):
+            pytest.skip("cannot make a device node here")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "socket", "device"])
+@pytest.mark.parametrize("writer", ["solve --log", "export json", "export mps"])
+def test_results_are_never_written_over_a_device_fifo_socket_or_directory(tmp_path: Path, kind: str, writer: str) -> None:
+    """Run as root, ``optsched solve --log /dev/full`` renamed its temporary file over the
+    device node (a regular file was left at /dev/full), and HiGHS's MPS writer would block on a
+    FIFO without a reader. Every writer now refuses a target that exists and is not a regular
+    file: exit 2, one line naming it, the target untouched (and no hang: the child is killed
+    after 60 s)."""
+    instance = tmp_path / "sp.json"
+    instance.write_text('{"model": "set_packing", "n_elements": 3, "sets": [[0, 1], [1, 2]], "weights": [1, 2]}')
+    target = tmp_path / ("target.mps" if writer == "export mps" else "target.json")
+    _special(kind, target)
+    before = os.lstat(target)
+    argv = {"solve --log": ["solve", str(instance), "--backend", "highs", "--log", str(target)],
+            "export json": ["export", str(instance), "--format", "json", "--out", str(target)],
+            "export mps": ["export", str(instance), "--format", "mps", "--out", str(target)]}[writer]
+    done = run_cli(argv, timeout=60)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(target) in lines[0] and "not a regular file" in lines[0], lines
+    after = os.lstat(target)
+    assert (stat.S_IFMT(after.st_mode), after.st_ino) == (stat.S_IFMT(before.st_mode), before.st_ino)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left
+
 
 # --- file modes ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("umask,mode", [(0o022, 0o644), (0o027, 0o640)])

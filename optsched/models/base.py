@@ -206,11 +206,11 @@ class Model:
 
         from optsched.models.forms import as_standard
 
+        from optsched.artifacts import write_text
+
         path = Path(path)
         if path.suffix.lower() == ".json":
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(self.to_dict()) + "\n")
-            return path
+            return write_text(path, json.dumps(self.to_dict()) + "\n")
         if "standard" not in self.FORMS:
             raise ValueError(f"path: {self.name!r} models have no linear/quadratic form to write as MPS or LP")
         return as_standard(self).to_standard_form().write(path)

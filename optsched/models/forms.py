@@ -10,6 +10,7 @@ variables, a quadratic objective) is read off the instance's own form (:meth:`St
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -124,8 +125,9 @@ class StandardForm:
         return hm
 
     def write(self, path: str | Path) -> Path:
-        """Write this program as MPS or LP (by the suffix of ``path``) through HiGHS's writer;
-        columns are named x0, x1, ..., rows r0, r1, ..."""
+        """Write this program as MPS or LP (by the suffix of ``path``) through HiGHS's writer,
+        atomically (a temporary file beside it, then renamed); columns are named x0, x1, ...,
+        rows r0, r1, ..."""
         import highspy
 
         path = Path(path)
@@ -137,9 +139,19 @@ class StandardForm:
         hm.lp_.col_names_ = [f"x{j}" for j in range(hm.lp_.num_col_)]
         hm.lp_.row_names_ = [f"r{i}" for i in range(hm.lp_.num_row_)]
         h.passModel(hm)
+        from optsched.artifacts import create_temporary
+        from optsched.files import check_output_path
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        if h.writeModel(str(path)) != highspy.HighsStatus.kOk:
-            raise ValueError(f"path: HiGHS could not write {path}")
+        check_output_path(path)
+        fd, tmp = create_temporary(path.parent, f".{path.stem}.", path.suffix)  # HiGHS reads the format off the suffix
+        os.close(fd)
+        try:
+            if h.writeModel(tmp) != highspy.HighsStatus.kOk:
+                raise ValueError(f"path: HiGHS could not write {path}")
+            os.replace(tmp, path)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
         return path
 
     def to_cvxpy(self) -> tuple[Any, Any]:
