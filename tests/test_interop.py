@@ -148,3 +148,19 @@ def test_every_kind_writes_json_that_reads_back(kind: str, tmp_path: Path) -> No
     model = spec.generate(spec.tiny, np.random.default_rng(3))
     back = load_instances(model.write(tmp_path / f"{kind}.json"))[0]
     assert back.to_dict() == model.to_dict()
+
+
+@pytest.mark.parametrize("suffix", [".mps", ".lp"])
+def test_a_value_highs_writes_as_infinite_is_not_exported_as_mps_or_lp(tmp_path: Path, suffix: str) -> None:
+    """HiGHS's writer takes values from 1e20 on as infinite: set packing weights of 3e25 came
+    back from the MPS file as inf (and the file was refused on reading). Export refuses them
+    and writes nothing; 3e19 round-trips exactly."""
+    from optsched.models.set_packing import SetPacking
+
+    big = SetPacking(4, [[0, 1], [1, 2], [2, 3]], [1e25, 1.0, 3e25])
+    with pytest.raises(ValueError, match="takes values from 1e\\+20 on as infinite"):
+        write_model_file(big, tmp_path / f"big{suffix}")
+    assert not list(tmp_path.iterdir())
+    fine = SetPacking(4, [[0, 1], [1, 2], [2, 3]], [1e19, 1.0, 3e19])
+    back = load_instances(write_model_file(fine, tmp_path / f"fine{suffix}"))[0]
+    assert optsched.solve(back, "highs").objective == optsched.solve(fine, "brute_force").objective == 4e19

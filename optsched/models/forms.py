@@ -133,6 +133,10 @@ class StandardForm:
         path = Path(path)
         if path.suffix.lower() not in MODEL_SUFFIXES:
             raise ValueError(f"path: expected a .mps or .lp file, got {path.name!r}")
+        largest = self.largest_value()
+        if largest >= 1e20:  # HiGHS writes them as infinite: the file would hold another program
+            raise ValueError(f"path: this program holds the value {largest:.3g}, and HiGHS's writer takes values from "
+                             f"1e+20 on as infinite; write it as JSON")
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
         hm = self.to_highs()
