@@ -5,7 +5,9 @@ by every backend whose form fits; malformed or unsupported files are one line, e
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,9 +17,9 @@ from optsched.cli import main
 from optsched.generators import generate
 from optsched.io import load_instances
 from optsched.io.model_files import write_model_file
-from optsched.models.base import model_kinds
+from optsched.models.base import kind_specs, model_kinds
 from optsched.result import Termination
-from optsched.solvers.registry import get_backend
+from optsched.solvers.registry import fitting_backends, get_backend
 
 STANDARD_KINDS = sorted(k for k, cls in model_kinds().items() if "standard" in cls.FORMS and k != "linear_program")
 
@@ -164,3 +166,30 @@ def test_a_value_highs_writes_as_infinite_is_not_exported_as_mps_or_lp(tmp_path:
     fine = SetPacking(4, [[0, 1], [1, 2], [2, 3]], [1e19, 1.0, 3e19])
     back = load_instances(write_model_file(fine, tmp_path / f"fine{suffix}"))[0]
     assert optsched.solve(back, "highs").objective == optsched.solve(fine, "brute_force").objective == 4e19
+
+
+def _arrays(obj: Any, path: str = "") -> list[tuple[str, np.ndarray]]:
+    """Every numpy array a model holds, nested optsched objects included (``family.indptr``)."""
+    out = []
+    for key, value in vars(obj).items():
+        if isinstance(value, np.ndarray):
+            out.append((path + key, value))
+        elif hasattr(value, "__dict__") and type(value).__module__.startswith("optsched"):
+            out += _arrays(value, f"{path}{key}.")
+    return out
+
+
+@pytest.mark.parametrize("kind", sorted(kind_specs()))
+def test_models_stay_read_only_through_pickling(kind: str) -> None:
+    """A model is immutable: its arrays are read-only, and stay so when it is pickled (numpy
+    restores arrays writeable; a model sent to compare's worker processes was mutable and gave
+    numba kernels a new argument type to compile inside the first timed solve). The unpickled
+    model solves to the same objective."""
+    spec = kind_specs()[kind]
+    model = spec.generate(spec.tiny + 2, np.random.default_rng(0))
+    back = pickle.loads(pickle.dumps(model))
+    for where, m in (("built", model), ("unpickled", back)):
+        writeable = [name for name, a in _arrays(m) if a.flags.writeable]
+        assert not writeable, (where, writeable)
+    backend = fitting_backends(model)[0].NAME
+    assert optsched.solve(back, backend).objective == pytest.approx(optsched.solve(model, backend).objective, rel=1e-12)

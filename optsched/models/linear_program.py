@@ -83,6 +83,7 @@ class LinearProgram(Model):
         if not np.isin(integ, (0.0, 1.0)).all():
             raise ValueError("integrality: entries must be 0/1 or true/false")
         integ = np.asarray(integ, dtype=bool)
+        integ.setflags(write=False)
         if self.sense not in ("min", "max"):
             raise ValueError(f"sense: expected 'min' or 'max', got {self.sense!r}")
         hess = None

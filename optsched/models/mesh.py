@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from optsched.models import prices, utilities
+from optsched.models.base import FrozenArrays
 from optsched.models.validate import check_keys, finite_float, float_array, index_array, positive_int
 from optsched.sampling import redraw_entries
 
@@ -52,7 +53,7 @@ def resource_units(
 
 
 @dataclass(frozen=True, eq=False)
-class MeshInstance:
+class MeshInstance(FrozenArrays):
     """One arrival instance of P1: a resource mesh and the jobs on it (see module doc).
 
     ``capacity`` is (n_nodes, n_slots); ``arrival``, ``deadline``, ``rho`` are per job;
@@ -145,7 +146,9 @@ class MeshInstance:
     @cached_property
     def job_ptr(self) -> np.ndarray:
         """Pairs of job n are ``job_ptr[n]:job_ptr[n + 1]``."""
-        return np.concatenate([[0], np.cumsum([u.size for u in self.units])]).astype(np.int64)
+        ptr = np.concatenate([[0], np.cumsum([u.size for u in self.units])]).astype(np.int64)
+        ptr.setflags(write=False)
+        return ptr
 
     @property
     def n_pairs(self) -> int:

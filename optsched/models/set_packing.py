@@ -24,13 +24,13 @@ import numpy as np
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-from optsched.models.base import Model, cached_form, draw_from, register_fuzz, register_generator, register_model
+from optsched.models.base import FrozenArrays, Model, cached_form, draw_from, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm, all_binary_rows
 from optsched.models.validate import float_array, positive_int, refuse_non_numbers
 
 
 @dataclass(frozen=True, eq=False)
-class SetFamily:
+class SetFamily(FrozenArrays):
     """N sets over M elements in CSR layout: set i is ``indices[indptr[i]:indptr[i+1]]`` (sorted)."""
 
     n_elements: int
