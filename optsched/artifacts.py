@@ -59,10 +59,13 @@ def create_temporary(directory: Path, prefix: str, suffix: str) -> tuple[int, st
     raise FileExistsError(f"no free temporary name in {directory}")
 
 
-def _atomic(path: Path, write: Callable[[str], None]) -> Path:
+def write_atomically(path: Path, write: Callable[[str], None], *, suffix: str = ".tmp") -> Path:
+    """``write(tmp)`` to a new temporary file beside ``path`` (ending in ``suffix``: for writers
+    that read the format off it), then renamed over ``path``; never over what is not a regular
+    file (:func:`optsched.files.check_output_path`). A failed write leaves ``path`` as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
     check_output_path(path)
-    fd, tmp = create_temporary(path.parent, f".{path.name}.", ".tmp")
+    fd, tmp = create_temporary(path.parent, f".{path.name}.", suffix)
     os.close(fd)
     try:
         write(tmp)
@@ -76,7 +79,7 @@ def _atomic(path: Path, write: Callable[[str], None]) -> Path:
 
 
 def write_text(path: str | Path, text: str) -> Path:
-    return _atomic(Path(path), lambda tmp: Path(tmp).write_text(text))
+    return write_atomically(Path(path), lambda tmp: Path(tmp).write_text(text))
 
 
 def write_csv(df: "pd.DataFrame", path: str | Path) -> Path:
@@ -85,8 +88,8 @@ def write_csv(df: "pd.DataFrame", path: str | Path) -> Path:
     faster on a 10,000-row trajectory)."""
     text = csv_text(df)
     if text is None:
-        return _atomic(Path(path), lambda tmp: df.to_csv(tmp, index=False, float_format=FLOAT_FORMAT, lineterminator="\n"))
-    return _atomic(Path(path), lambda tmp: Path(tmp).write_text(text))
+        return write_atomically(Path(path), lambda tmp: df.to_csv(tmp, index=False, float_format=FLOAT_FORMAT, lineterminator="\n"))
+    return write_atomically(Path(path), lambda tmp: Path(tmp).write_text(text))
 
 
 FLOAT_FORMAT = "%.10g"
@@ -117,7 +120,7 @@ def csv_text(df: "pd.DataFrame") -> str | None:
 def write_png(fig: Any, path: str | Path) -> Path:
     """Save a matplotlib figure with fixed metadata so reruns give identical bytes, then close
     it (a figure is drawn for one file)."""
-    out = _atomic(
+    out = write_atomically(
         Path(path), lambda tmp: fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
     )
     pyplot().close(fig)

@@ -217,9 +217,8 @@ class Model(FrozenArrays):
         import json
         from pathlib import Path
 
-        from optsched.models.forms import as_standard
-
         from optsched.artifacts import write_text
+        from optsched.models.forms import as_standard
 
         path = Path(path)
         if path.suffix.lower() == ".json":

@@ -10,7 +10,6 @@ variables, a quadratic objective) is read off the instance's own form (:meth:`St
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -134,29 +133,22 @@ class StandardForm:
         if path.suffix.lower() not in MODEL_SUFFIXES:
             raise ValueError(f"path: expected a .mps or .lp file, got {path.name!r}")
         largest = self.largest_value()
-        if largest >= 1e20:  # HiGHS writes them as infinite: the file would hold another program
+        if largest >= SOLVER_INFINITY:  # the file would hold another program
             raise ValueError(f"path: this program holds the value {largest:.3g}, and HiGHS's writer takes values from "
-                             f"1e+20 on as infinite; write it as JSON")
+                             f"{SOLVER_INFINITY:g} on as infinite; write it as JSON")
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
         hm = self.to_highs()
         hm.lp_.col_names_ = [f"x{j}" for j in range(hm.lp_.num_col_)]
         hm.lp_.row_names_ = [f"r{i}" for i in range(hm.lp_.num_row_)]
         h.passModel(hm)
-        from optsched.artifacts import create_temporary
-        from optsched.files import check_output_path
+        from optsched.artifacts import write_atomically
 
-        path.parent.mkdir(parents=True, exist_ok=True)
-        check_output_path(path)
-        fd, tmp = create_temporary(path.parent, f".{path.stem}.", path.suffix)  # HiGHS reads the format off the suffix
-        os.close(fd)
-        try:
+        def write(tmp: str) -> None:
             if h.writeModel(tmp) != highspy.HighsStatus.kOk:
                 raise ValueError(f"path: HiGHS could not write {path}")
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-        return path
+
+        return write_atomically(path, write, suffix=path.suffix)  # HiGHS reads the format off the suffix
 
     def to_cvxpy(self) -> tuple[Any, Any]:
         """This program in cvxpy: ``(problem, x)`` with ``x`` the variable vector (integer
@@ -250,6 +242,11 @@ class StandardForm:
             and whole(self.col_upper)
         )
 
+
+# HiGHS (infinite_cost, infinite_bound), SCIP (its infinity) and CP-SAT (its objective scaling)
+# take numbers from this magnitude on as infinite: measured, they fail or answer wrongly from
+# there on, and HiGHS's MPS/LP writer writes them as inf.
+SOLVER_INFINITY = 1e20
 
 # What a HiGHS MIP needs to be an oracle, for every route optsched takes to HiGHS (the highs
 # backend, cvxpy, Pyomo); the measurements behind each are in optsched/solvers/highs.py.

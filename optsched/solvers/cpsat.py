@@ -15,7 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import StandardForm, as_standard
+from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_standard
 from optsched.result import Result, Termination
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
 
@@ -43,27 +43,25 @@ class CpSatSession:
 CPSAT_LARGEST_ACTIVITY = 2.0**62
 
 
-def _largest_activity(form: StandardForm) -> float:
-    """max over variables of |bound| and over rows of sum_j |a_ij| max(|lower_j|, |upper_j|)."""
-    bound = np.maximum(np.abs(form.col_lower), np.abs(form.col_upper))
+def _largest_activity(form: StandardForm, bound: np.ndarray) -> float:
+    """max over variables of b_j and over rows of sum_j |a_ij| b_j, b_j = max(|lower_j|, |upper_j|)."""
     rows = abs(form.A) @ bound if form.n_rows else np.zeros(0)
     return float(max(bound.max(initial=0.0), rows.max(initial=0.0)))
 
 
-def _objective_scaling_error(form: StandardForm) -> tuple[float, float]:
+def _objective_scaling_error(form: StandardForm, bound: np.ndarray) -> tuple[float, float]:
     """(worst-case error, largest |activity|) of the objective after CP-SAT's scaling: it
     multiplies the coefficients by the largest power of two f that keeps sum_j |c_j f| b_j
     within 2^53 (``mip_max_activity_exponent``; b_j = max(|lower_j|, |upper_j|)) and rounds
     them to integers; the error is sum_j |round(c_j f) / f - c_j| b_j. Measured: max x1 + x2
     over x in [0, b] with x1 + x2 <= b: right at b = 5e15, and from b = 1e16 (scaled by 2^-2)
     both coefficients rounded to 0 and CP-SAT said "optimal" at x = 0 (its log warns and goes
-    on). The test refuses from an error above 1e-9 of the activity: at b = 5e15 already (f = 1/2
+    on). ``fits_instance`` refuses from an error above 1e-9 of the activity: at b = 5e15 already (f = 1/2
     doubles every coefficient, which happens to keep the optimum), on the safe side."""
-    bound = np.maximum(np.abs(form.col_lower), np.abs(form.col_upper))
     activity = float(np.abs(form.c) @ bound)
     if activity == 0.0:
         return 0.0, 0.0
-    f = 2.0 ** min(np.floor(np.log2(2.0**53) - np.log2(activity)), 1000.0)  # finite for any activity > 0
+    f = 2.0 ** min(np.floor(53.0 - np.log2(activity)), 1000.0)  # finite for any activity > 0
     scaled = np.sign(form.c) * np.floor(np.abs(form.c) * f + 0.5)  # std::round: halves away from zero
     return float(np.abs(scaled / f - form.c) @ bound), activity
 
@@ -74,7 +72,7 @@ class CpSatBackend(Backend):
     DESCRIPTION = "OR-Tools CP-SAT: exact pure-integer programs with whole-number constraints"
     EXACT = True
     FORM = "standard"
-    INFINITE_FROM = 1e20
+    INFINITE_FROM = SOLVER_INFINITY
     CONTINUOUS_CAPABLE = False
     QP_CAPABLE = False
     SUPPORTS_TIME_LIMIT = True
@@ -104,11 +102,12 @@ class CpSatBackend(Backend):
             return "cpsat: constraint coefficients and bounds must be whole numbers"
         if not (np.isfinite(form.col_lower).all() and np.isfinite(form.col_upper).all()):
             return "cpsat: every variable needs finite bounds"
-        reach = _largest_activity(form)
+        bound = np.maximum(np.abs(form.col_lower), np.abs(form.col_upper))
+        reach = _largest_activity(form, bound)
         if reach > CPSAT_LARGEST_ACTIVITY:
             return (f"cpsat: a variable's domain or a constraint's activity reaches {reach:.3g}, beyond CP-SAT's "
                     f"{CPSAT_LARGEST_ACTIVITY:.3g} (2^62)")
-        error, activity = _objective_scaling_error(form)
+        error, activity = _objective_scaling_error(form, bound)
         if error > 1e-9 * max(1.0, activity):
             return (f"cpsat: its integer scaling of the objective (activity up to {activity:.3g}, scaled into 2^53) "
                     f"would be off by up to {error:.3g}")

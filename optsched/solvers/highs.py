@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, StandardForm, as_standard, lower_triangle
+from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, SOLVER_INFINITY, StandardForm, as_standard, lower_triangle
 from optsched.result import Result, Termination
 import time
 
@@ -205,7 +205,7 @@ class HighsBackend(Backend):
     PRIORITY = 20
     SETUP_S_PER_ELEMENT = 2e-6  # building and passing the model (4.7 s at 10^6 projection variables)
     BYTES_PER_ELEMENT = 300.0
-    INFINITE_FROM = 1e20
+    INFINITE_FROM = SOLVER_INFINITY
     # HiGHS also stops at an absolute gap (mip_abs_gap, default 1e-6): with weights 1 and 1e-9
     # it answered 1.000000003 "optimal" for 1.000000004 (fuzz long run); an oracle needs 0.
     OPTIONS: Mapping[str, Option] = {

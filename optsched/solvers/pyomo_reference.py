@@ -10,7 +10,7 @@ import time
 from typing import Any, Mapping
 
 from optsched.models.base import Model
-from optsched.models.forms import as_pyomo, as_standard
+from optsched.models.forms import SOLVER_INFINITY, as_pyomo, as_standard
 from optsched.result import Result, Termination
 from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
@@ -40,7 +40,7 @@ class PyomoBackend(Backend):
     PRIORITY = 90
     SETUP_S_PER_ELEMENT = 4e-5  # building the Pyomo model (7.5 s at 10^5 projection variables)
     BYTES_PER_ELEMENT = 3000.0
-    INFINITE_FROM = 1e20
+    INFINITE_FROM = SOLVER_INFINITY
     OPTIONS: Mapping[str, Option] = {
         "solver": Option("auto", str, "a Pyomo contrib.solver name (checked against Pyomo's availability); "
                                       "auto: highs, or scip_direct for programs mixing integer and continuous columns"),

@@ -205,10 +205,9 @@ class Backend:
     SETUP_S_PER_ELEMENT: ClassVar[float] = 0.0
     # Bytes per form element the backend holds while solving (its model and factorisations).
     BYTES_PER_ELEMENT: ClassVar[float] = 0.0
-    # The magnitude from which the solver takes a number as infinite (HiGHS's infinite_cost and
-    # infinite_bound, SCIP's infinity, CP-SAT's objective scaling: 1e20 for all three; measured,
-    # they fail or answer wrongly from there on); None: no such limit. An instance whose standard
-    # form holds a finite value that large is refused by ``admits``.
+    # The magnitude from which the solver takes a number as infinite (``SOLVER_INFINITY`` for
+    # HiGHS, SCIP and CP-SAT); None: no such limit. An instance whose standard form holds a
+    # finite value that large is refused by ``admits``.
     INFINITE_FROM: ClassVar[float | None] = None
 
     def available(self) -> Availability:

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import StandardForm, as_binary, as_standard
+from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_binary, as_standard
 from optsched.result import Result, Termination
 from optsched.solvers.registry import Backend, Option, register_backend, remaining
 
@@ -129,7 +129,7 @@ class ScipBackend(Backend):
     PRIORITY = 40
     SETUP_S_PER_ELEMENT = 2e-5  # building the SCIP model in Python
     BYTES_PER_ELEMENT = 1000.0
-    INFINITE_FROM = 1e20
+    INFINITE_FROM = SOLVER_INFINITY
     OPTIONS: Mapping[str, Option] = {
         "gap": Option(0.0, float, "relative gap at which SCIP stops", minimum=0.0),
         "absgap": Option(0.0, float, "absolute gap at which SCIP stops", minimum=0.0),

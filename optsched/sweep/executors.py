@@ -155,6 +155,22 @@ def _in_flight(workers: int) -> int:
     return 2 * workers  # a worker always has its next batch queued
 
 
+def _fork_server(preload: Sequence[str]) -> Any:
+    """multiprocessing's ``forkserver`` context with its server started now, ``preload``
+    imported there for every process forked from it (the server works while this process goes
+    on); None where there is no fork server. A server already running (an earlier sweep in this
+    process) is kept, with its own preload."""
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return None
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(list(preload))
+    forkserver.ensure_running()
+    return ctx
+
+
 def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[str] = ()) -> None:
     """A ``ProcessPoolExecutor`` (forkserver start method: safe with threads in the parent,
     and the server imports numpy and this module once for every worker; each worker then
@@ -163,10 +179,7 @@ def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if ctx.get_start_method() == "forkserver":
-        ctx.set_forkserver_preload(["optsched.sweep.executors"])
+    ctx = _fork_server([__name__]) or multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_worker,
                                initargs=(os.getpid(), tuple(warm)))
     try:
@@ -277,23 +290,18 @@ LOCAL_CLUSTER_CONFIG = {
 
 
 def _start_forkserver(preload: Sequence[str]) -> str | None:
-    """Start multiprocessing's fork server with ``preload`` imported and return its method
-    name, for a LocalCluster's nannies to fork their workers from it (None where there is no
-    fork server or no dask.distributed). Spawned workers each start an interpreter and import
-    dask.distributed and the runs' modules; forked ones inherit them: a 2-worker cluster started
-    in 0.2 s instead of 0.5 s and closed in 0.02 s instead of 0.1 s (measured). The server
-    imports them while this process imports dask.distributed. A server already running (an
-    earlier pool in this process) is kept, with its own preload. dask, when it sets up the fork
-    server itself, first imports numpy, pandas and lz4 here to preload them; this process never
-    uses pandas, so its flag is set to say the preload is done."""
+    """Start the fork server (:func:`_fork_server`) with ``preload`` for a LocalCluster's
+    nannies to fork their workers from, and return the method name for dask's config (None
+    where there is no fork server or no dask.distributed). Spawned workers each start an
+    interpreter and import dask.distributed and the runs' modules; forked ones inherit them: a
+    2-worker cluster started in 0.2 s instead of 0.5 s and closed in 0.02 s instead of 0.1 s
+    (measured). The server imports them while this process imports dask.distributed. dask, when
+    it sets up the fork server itself, first imports numpy, pandas and lz4 here to preload
+    them; this process never uses pandas, so its flag is set to say the preload is done."""
     import importlib.util
-    import multiprocessing
-    from multiprocessing import forkserver
 
-    if "forkserver" not in multiprocessing.get_all_start_methods() or importlib.util.find_spec("distributed") is None:
+    if importlib.util.find_spec("distributed") is None or _fork_server(preload) is None:
         return None
-    multiprocessing.get_context("forkserver").set_forkserver_preload(list(preload))
-    forkserver.ensure_running()
     import distributed.utils as dask_utils
 
     if hasattr(dask_utils, "_forkserver_preload_set"):
