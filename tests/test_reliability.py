@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -40,6 +41,20 @@ def cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[
 def one_error_line(lines: list[str], words: str) -> None:
     assert len(lines) == 1 and lines[0].startswith("optsched: error: "), lines
     assert words in lines[0], (words, lines[0])
+
+
+def wait_until(condition: Callable[[], object], *, polls: int = 2400,
+               while_running: subprocess.Popen[str] | None = None) -> bool:
+    """Whether ``condition()`` came true within ``polls`` looks 0.05 s apart, while the process
+    ``while_running`` (if given) still ran: the bound keeps a test from waiting forever on
+    another process; it is no claim about speed."""
+    for _ in range(polls):
+        if condition():
+            return True
+        if while_running is not None and while_running.poll() is not None:
+            return bool(condition())
+        time.sleep(0.05)
+    return bool(condition())
 
 
 def run_cli(argv: list[str], *, timeout: float = 300, **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -238,10 +253,7 @@ def test_two_real_sweeps_on_one_store(tmp_path: Path) -> None:
     first = subprocess.Popen([sys.executable, "-m", "optsched", "sweep", str(sweep), "--out", str(out), "--workers", "1",
                               "--batch-size", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     lock = out / "store" / ".lock"
-    deadline = time.time() + 120
-    while not (lock.exists() and lock.read_text().strip() == str(first.pid)):
-        assert time.time() < deadline and first.poll() is None
-        time.sleep(0.05)
+    assert wait_until(lambda: lock.exists() and lock.read_text().strip() == str(first.pid), while_running=first)
     second = run_cli(["sweep", str(sweep), "--out", str(out), "--workers", "1"])
     assert first.poll() is None, "the first sweep ended before the second started: make it longer"
     assert second.returncode == 2 and "is in use by another sweep" in second.stderr
@@ -262,10 +274,10 @@ def _session_processes(sid: int) -> list[int]:
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            text = (entry / "stat").read_text()
         except OSError:  # ended meanwhile
             continue
-        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+        fields = text[text.rindex(")") + 2:].split()  # after "pid (comm) "
         if int(fields[3]) == sid and fields[0] != "Z":
             pids.append(int(entry.name))
     return pids
@@ -289,17 +301,14 @@ def test_killed_sweep_leaves_no_worker_behind(tmp_path: Path, executor: list[str
                                    "--batch-size", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                                   start_new_session=True)
     try:
-        deadline = time.time() + 120
-        while not list((out / "store").glob("part-*")):  # a batch came back: the workers run
-            assert time.time() < deadline and sweep_proc.poll() is None, "the sweep never stored a batch"
-            time.sleep(0.05)
+        # a batch came back: the workers run
+        assert wait_until(lambda: list((out / "store").glob("part-*")), while_running=sweep_proc), "no batch stored"
         assert len(_session_processes(sweep_proc.pid)) > 1, "the sweep started no worker process"
         sweep_proc.kill()
         sweep_proc.wait(timeout=10)
-        deadline = time.time() + 30
-        while (left := _session_processes(sweep_proc.pid)) and time.time() < deadline:
-            time.sleep(0.2)
-        assert not left, f"processes of the killed sweep still running after 30 s: {left}"
+        wait_until(lambda: not _session_processes(sweep_proc.pid), polls=600)
+        left = _session_processes(sweep_proc.pid)
+        assert not left, f"processes of the killed sweep still running after 600 polls: {left}"
     finally:
         for pid in _session_processes(sweep_proc.pid):
             with contextlib.suppress(ProcessLookupError):
