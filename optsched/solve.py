@@ -29,7 +29,7 @@ import numpy as np
 
 from optsched.models.base import Model, model_kinds
 from optsched.models.validate import finite_float
-from optsched.result import OBJECTIVE_RTOL, Result, Termination, agree, relative_gap
+from optsched.result import OBJECTIVE_RTOL, Result, Termination, agree, relative_gap, sealed
 from optsched.solvers.registry import Backend, fitting_backends, get_backend, kind_backends
 
 if TYPE_CHECKING:
@@ -123,34 +123,37 @@ class Prepared:
     def _solve(self, model: Model, time_limit: float | None, overrides: Mapping[str, Any],
                seam_extra: Mapping[str, Any]) -> Result:
         """:meth:`solve`, with ``seam_extra`` added to the result's ``extra`` (``solve``'s set-up seconds)."""
-        if not isinstance(model, Model):
-            raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
-        reason = self.fits(model)
+        if type(model) is not self.kind:
+            if not isinstance(model, Model):
+                raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
+            raise ValueError(f"backend: {self.fits(model)}")
+        reason = self.backend.admits(model)
         if reason is not None:
             raise ValueError(f"backend: {reason}")
+        backend = self.backend
+        options = self.options
+        if overrides:
+            options = backend.check_options({**self._given, **overrides})
         if time_limit is not None:
             time_limit = finite_float("time_limit", time_limit, minimum=0.0)
-        options = self.backend.check_options({**self._given, **overrides}) if overrides else self.options
-        if time_limit is not None:
-            setup = self.backend.setup_seconds(model)
+            setup = backend.setup_seconds(model)
             if setup > time_limit:  # the set-up alone would overrun: stop before starting it
                 return Result(Termination.TIME_LIMIT, model=model.name, backend=self.name, extra={
                     **seam_extra, "message": f"set-up alone is estimated at {setup:.3g} s, above the time limit of {time_limit:g} s"})
         start = time.perf_counter()
         try:
-            result = self.backend.run(model, time_limit=time_limit, options=options, state=self.state)
+            result = backend.run(model, time_limit=time_limit, options=options, state=self.state)
         except (ValueError, KeyboardInterrupt, MemoryError):
             raise
         except Exception as exc:  # a solver library failing is a result, not a crash
             result = Result(Termination.ERROR, extra={"message": f"{type(exc).__name__}: {exc}"})
         runtime = time.perf_counter() - start
         extra = result.extra
-        if seam_extra or (time_limit is not None and not self.backend.SUPPORTS_TIME_LIMIT):
+        if seam_extra or (time_limit is not None and not backend.SUPPORTS_TIME_LIMIT):
             extra = {**extra, **seam_extra}
-            if time_limit is not None and not self.backend.SUPPORTS_TIME_LIMIT:
+            if time_limit is not None and not backend.SUPPORTS_TIME_LIMIT:
                 extra["time_limit"] = "ignored: one pass of bounded work"
-        return finish(model, result, verify=self.verify,
-                      seam={"model": model.name, "backend": self.name, "runtime_s": runtime, "extra": extra})
+        return finish(model, result, verify=self.verify, backend=backend.NAME, runtime_s=runtime, extra=extra)
 
 
 def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) -> None:
@@ -175,48 +178,56 @@ def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) ->
         pass
 
 
-def finish(model: Model, result: Result, *, verify: bool = True, seam: Mapping[str, Any] | None = None) -> Result:
+def finish(model: Model, result: Result, *, verify: bool = True, backend: str | None = None,
+           runtime_s: float | None = None, extra: Mapping[str, Any] | None = None) -> Result:
     """The rules every result obeys (module docstring): verification, a finite objective that is
     the model's own, ``optimal`` only with agreeing objective and bound, no solution on error.
-    ``seam``: the fields the seam sets (model, backend, runtime_s, extra), put into the one copy
-    of ``result`` this makes."""
-    fields = dict(seam) if seam else {}
+    The one copy of ``result`` it makes carries the fields the seam sets: the model's name,
+    ``backend``, ``runtime_s`` and ``extra`` (each, when not given, as ``result`` has it)."""
+    if backend is None:
+        backend = result.backend
+    if runtime_s is None:
+        runtime_s = result.runtime_s
+    if extra is None:
+        extra = result.extra
     term = result.termination
     if term is Termination.ERROR:
-        return _error(result, result.message or "the backend failed", fields)
+        return _error(model, result, result.message or "the backend failed", backend, runtime_s, extra)
     solution = result.solution
     if solution is None:
         if term is Termination.OPTIMAL or term is Termination.FEASIBLE:
-            return _error(result, f"backend said {term.value} but returned no solution", fields)
-        return result.replace(**fields, objective=None, bound=_finite_or_none(result.bound))
+            return _error(model, result, f"backend said {term.value} but returned no solution", backend, runtime_s, extra)
+        return sealed(term, None, _finite_or_none(result.bound), None, runtime_s, result.iterations, result.duals,
+                      result.best_bound, model.name, backend, extra)
     if verify:
         problems, objective = model.audit(solution, tol=VERIFY_TOL)
         if problems:
-            return _error(result, f"returned solution is infeasible: {problems[0]}", fields)
+            return _error(model, result, f"returned solution is infeasible: {problems[0]}", backend, runtime_s, extra)
     else:
         objective = model.objective(solution)
     if not math.isfinite(objective):
-        return _error(result, f"the solution's objective is not finite ({objective})", fields)
+        return _error(model, result, f"the solution's objective is not finite ({objective})", backend, runtime_s, extra)
     if result.objective is not None and not agree(objective, result.objective):
-        return _error(result, f"reported objective {result.objective} but the solution's is {objective}", fields)
+        return _error(model, result, f"reported objective {result.objective} but the solution's is {objective}",
+                      backend, runtime_s, extra)
     bound = _finite_or_none(result.bound)
     if term is Termination.OPTIMAL and bound is not None and not agree(objective, bound):
-        extra = fields.get("extra", result.extra)
-        fields["extra"] = {**extra, "message": f"the solver stopped with objective {objective:.10g} and bound "
-                                               f"{bound:.10g} further apart than {OBJECTIVE_RTOL:g} (a gap option?)"}
-        return result.replace(**fields, termination=Termination.GAP_LIMIT, objective=objective, bound=bound)
-    return result.replace(**fields, objective=objective, bound=bound)
+        term = Termination.GAP_LIMIT
+        extra = {**extra, "message": f"the solver stopped with objective {objective:.10g} and bound "
+                                     f"{bound:.10g} further apart than {OBJECTIVE_RTOL:g} (a gap option?)"}
+    return sealed(term, objective, bound, solution, runtime_s, result.iterations, result.duals, result.best_bound,
+                  model.name, backend, extra)
 
 
 def _finite_or_none(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
-def _error(result: Result, message: str, fields: dict[str, Any] | None = None) -> Result:
-    fields = fields or {}
-    extra = fields.pop("extra", result.extra)
-    return result.replace(**fields, termination=Termination.ERROR, solution=None, objective=None, bound=None,
-                          duals=None, extra={**extra, "message": message})
+def _error(model: Model, result: Result, message: str, backend: str, runtime_s: float,
+           extra: Mapping[str, Any]) -> Result:
+    """``result`` as an error: no solution, objective, bound or duals; ``message`` in ``extra``."""
+    return sealed(Termination.ERROR, None, None, None, runtime_s, result.iterations, None, result.best_bound,
+                  model.name, backend, {**extra, "message": message})
 
 
 def prepare(kind_or_model: Any, backend: str | None = None, *, verify: bool = True, warm_up: bool = True,
@@ -274,6 +285,8 @@ _REUSED: dict[tuple[Any, ...], Prepared] = {}
 def _reuse_key(model: Model, backend: str | None, verify: bool, options: Mapping[str, Any]) -> tuple[Any, ...] | None:
     if backend is None:  # the default backend depends on the instance
         return None
+    if not options:
+        return type(model), backend, bool(verify), ()
     key = (type(model), backend, bool(verify), tuple(sorted((k, type(v), v) for k, v in options.items())))
     try:
         hash(key)

@@ -4,6 +4,7 @@ trajectory, captured instances that round-trip through ``solve`` and ``bench --i
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from optsched.papers import get_paper
 from optsched.generators import generate
 from optsched.io import load_instances
 from optsched.observe import Observer, SubproblemSolver
-from optsched.result import Result, Termination, relative_gap
+from optsched.result import Result, Termination, relative_gap, sealed
 from optsched.solve import finish, model_kind
 from optsched.solvers.registry import get_backend
 
@@ -115,6 +116,22 @@ def test_highs_and_cvxpy_duals_are_the_projection_multipliers() -> None:
 
 
 # --- the rules of every result --------------------------------------------------------------------
+
+
+def test_every_way_of_making_a_result_puts_each_value_in_its_own_field() -> None:
+    """``Result.__init__``, ``sealed`` and ``replace`` set the slots themselves (not the
+    generated __init__): each value must land in the field of its name, and stay frozen."""
+    names = [f.name for f in dataclasses.fields(Result)]
+    values = {name: object() for name in names}  # distinct, so a swapped pair shows
+    made = [Result(**values), sealed(*values.values()), Result(Termination.FEASIBLE).replace(**values)]
+    for result in made:
+        assert {name: getattr(result, name) for name in names} == values
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            result.objective = 1.0  # type: ignore[misc]
+    assert Result(Termination.FEASIBLE).extra == {}
+    assert Result(Termination.FEASIBLE).extra is not Result(Termination.FEASIBLE).extra
+    with pytest.raises(TypeError, match="no field 'objectiv'"):
+        made[0].replace(objectiv=1.0)
 
 
 def test_optimal_is_only_said_when_objective_and_bound_agree() -> None:

@@ -230,3 +230,32 @@ def test_values_near_the_smallest_floats_solve_without_a_warning() -> None:
             result = optsched.solve(m, backend.NAME)
         assert result.ok, (backend.NAME, result.message)
         assert abs(result.objective - optimum) <= 1e-6, backend.NAME
+
+
+# --- the memory limit (OPTSCHED_MEMORY_LIMIT_GB) ------------------------------------------------
+@pytest.mark.parametrize("raw", ["abc", "0", "-1", "nan", ""])
+def test_memory_limit_variable_is_read_at_each_solve_and_a_bad_one_is_named(monkeypatch: pytest.MonkeyPatch,
+                                                                            raw: str) -> None:
+    model = SetPacking(3, [[0], [1, 2]], [1.0, 2.0])
+    assert optsched.solve(model, "greedy").ok  # prepared and kept by solve() before the variable changes
+    monkeypatch.setenv("OPTSCHED_MEMORY_LIMIT_GB", raw)
+    if raw == "":  # unset in effect: the default limit
+        assert optsched.solve(model, "greedy").ok
+        return
+    with pytest.raises(ValueError, match="^OPTSCHED_MEMORY_LIMIT_GB: "):
+        optsched.solve(model, "greedy")
+    monkeypatch.delenv("OPTSCHED_MEMORY_LIMIT_GB")
+    assert optsched.solve(model, "greedy").ok
+
+
+def test_memory_limit_refuses_an_instance_named_and_leaves_the_backend_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = SetPacking(3, [[0], [1, 2]], [1.0, 2.0])
+    need = get_backend("greedy").memory_bytes(model)
+    assert need > 0
+    monkeypatch.setenv("OPTSCHED_MEMORY_LIMIT_GB", repr(0.5 * need / 2**30))
+    with pytest.raises(ValueError, match=r"^backend: greedy: this instance needs about .* \(OPTSCHED_MEMORY_LIMIT_GB\)$"):
+        optsched.solve(model, "greedy")
+    assert "greedy" not in [b.NAME for b in fitting_backends(model)]
+    monkeypatch.setenv("OPTSCHED_MEMORY_LIMIT_GB", repr(2.0 * need / 2**30))
+    assert optsched.solve(model, "greedy").ok
+    assert "greedy" in [b.NAME for b in fitting_backends(model)]

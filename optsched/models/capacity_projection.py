@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
+from optsched.lazy_modules import loaded
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
 from optsched.models.validate import float_array, index_array
@@ -135,8 +136,7 @@ class CapacityProjection(Model):
         return super().audit(solution, tol=tol)
 
     def _check(self, y: np.ndarray, tol: float) -> tuple[bool, float]:
-        from optsched.models.capacity_projection_kernel import check
-
+        check = loaded("optsched.models.capacity_projection_kernel").check
         return check(y, self.z, self.upper, self.group, self.capacity, float(tol))
 
     def kkt_residual(self, y: Any, rho: Any) -> float:

@@ -24,6 +24,7 @@ import numpy as np
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
+from optsched.lazy_modules import loaded
 from optsched.models.base import FrozenArrays, Model, cached_form, draw_from, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm, all_binary_rows
 from optsched.models.validate import float_array, positive_int, refuse_non_numbers
@@ -223,11 +224,9 @@ class SetPacking(Model):
 
     def audit(self, solution: Any, *, tol: float = 1e-9) -> tuple[list[str], float]:
         """``violations`` and ``objective`` in one compiled call when the selection is clean."""
-        from optsched.models.set_packing_kernel import check_selection
-
         idx = self._as_indices(solution)
         f = self.family
-        clean, value = check_selection(idx, self.weights, f.indptr, f.indices)
+        clean, value = loaded("optsched.models.set_packing_kernel").check_selection(idx, self.weights, f.indptr, f.indices)
         if clean:
             return [], float(value)
         return super().audit(idx, tol=tol)

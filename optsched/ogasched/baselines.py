@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from optsched.lazy_modules import loaded
 from optsched.ogasched.scenario import Scenario
 
 
@@ -64,9 +65,7 @@ def _node_rule(name: str) -> Callable[[Scenario, np.ndarray, Mapping[str, np.nda
 
 def _placement(favour_full: bool) -> Callable[[Scenario, np.ndarray, Mapping[str, np.ndarray]], np.ndarray]:
     def allocate(scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
-        from optsched.ogasched.allocation_kernel import place_tasks
-
-        return place_tasks(np.asarray(x, dtype=np.float64), scn.port_ptr, layout["slot_ptr"], layout["slot_node"],
+        return loaded("optsched.ogasched.allocation_kernel").place_tasks(np.asarray(x, dtype=np.float64), scn.port_ptr, layout["slot_ptr"], layout["slot_node"],
                            layout["node_ptr"], layout["node_slot"], layout["node_port"], layout["first_class"],
                            scn.requests, scn.capacity, layout["tolerance"], favour_full)
 

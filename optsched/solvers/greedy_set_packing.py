@@ -8,10 +8,11 @@ clash with nothing; they are taken first when w_i > 0.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
+from optsched.lazy_modules import loaded
 from optsched.models.base import Model
 from optsched.models.set_packing import SetPacking, SetPackingBatch
 from optsched.result import Result, Termination
@@ -50,19 +51,11 @@ def greedy_packing_batch(incidence: np.ndarray, weights: np.ndarray) -> np.ndarr
     return chosen
 
 
-_kernel: Callable[..., tuple[np.ndarray, float]] | None = None
-
-
 def greedy_packing(model: SetPacking) -> tuple[np.ndarray, float]:
     """(sorted indices of the sets Algorithm 2 chooses, their total weight): one compiled pass
     over the model's CSR sets (keys of :func:`greedy_keys`, the disjointness test of line 7)."""
-    global _kernel
-    if _kernel is None:  # numba is imported at the first call only
-        from optsched.solvers.greedy_set_packing_kernel import greedy_select
-
-        _kernel = greedy_select
     f = model.family
-    return _kernel(model.weights, f.indptr, f.indices, f.n_elements)
+    return loaded("optsched.solvers.greedy_set_packing_kernel").greedy_select(model.weights, f.indptr, f.indices, f.n_elements)
 
 
 @register_backend

@@ -30,21 +30,18 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from optsched.lazy_modules import loaded
 from optsched.models.base import Model
+from optsched.models.capacity_projection import CapacityProjection
 from optsched.result import Result, Termination
 from optsched.solvers.registry import Backend, Option, register_backend
 
-_kernel = None
+KERNELS = "optsched.solvers.projection_kernel"
 
 
 def _project(z: Any, upper: Any, group: Any, capacity: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(y, t, group loads of y) from the compiled kernel; numba is imported at the first call only."""
-    global _kernel
-    if _kernel is None:
-        from optsched.solvers.projection_kernel import project
-
-        _kernel = project
-    return _kernel(
+    return loaded(KERNELS).project(
         np.ascontiguousarray(z, dtype=np.float64),
         np.ascontiguousarray(upper, dtype=np.float64),
         np.ascontiguousarray(group, dtype=np.intp),
@@ -79,13 +76,9 @@ class FastProjectionBackend(Backend):
     BYTES_PER_ELEMENT = 120.0  # about fifteen float arrays of n
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
-        from optsched.models.capacity_projection import CapacityProjection
-
         assert isinstance(model, CapacityProjection)
-        from optsched.solvers.projection_kernel import certificate
-
         y, t, load = _project(model.z, model.upper, model.group, model.capacity)
         # the Lagrangian dual value at rho = 2t is a certified lower bound (weak duality of (33))
-        dist2, bound = certificate(y, model.z, t, load, model.capacity)
+        dist2, bound = loaded(KERNELS).certificate(y, model.z, t, load, model.capacity)
         return Result(Termination.OPTIMAL, objective=dist2, bound=bound, solution=y,
                       extra={"rho": np.multiply(t, 2.0, out=t)})  # t is this call's own array

@@ -47,7 +47,12 @@ DEFAULT_MEMORY_LIMIT_GB = 8.0
 
 
 def memory_limit_bytes() -> float:
-    raw = os.environ.get("OPTSCHED_MEMORY_LIMIT_GB", "")
+    return _memory_limit_bytes(os.environ.get("OPTSCHED_MEMORY_LIMIT_GB", ""))
+
+
+@functools.lru_cache(maxsize=16)
+def _memory_limit_bytes(raw: str) -> float:
+    """The limit the variable's text sets (parsed once per text: every solve asks)."""
     try:
         gb = float(raw) if raw else DEFAULT_MEMORY_LIMIT_GB
     except ValueError:
