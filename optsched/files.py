@@ -108,10 +108,11 @@ def read_user_bytes(path: str | Path, what: str) -> bytes:
 
 
 def read_user_text(path: str | Path, what: str) -> str:
-    """The content of a user file decoded as UTF-8; ``ValueError`` when it is not text."""
+    """The content of a user file decoded as UTF-8 (a byte-order mark in front is dropped, as
+    editors on Windows write one); ``ValueError`` when it is not text."""
     data = read_user_bytes(path, what)
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ValueError(f"{what}: {path} is not a text file (not UTF-8)") from None
 

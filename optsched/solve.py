@@ -13,7 +13,10 @@ applies the rules every result obeys:
   turns the result into ``error`` (no solution, objective or bound is handed out);
 * the objective is the model's own value of the solution, and must be finite;
 * ``optimal`` is only said when the objective and the backend's proven bound agree within
-  ``OBJECTIVE_RTOL``: a solver stopped by a gap option says ``gap_limit`` with both numbers.
+  ``OBJECTIVE_RTOL``: a solver stopped by a gap option says ``gap_limit`` with both numbers;
+  options that loosen the solver's proof (tolerances, another cvxpy solver: ``Option.loosens``)
+  turn its ``optimal`` into ``feasible``, with ``extra["optimality"]`` saying which;
+* ``unbounded`` is an error for a kind whose variables are bounded (``Model.BOUNDED``).
 
 ``solve(model, backend)`` is ``prepare`` + one ``Prepared.solve``, so a policy's loop and a
 one-off call go through the same code.
@@ -62,6 +65,8 @@ def choose_backend(kind_or_model: Any, backend: str | None) -> Backend:
     """The backend named (checked to fit and be available), or the first available exact
     backend that fits when ``backend`` is None; ValueError with the registry's reason."""
     kind = model_kind(kind_or_model)
+    if backend is not None and not isinstance(backend, str):
+        raise ValueError(f"backend: expected a backend name, got {backend!r}")
     if backend is None:
         fits = fitting_backends(kind_or_model) if isinstance(kind_or_model, Model) else kind_backends(kind)
         if not fits:
@@ -105,6 +110,7 @@ class Prepared:
         if warm_up:
             _warm_up(backend, kind, self.options)
         self.state = backend.new_state(kind, self.options, prepare=prepare)
+        self._loosened = backend.loosened(self.options)
         self.setup_s = time.perf_counter() - start
 
     @property
@@ -131,11 +137,17 @@ class Prepared:
         if reason is not None:
             raise ValueError(f"backend: {reason}")
         backend = self.backend
-        options = self.options
+        options, loosened = self.options, self._loosened
         if overrides:
+            for key, value in overrides.items():
+                spec = backend.OPTIONS.get(key)
+                if spec is not None and not spec.per_solve and spec.check(key, value) != self.options[key]:
+                    raise ValueError(f"options: backend {self.name!r} option {key!r} is fixed when it is prepared "
+                                     f"({self.options[key]!r}); prepare another for {value!r}")
             options = backend.check_options({**self._given, **overrides})
+            loosened = backend.loosened(options)
         if time_limit is not None:
-            time_limit = finite_float("time_limit", time_limit, minimum=0.0)
+            time_limit = finite_float("time_limit", time_limit, minimum=0.0, largest=math.inf)
             setup = backend.setup_seconds(model)
             if setup > time_limit:  # the set-up alone would overrun: stop before starting it
                 return Result(Termination.TIME_LIMIT, model=model.name, backend=self.name, extra={
@@ -153,7 +165,8 @@ class Prepared:
             extra = {**extra, **seam_extra}
             if time_limit is not None and not backend.SUPPORTS_TIME_LIMIT:
                 extra["time_limit"] = "ignored: one pass of bounded work"
-        return finish(model, result, verify=self.verify, backend=backend.NAME, runtime_s=runtime, extra=extra)
+        return finish(model, result, verify=self.verify, backend=backend.NAME, runtime_s=runtime, extra=extra,
+                      loosened=loosened)
 
 
 def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) -> None:
@@ -179,11 +192,14 @@ def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) ->
 
 
 def finish(model: Model, result: Result, *, verify: bool = True, backend: str | None = None,
-           runtime_s: float | None = None, extra: Mapping[str, Any] | None = None) -> Result:
+           runtime_s: float | None = None, extra: Mapping[str, Any] | None = None,
+           loosened: str | None = None) -> Result:
     """The rules every result obeys (module docstring): verification, a finite objective that is
-    the model's own, ``optimal`` only with agreeing objective and bound, no solution on error.
-    The one copy of ``result`` it makes carries the fields the seam sets: the model's name,
-    ``backend``, ``runtime_s`` and ``extra`` (each, when not given, as ``result`` has it)."""
+    the model's own, ``optimal`` only with agreeing objective and bound and options that leave
+    the solver's proof intact (``loosened`` names those that do not: ``feasible`` then), no
+    ``unbounded`` for a bounded kind, no solution on error. The one copy of ``result`` it makes
+    carries the fields the seam sets: the model's name, ``backend``, ``runtime_s`` and ``extra``
+    (each, when not given, as ``result`` has it)."""
     if backend is None:
         backend = result.backend
     if runtime_s is None:
@@ -195,6 +211,9 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         return _error(model, result, result.message or "the backend failed", backend, runtime_s, extra)
     solution = result.solution
     if solution is None:
+        if term is Termination.UNBOUNDED and model.BOUNDED:
+            return _error(model, result, f"the solver said unbounded, but every {model.name} has bounded variables",
+                          backend, runtime_s, extra)
         if term is Termination.OPTIMAL or term is Termination.FEASIBLE:
             return _error(model, result, f"backend said {term.value} but returned no solution", backend, runtime_s, extra)
         return sealed(term, None, _finite_or_none(result.bound), None, runtime_s, result.iterations, result.duals,
@@ -215,6 +234,9 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         term = Termination.GAP_LIMIT
         extra = {**extra, "message": f"the solver stopped with objective {objective:.10g} and bound "
                                      f"{bound:.10g} further apart than {OBJECTIVE_RTOL:g} (a gap option?)"}
+    elif term is Termination.OPTIMAL and loosened:
+        term = Termination.FEASIBLE
+        extra = {**extra, "optimality": f"not certified: the options {loosened} change what the solver's optimal proves"}
     return sealed(term, objective, bound, solution, runtime_s, result.iterations, result.duals, result.best_bound,
                   model.name, backend, extra)
 
@@ -240,7 +262,13 @@ def prepare(kind_or_model: Any, backend: str | None = None, *, verify: bool = Tr
     kind = model_kind(kind_or_model)
     chosen = choose_backend(kind_or_model, backend)
     checked = chosen.check_options(options)
+    _check_verify(verify)
     return Prepared(chosen, kind, checked, given=options, verify=verify, warm_up=warm_up)
+
+
+def _check_verify(verify: Any) -> None:
+    if not isinstance(verify, (bool, np.bool_)):
+        raise ValueError(f"verify: expects true or false, got {verify!r}")
 
 
 def solve(
@@ -264,6 +292,9 @@ def solve(
     """
     if not isinstance(model, Model):
         raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
+    if backend is not None and not isinstance(backend, str):
+        raise ValueError(f"backend: expected a backend name, got {backend!r}")
+    _check_verify(verify)
     key = _reuse_key(model, backend, verify, options)
     prepared = _REUSED.get(key) if key is not None else None
     setup_s = 0.0
@@ -353,9 +384,24 @@ def compare(
     option fails before anything runs; no backend's set-up counts as solve time."""
     import pandas as pd
 
-    names = list(backends) if backends is not None else [b.NAME for b in fitting_backends(model)]
+    if not isinstance(model, Model):
+        raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
+    if backends is None:
+        names = [b.NAME for b in fitting_backends(model)]
+    elif isinstance(backends, str) or not isinstance(backends, Iterable):
+        raise ValueError(f"backends: expected a list of backend names, got {backends!r}")
+    else:
+        names = list(backends)
+        for name in names:
+            if not isinstance(name, str):
+                raise ValueError(f"backends: expected backend names, got {name!r}")
+    if options is not None and not isinstance(options, Mapping):
+        raise ValueError(f"options: expected a table of options per backend, got {options!r}")
     options = dict(options or {})
-    unknown = sorted(set(options) - set(names))
+    for name, table in options.items():
+        if not isinstance(table, Mapping):
+            raise ValueError(f"options: {name!r} expects a table of that backend's options, got {table!r}")
+    unknown = sorted(set(options) - set(names), key=repr)
     if unknown:
         raise ValueError(f"options: {unknown[0]!r} is not one of the compared backends")
     for key, value in (("repeats", repeats), ("jobs", jobs)):

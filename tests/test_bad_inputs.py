@@ -153,7 +153,7 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "index_beyond_int64.json": instance("index_beyond_int64.json", "sets[0]: index out of range [0, 3)"),
     "set_packing_n_elements_huge.json": instance("set_packing_n_elements_huge.json", "n_elements: must be <= 1000000, got 10000000000000"),
     "budget_family_max_budget_huge.json": instance("budget_family_max_budget_huge.json", "max_budget: must be <= 100000000"),
-    "onsocmax_offline_arrival_beyond_slots.json": instance("onsocmax_offline_arrival_beyond_slots.json", "xbar: axis 0 has length 3, expected 0"),
+    "onsocmax_offline_arrival_beyond_slots.json": instance("onsocmax_offline_arrival_beyond_slots.json", "arrival: holds 1e+300; numbers may be at most 1e+100 in magnitude"),
     # JSON: budgeted_ip
     "budgeted_ip_negative_capacity.json": instance("budgeted_ip_negative_capacity.json", "capacity: contains a negative value"),
     "budgeted_ip_ragged_weights.json": instance("budgeted_ip_ragged_weights.json", "weights: not a rectangular array of numbers (rows of different lengths)"),

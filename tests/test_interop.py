@@ -84,6 +84,89 @@ def test_unsupported_files_are_one_line_exit_2(text: str, words: str, tmp_path: 
     assert len(err) == 1 and err[0].startswith("optsched: error:") and words in err[0]
 
 
+BASE_MPS = """NAME        T
+OBJSENSE
+  MAX
+ROWS
+ N  Obj
+ L  r0
+COLUMNS
+    x0        Obj       3
+    x0        r0        2
+    x1        Obj       5
+    x1        r0        4
+RHS
+    RHS_V     r0        5
+BOUNDS
+ UP BND       x0        1
+ UP BND       x1        1
+ENDATA
+"""
+BASE_LP = "max\n obj: 3 x0 + 5 x1\nst\n r0: 2 x0 + 4 x1 <= 5\nbounds\n x0 <= 1\n x1 <= 1\nend\n"
+
+
+@pytest.mark.parametrize("suffix, old, new, words", [
+    # HiGHS's own readers took each of these and read something else (found by fuzzing the files)
+    (".mps", "    x1        r0        4\nRHS", "    x1", "pairs after 'x1'"),  # cut inside COLUMNS
+    (".mps", "ENDATA\n", "", "no ENDATA"),
+    (".mps", "r0        5", "r0        nan", "'nan' is not a number"),
+    (".mps", "r0        5", "r0        0x10", "'0x10' is not a number"),
+    (".mps", "r0        5", "r0        1_000", "'1_000' is not a number"),
+    (".mps", "r0        5", "r0        1e400", "out of the float range"),
+    (".mps", "r0        5", "r0        e5", "'e5' is not a number"),
+    (".mps", "RHS_V     r0", "RHS_V     r9", "row 'r9' is not declared"),
+    (".mps", "x0        r0        2", "x0        zz        2", "row 'zz' is not declared"),
+    (".mps", "UP BND       x1", "UP BND       x7", "column 'x7' has no COLUMNS entry"),
+    (".mps", "x0        Obj       3", "x0        Obj       3\x00", "NUL byte"),
+    (".lp", "end\n", "", "no 'end' line"),
+    (".lp", "3 x0", "nan x0", "'nan' is not a number"),
+    (".lp", "3 x0", "0x10 x0", "'0x10' is not a number"),
+    (".lp", "<= 5", "<= 1e400", "out of the float range"),
+])
+def test_model_files_that_hold_something_else_than_they_say_are_refused(suffix: str, old: str, new: str, words: str,
+                                                                         tmp_path: Path) -> None:
+    base = BASE_MPS if suffix == ".mps" else BASE_LP
+    good, bad = tmp_path / f"good{suffix}", tmp_path / f"bad{suffix}"
+    good.write_text(base)
+    (model,) = load_instances(good)
+    assert optsched.solve(model, "highs").objective == pytest.approx(6.75)  # x = (1, 3/4)
+    assert old in base
+    bad.write_text(base.replace(old, new))
+    with pytest.raises(ValueError, match=f"^file: bad{suffix}: "):
+        load_instances(bad)
+    try:
+        load_instances(bad)
+    except ValueError as exc:
+        assert words in str(exc)
+
+
+def test_a_byte_order_mark_and_a_line_separator_inside_a_string_are_text(tmp_path: Path) -> None:
+    model = generate("set_packing", 4, np.random.default_rng(0))
+    text = json.dumps(model.to_dict())
+    (tmp_path / "bom.json").write_bytes("\ufeff".encode() + text.encode())
+    assert load_instances(tmp_path / "bom.json")[0].n_sets == model.n_sets
+    record = json.loads(text)
+    record["note"] = "a\u2028b"  # valid JSON; str.splitlines cut the record there
+    (tmp_path / "sep.jsonl").write_text(json.dumps(record, ensure_ascii=False) + "\n" + text + "\n")
+    with pytest.raises(ValueError, match="unknown key 'note'"):  # read whole, then refused for the key
+        load_instances(tmp_path / "sep.jsonl")
+    (tmp_path / "ok.jsonl").write_text(text + "\n" + text + "\n")
+    assert len(load_instances(tmp_path / "ok.jsonl")) == 2
+
+
+def test_a_delorme_row_with_a_miscounted_line_is_refused(tmp_path: Path) -> None:
+    from optsched.io.delorme import read_delorme
+
+    text = "3 4\n1 2 3 4\n2\n1 2\n0\n3\n2 3 4\n"
+    assert [sorted(s) for s in read_delorme(text)[0].sets] == [[0], [0, 2], [2], [2]]
+    with pytest.raises(ValueError, match="row 1 has count 2 but its line lists 1 columns"):
+        read_delorme(text.replace("1 2\n", "1\n"))  # once read on into row 2's count
+    with pytest.raises(ValueError, match="row 3 has count 3 but its line lists 4 columns"):
+        read_delorme(text.removesuffix("2 3 4\n") + "1 2 3 4\n")
+    with pytest.raises(ValueError, match="the line of the last profit holds 1 more"):
+        read_delorme(text.replace("1 2 3 4\n", "1 2 3 4 5\n", 1))
+
+
 def test_highs_solves_integer_columns_with_fractional_bounds() -> None:
     """HiGHS 1.14's presolve said 'optimal' at 2.266 (x = (1, 1)) on this pure-integer program,
     whose optimum is 2.854 at x = (1, 0) (SCIP, cvxpy, brute force agree); the backend passes

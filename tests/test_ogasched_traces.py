@@ -152,3 +152,61 @@ def test_experiment_on_traces_with_multiple_arrivals(shared_data, tmp_path):
                            "regret_points": 1})
     paths = exp.run(cfg, tmp_path)
     assert (tmp_path / "fig2_summary.csv") in paths and (tmp_path / "fig2_regret.csv") in paths
+
+
+def test_quantities_beyond_any_machine_are_bad_rows(tmp_path):
+    """An integer beyond 64 bits made an object column (log1p then raised TypeError); 1e308 MiB
+    overflowed the unit conversion. Both are rows skipped with the others."""
+    path = tmp_path / "pods.csv"
+    path.write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time\n"
+                    "a,1000,2048,1,1000,5\n"
+                    "b,1000,2048,18446744073709551616,1000,6\n"
+                    "c,1000,1e308,1,1000,7\n"
+                    "d,1000,1e12,1,1000,8\n")
+    with pytest.warns(UserWarning, match=r"skipped 2 unparseable row\(s\) \(rows 3, 4\)"):
+        t = read_v2023_pods(path)
+    assert t["num_gpu"].dtype.kind in "iu" and t["memory_mib"].tolist() == [2048.0, 1e12]
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "sn,cpu_milli,memory_mib,gpu,model\n"])
+def test_a_file_without_data_rows_is_an_error_naming_it(tmp_path, text):
+    path = tmp_path / "nodes.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=r"nodes\.csv(:? (is empty|holds no data rows|missing required column))"):
+        read_v2023_nodes(path)
+    machines = tmp_path / "machines.csv"
+    machines.write_text(text.replace("sn,cpu_milli,memory_mib,gpu,model\n", ""))
+    with pytest.raises(ValueError, match=r"machines\.csv holds no data rows"):
+        read_v2020_machines(machines)
+
+
+def test_quotes_are_characters_and_a_byte_order_mark_is_dropped(tmp_path):
+    """The traces quote nothing: a stray quote once made the csv module read the rest of the
+    file as one field (18 of 20 rows lost under a warning about one)."""
+    path = tmp_path / "tasks.csv"
+    rows = [f"{10 + i},j_{i},R{i},100,70,0.5,3" for i in range(20)]
+    rows[1] = '11,j_1,"R1,100,70,0.5,3'
+    path.write_text("\n".join(rows) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(read_v2018_tasks(path)) == 20
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_bytes("\ufeffsn,cpu_milli,memory_mib,gpu,model\na,1000,2048,1,T4\n".encode())
+    assert len(read_v2023_nodes(nodes)) == 1
+
+
+def test_a_node_file_that_is_not_a_regular_file_is_refused_not_skipped(tmp_path, shared_data):
+    import os
+    import shutil
+
+    for name in ("gpu-v2023", "gpu-v2020"):
+        shutil.copytree(shared_data / "alibaba" / name, tmp_path / name)
+    spec = tmp_path / "gpu-v2020" / "pai_machine_spec.csv"
+    spec.unlink()
+    spec.mkdir()
+    with pytest.raises(ValueError, match="pai_machine_spec.csv is a directory"):
+        node_pool(tmp_path)
+    spec.rmdir()
+    os.mkfifo(spec)
+    with pytest.raises(ValueError, match="pai_machine_spec.csv is not a regular file"):
+        node_pool(tmp_path)

@@ -147,10 +147,15 @@ def test_an_error_carries_no_solution_and_non_finite_objectives_are_errors() -> 
     bad = finish(model, Result(Termination.FEASIBLE, objective=3.0, solution=np.array([0, 1])))
     assert bad.termination is Termination.ERROR and bad.solution is None and bad.objective is None
     assert "infeasible" in bad.message
-    inf_model = optsched.models.SetPacking(1, [[0]], [1e308])
-    two = optsched.models.SetPacking(2, [[0], [1]], [1.7e308, 1.7e308])
-    assert finish(two, Result(Termination.OPTIMAL, solution=np.array([0, 1]))).termination is Termination.ERROR
-    assert finish(inf_model, Result(Termination.OPTIMAL, solution=np.array([0]))).termination is Termination.OPTIMAL
+    # numbers whose sums overflow are refused on construction, so an objective stays finite
+    with pytest.raises(ValueError, match=r"^weights: holds 1\.7e\+308"):
+        optsched.models.SetPacking(2, [[0], [1]], [1.7e308, 1.7e308])
+    big = optsched.models.SetPacking(2, [[0], [1]], [1e100, 1e100])
+    assert finish(big, Result(Termination.OPTIMAL, solution=np.array([0, 1]))).objective == 2e100
+    welfare = generate("pseudo_welfare", 2, np.random.default_rng(0))
+    at_capacity = np.asarray(welfare.capacity - welfare.usage) * (1 + 1e-9)  # price integral +inf beyond C
+    out = finish(welfare, Result(Termination.FEASIBLE, solution=at_capacity), verify=False)
+    assert out.termination is Termination.ERROR and "not finite" in out.message
 
 
 def _candidates(model: Any, rng: np.random.Generator) -> list[Any]:
@@ -306,3 +311,52 @@ def test_a_backend_that_does_not_fit_is_refused_before_any_slot(capsys: pytest.C
     assert "solves none of esdp's subproblems" in capsys.readouterr().err
     with pytest.raises(ValueError, match="does not solve"):
         SubproblemSolver("pseudo_welfare", "highs", default="kkt")
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: optsched.solve(m, ["highs"]),
+    lambda m: optsched.prepare(m, 5),
+    lambda m: optsched.solve(m, "greedy", verify="no"),
+    lambda m: optsched.solve(m, "greedy", verify=None),
+    lambda m: optsched.compare(m, "greedy"),
+    lambda m: optsched.compare(m, 5),
+    lambda m: optsched.compare(m, [["greedy"]]),
+    lambda m: optsched.compare(m, ["greedy"], options=[1]),
+    lambda m: optsched.compare(m, ["greedy"], options={"greedy": None}),
+    lambda m: optsched.compare(m, ["greedy"], options={1: {}, "a": {}}),
+    lambda m: optsched.compare("set_packing", ["greedy"]),
+])
+def test_wrong_argument_types_are_value_errors_naming_the_argument(call: Any) -> None:
+    model = generate("set_packing", 5, np.random.default_rng(0))
+    optsched.solve(model, "greedy")  # a kept Prepared must not let a bad argument through
+    with pytest.raises(ValueError, match=r"^(backend|backends|verify|options|model): "):
+        call(model)
+
+
+@pytest.mark.parametrize("kind", sorted(optsched.models.base.kind_specs()))
+def test_a_models_own_math_takes_any_object_and_answers_or_names_the_solution(kind: str) -> None:
+    """objective / violations / audit on what is not a solution of the kind: a ValueError naming
+    the solution (numpy raised TypeError for None or a dict, IndexError for an index out of
+    range or a NaN index cast to -2^63), or an answer; never another exception."""
+    model = generate(kind, 3, np.random.default_rng(0))
+    good = optsched.solve(model, "brute_force" if "brute_force" in [b.NAME for b in optsched.solvers.registry.fitting_backends(model)] else None)
+    for bad in (None, {"a": 1}, object(), "abc", [np.nan], [1e300], [10**6], 5, [0.5], [[1, 2], [3, 4]], [True]):
+        for method in ("objective", "violations", "audit"):
+            try:
+                getattr(model, method)(bad)
+            except ValueError as exc:
+                assert str(exc).startswith("solution: ") or method != "objective", (method, bad, exc)
+    if good.ok:  # and a real solution still goes through
+        assert model.violations(good.solution) == []
+        assert model.objective(good.solution) == pytest.approx(good.objective, rel=1e-9, abs=1e-9)
+
+
+def test_an_option_that_shapes_the_prepared_state_cannot_be_overridden_per_solve() -> None:
+    family = generate("budget_family", 4, np.random.default_rng(0))
+    prepared = optsched.prepare(family, "budget_exact")
+    with pytest.raises(ValueError, match="option 'inner' is fixed when it is prepared"):
+        prepared.solve(family, inner="cpsat")  # was solved with HiGHS and reported as CP-SAT
+    assert prepared.solve(family, inner="highs").termination is Termination.OPTIMAL  # the same value is fine
+    escb = generate("escb_index", 4, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="option 'family_backend' is fixed"):
+        optsched.prepare(escb, "aescb").solve(escb, family_backend="budget_exact")

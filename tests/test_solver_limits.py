@@ -173,9 +173,9 @@ def test_highs_presolve_fault_in_escb_outer_approximation_is_avoided() -> None:
 
 
 # --- numbers a solver cannot hold ------------------------------------------------------------------
-@pytest.mark.parametrize("scale", [1e19, 1e20, 1e25, 1e300])
+@pytest.mark.parametrize("scale", [1e19, 1e20, 1e25, 1e99])
 def test_values_beyond_a_solvers_infinity_are_refused_or_solved_never_crash(scale: float) -> None:
-    """Set packing weights up to 1e300: HiGHS, SCIP, CP-SAT (and Pyomo over them) take values from
+    """Set packing weights up to 3e99 (models refuse numbers beyond 1e100): HiGHS, SCIP, CP-SAT (and Pyomo over them) take values from
     1e20 on as infinite, so they do not fit such an instance (``admits`` says why, and solving
     with one is a ValueError naming the backend); every backend that fits returns a result
     without a warning (cvxpy's ValueError on a point it cannot unpack is an error result), and

@@ -1,28 +1,32 @@
 """``float_array``: the same answer for an array of any size, whether its large-array path
-(one compiled copy-and-check pass, from ``LARGE`` entries) or min/max check it."""
+(one compiled copy-and-check pass, from ``LARGE`` entries) or min/max check it; numbers beyond
+``MAX_MAGNITUDE`` are refused on both paths, naming the field and the number."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optsched.models.validate import LARGE, float_array
+from optsched.models.validate import LARGE, MAX_MAGNITUDE, float_array, finite_float
 
 SIZES = [1, LARGE - 1, LARGE, 3 * LARGE + 7]
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(SIZES), st.integers(0, 2**32 - 1),
-       st.sampled_from([None, np.nan, np.inf, -np.inf, -0.0, 5e-324, 1.7e308]))
+       st.sampled_from([None, np.nan, np.inf, -np.inf, -0.0, 5e-324, 1e100, -1e100, 1.0000000000000002e100,
+                        -2e100, 1.7e308]))
 def test_float_array_accepts_and_refuses_alike_at_every_size(size, seed, special):
     rng = np.random.default_rng(seed)
     x = rng.normal(0.0, 1e3, size)
     if special is not None:
         x[rng.integers(size)] = special
-    finite = bool(np.isfinite(x).all())
-    if finite:
+    within = bool((np.abs(x) <= MAX_MAGNITUDE).all())
+    if within:
         got = float_array("z", x)
         assert np.array_equal(got, x) and got.dtype == np.float64
         assert not got.flags.writeable and not np.shares_memory(got, x)
@@ -30,9 +34,31 @@ def test_float_array_accepts_and_refuses_alike_at_every_size(size, seed, special
         x[0] = -got[0] - 1.0  # the model's copy does not follow the caller's array
         assert got[0] != x[0]
     else:
-        why = "contains NaN" if np.isnan(x).any() else "contains an infinite value"
+        if np.isnan(x).any():
+            why = "contains NaN"
+        elif np.isinf(x).any():
+            why = "contains an infinite value"
+        else:
+            why = re.escape(f"holds {float(np.abs(x).max())!r}; numbers may be at most 1e+100 in magnitude")
         with pytest.raises(ValueError, match=f"^z: {why}"):
             float_array("z", x)
+
+
+@pytest.mark.parametrize("value,ok", [(1e100, True), (-1e100, True), (2e100, False), (-2e100, False),
+                                      (10**101, False), (10**400, False)])
+def test_scalars_have_the_same_magnitude_limit(value, ok):
+    if ok:
+        assert finite_float("rho", value) == value
+    else:
+        with pytest.raises(ValueError, match="^rho: "):
+            finite_float("rho", value)
+    assert finite_float("time_limit", 1e300, largest=np.inf) == 1e300
+
+
+def test_infinite_bounds_are_not_magnitudes():
+    assert float_array("col_upper", [np.inf, -np.inf, 1e100], allow_inf=True).tolist() == [np.inf, -np.inf, 1e100]
+    with pytest.raises(ValueError, match=r"^col_upper: holds 1e\+101"):
+        float_array("col_upper", [np.inf, 1e101], allow_inf=True)
 
 
 @pytest.mark.parametrize("size", SIZES)

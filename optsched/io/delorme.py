@@ -24,25 +24,44 @@ def _ints(tokens: list[str], start: int, count: int, what: str) -> list[int]:
 
 @register_reader(".dat")
 def read_delorme(text: str) -> list[SetPacking]:
-    tokens = text.split()
+    """The rows are read line by line: a row's count on a line of its own, its k indices on the
+    next (every file of the library is laid out so), so a row with one index too few or too many
+    is an error instead of shifting every later row onto the wrong elements."""
+    lines = [line.split() for line in text.splitlines() if line.strip()]
+    tokens = [t for line in lines for t in line]
     m, n = _ints(tokens, 0, 2, "the header 'm n'")
     if m < 1 or n < 1:
         raise ValueError(f"delorme: header needs m >= 1 and n >= 1, got m={m} n={n}")
-    pos = 2
-    profits = _ints(tokens, pos, n, "the profits")
-    pos += n
+    profits = _ints(tokens, 2, n, "the profits")
+    at, used = 0, 0  # the line where the rows start: the profits end at a line's end
+    while used < n + 2:
+        used += len(lines[at])
+        at += 1
+    if used != n + 2:
+        raise ValueError(f"delorme: the line of the last profit holds {used - n - 2} more token(s)")
     sets: list[list[int]] = [[] for _ in range(n)]
     for row in range(m):
-        (k,) = _ints(tokens, pos, 1, f"the count of row {row + 1}")
-        pos += 1
+        if at >= len(lines):
+            raise ValueError(f"delorme: file ends before row {row + 1} (of {m})")
+        if len(lines[at]) != 1:
+            raise ValueError(f"delorme: row {row + 1}: expected its count alone on a line, got {len(lines[at])} tokens")
+        (k,) = _ints(lines[at], 0, 1, f"the count of row {row + 1}")
+        at += 1
         if k < 0 or k > n:
             raise ValueError(f"delorme: row {row + 1} has count {k} outside 0..{n}")
-        cols = _ints(tokens, pos, k, f"row {row + 1}")
-        pos += k
+        if k == 0:
+            continue
+        if at >= len(lines) or (at == len(lines) - 1 and len(lines[at]) < k):
+            found = 0 if at >= len(lines) else len(lines[at])
+            raise ValueError(f"delorme: file ends inside row {row + 1} (its line lists {found} of its {k} columns)")
+        if len(lines[at]) != k:
+            raise ValueError(f"delorme: row {row + 1} has count {k} but its line lists {len(lines[at])} columns")
+        cols = _ints(lines[at], 0, k, f"row {row + 1}")
+        at += 1
         for c in cols:
             if not 1 <= c <= n:
                 raise ValueError(f"delorme: row {row + 1} names column {c} outside 1..{n}")
             sets[c - 1].append(row)
-    if pos != len(tokens):
-        raise ValueError(f"delorme: {len(tokens) - pos} unexpected tokens after row {m}")
+    if at != len(lines):
+        raise ValueError(f"delorme: {sum(map(len, lines[at:]))} unexpected tokens after row {m}")
     return [SetPacking(n_elements=m, sets=sets, weights=profits)]

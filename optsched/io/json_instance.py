@@ -62,7 +62,8 @@ CAPTURE_KEY = "capture"
 @register_reader(".jsonl")
 def read_json_lines(text: str) -> list[Model]:
     models = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # records end at "\n" (JSON Lines); str.splitlines would also cut a string holding U+2028
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

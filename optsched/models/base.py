@@ -163,6 +163,9 @@ class Model(FrozenArrays):
     name: ClassVar[str]
     SIZE_LABEL: ClassVar[str] = "model.size"  # what ``size`` counts, for tables and plots
     maximize: ClassVar[bool]
+    # Every instance of the kind has a finite optimum or none (its variables are bounded): a
+    # solver saying "unbounded" about one is wrong (cvxpy did, on P3 with utilities of 1e12).
+    BOUNDED: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset()  # derived by register_model, never declared
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ()
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ()

@@ -43,9 +43,7 @@ class BudgetFamily(Model):
 
     def __post_init__(self) -> None:
         base = BudgetedIP(self.values, self.weights, self.capacity, self.budget_coeffs, 0.0, self.mask)
-        S = positive_int("max_budget", self.max_budget, minimum=0)
-        if S > 10**8:  # a solution holds one selection per budget 0..S
-            raise ValueError(f"max_budget: must be <= 100000000, got {S}")
+        S = positive_int("max_budget", self.max_budget, minimum=0, maximum=10**8)  # a selection per budget 0..S
         s = positive_int("budget", self.budget, minimum=0)
         if s > S:
             raise ValueError(f"budget: must be <= max_budget = {S}, got {s}")
@@ -71,8 +69,11 @@ class BudgetFamily(Model):
         return list(solution)
 
     def objective(self, solution: Any) -> float:
-        entry = self._entries(solution)[self.budget]
-        return -np.inf if entry is None else float(self.values[as_indices(entry)].sum())
+        entries = self._entries(solution)
+        if len(entries) != self.max_budget + 1:
+            raise ValueError(f"solution: expected {self.max_budget + 1} entries (s = 0..{self.max_budget}), got {len(entries)}")
+        entry = entries[self.budget]
+        return -np.inf if entry is None else float(self.values[as_indices(entry, self.values.shape[0])].sum())
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         entries = self._entries(solution)

@@ -23,7 +23,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import finite_float, float_array
+from optsched.models.validate import finite_float, float_array, solution_indices
 
 if TYPE_CHECKING:
     pass
@@ -48,8 +48,8 @@ def mask_vector(mask: Any, n: int) -> np.ndarray:
     return out
 
 
-def as_indices(solution: Any) -> np.ndarray:
-    return np.asarray(solution, dtype=np.int64).reshape(-1)
+def as_indices(solution: Any, n: int | None = None) -> np.ndarray:
+    return solution_indices(solution, n)
 
 
 def index_violations(idx: np.ndarray, n: int, mask: np.ndarray) -> list[str]:
@@ -112,7 +112,7 @@ class BudgetedIP(Model):
 
     # --- the model's own math ------------------------------------------------------------
     def objective(self, solution: Any) -> float:
-        return float(self.values[as_indices(solution)].sum())
+        return float(self.values[as_indices(solution, self.n_items)].sum())
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         idx = as_indices(solution)

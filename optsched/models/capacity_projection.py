@@ -21,7 +21,7 @@ import numpy as np
 from optsched.lazy_modules import loaded
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import float_array, index_array
+from optsched.models.validate import float_array, index_array, solution_vector
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -106,12 +106,12 @@ class CapacityProjection(Model):
         return np.bincount(self.group, weights=np.asarray(y, dtype=np.float64), minlength=self.n_groups)
 
     def objective(self, solution: Any) -> float:
-        d = np.asarray(solution, dtype=np.float64) - self.z
+        d = solution_vector(solution, self.n_vars) - self.z
         return float(np.square(d, out=d).sum())  # not d @ d: BLAS threads for a 10^4-long dot
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         """Bounds and capacities, each with tolerance ``tol * (1 + |bound|)``."""
-        y = np.asarray(solution, dtype=np.float64)
+        y = solution_vector(solution)
         if y.shape != (self.n_vars,):
             return [f"solution has shape {y.shape}, expected ({self.n_vars},)"]
         if self._check(y, tol)[0]:  # the common case, one compiled pass
@@ -128,7 +128,7 @@ class CapacityProjection(Model):
 
     def audit(self, solution: Any, *, tol: float = 1e-9) -> tuple[list[str], float]:
         """``violations`` and ``objective`` in one compiled pass when y is clean."""
-        y = np.asarray(solution, dtype=np.float64)
+        y = solution_vector(solution)
         if y.shape == (self.n_vars,):
             clean, dist2 = self._check(y, tol)
             if clean:

@@ -56,7 +56,7 @@ class EscbIndex(Model):
         return bool(np.all(self.weights == np.round(self.weights)) and np.all(self.capacity == np.round(self.capacity)))
 
     def objective(self, solution: Any) -> float:
-        idx = as_indices(solution)
+        idx = as_indices(solution, self.n_items)
         return float(self.mean[idx].sum() + math.sqrt(float(self.variance[idx].sum())))
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:

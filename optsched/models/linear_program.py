@@ -22,7 +22,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import finite_float, float_array
+from optsched.models.validate import finite_float, float_array, solution_vector
 
 
 def _bounds(name: str, value: Any, length: int, missing: float) -> np.ndarray:
@@ -51,6 +51,7 @@ class LinearProgram(Model):
     hessian: Any = None
 
     name: ClassVar[str] = "linear_program"
+    BOUNDED: ClassVar[bool] = False  # free variables: a program can be unbounded
     SIZE_LABEL: ClassVar[str] = "variables"
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("c", "A", "row_lower", "row_upper", "col_lower", "col_upper")
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ("integrality", "sense", "offset", "hessian")
@@ -113,14 +114,14 @@ class LinearProgram(Model):
 
     # --- the model's own math ------------------------------------------------------------
     def objective(self, solution: Any) -> float:
-        x = np.asarray(solution, dtype=np.float64)
+        x = solution_vector(solution, self.n_vars)
         value = float(self.c @ x) + self.offset
         if self.hessian is not None:
             value += 0.5 * float(x @ (self.hessian @ x))
         return value
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
-        x = np.asarray(solution, dtype=np.float64)
+        x = solution_vector(solution)
         if x.shape != (self.n_vars,):
             return [f"solution has shape {x.shape}, expected ({self.n_vars},)"]
         if not np.isfinite(x).all():

@@ -33,6 +33,7 @@ from optsched.models.forms import StandardForm
 from optsched.models import utilities
 from optsched.models.mesh import MeshGenerator, MeshInstance
 from optsched.models.pseudo_welfare import random_kind
+from optsched.models.validate import solution_vector
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -67,7 +68,7 @@ class MeshWelfare(Model):
 
     # --- the model's own math --------------------------------------------------------------
     def _vector(self, solution: Any) -> np.ndarray | None:
-        x = np.asarray(solution, dtype=np.float64).reshape(-1)
+        x = solution_vector(solution).reshape(-1)
         return x if x.size == self.instance.n_pairs else None
 
     def objective(self, solution: Any) -> float:

@@ -30,7 +30,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import finite_float, float_array
+from optsched.models.validate import finite_float, float_array, solution_vector
 from optsched.models import prices, utilities
 
 if TYPE_CHECKING:
@@ -131,10 +131,10 @@ class JobWelfare(Model):
 
     # --- the model's own math -------------------------------------------------------------------
     def _vector(self, solution: Any) -> np.ndarray:
-        return np.asarray(solution, dtype=np.float64).reshape(-1)
+        return solution_vector(solution).reshape(-1)
 
     def objective(self, solution: Any) -> float:
-        return float(self.unit_welfare(self._vector(solution)).sum())
+        return float(self.unit_welfare(solution_vector(solution, self.n_units)).sum())
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         x = self._vector(solution)

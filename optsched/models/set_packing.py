@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 from optsched.lazy_modules import loaded
 from optsched.models.base import FrozenArrays, Model, cached_form, draw_from, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm, all_binary_rows
-from optsched.models.validate import float_array, positive_int, refuse_non_numbers
+from optsched.models.validate import float_array, positive_int, refuse_non_numbers, solution_indices
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,9 +160,9 @@ class SetPacking(Model):
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("n_elements", "sets", "weights")
 
     def __post_init__(self) -> None:
-        if not isinstance(self.sets, SetFamily) and positive_int("n_elements", self.n_elements) > 10**6:
+        if not isinstance(self.sets, SetFamily):
             # backends allocate per element (HiGHS rows, bitsets): 10^7 takes HiGHS 3 GB
-            raise ValueError(f"n_elements: must be <= 1000000, got {self.n_elements}")
+            positive_int("n_elements", self.n_elements, maximum=10**6)
         family = self.sets if isinstance(self.sets, SetFamily) else SetFamily.from_sets(self.n_elements, self.sets)
         w = float_array("weights", self.weights, shape=(family.n_sets,), nonnegative=True)
         object.__setattr__(self, "family", family)
@@ -195,10 +195,10 @@ class SetPacking(Model):
 
     # --- the model's own math ------------------------------------------------------------
     def _as_indices(self, solution: Any) -> np.ndarray:
-        return np.asarray(solution, dtype=np.int64).reshape(-1)
+        return solution_indices(solution)
 
     def objective(self, solution: Any) -> float:
-        return float(self.weights[self._as_indices(solution)].sum())
+        return float(self.weights[solution_indices(solution, self.n_sets)].sum())
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         """Indices in range, no set twice, no element in two chosen sets. The common case (a
@@ -368,10 +368,16 @@ class SetPackingBatch(Model):
 
     # --- the model's own math ------------------------------------------------------------
     def _as_matrix(self, solution: Any) -> np.ndarray:
-        return np.asarray(solution)
+        x = np.asarray(solution) if not isinstance(solution, (str, bytes)) else np.array([], dtype=object)
+        if x.dtype.kind not in "biuf":
+            raise ValueError(f"solution: expected a 0-1 matrix, got {type(solution).__name__}")
+        return x
 
     def objective(self, solution: Any) -> float:
-        return float(np.vdot(self.weights, self._as_matrix(solution).astype(np.float64)))
+        x = self._as_matrix(solution)
+        if x.shape != self.weights.shape:
+            raise ValueError(f"solution: has shape {x.shape}, expected {self.weights.shape}")
+        return float(np.vdot(self.weights, x.astype(np.float64)))
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         x = self._as_matrix(solution)

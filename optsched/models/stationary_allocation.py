@@ -34,7 +34,7 @@ import numpy as np
 
 from optsched.models import utilities
 from optsched.models.base import Model, register_fuzz, register_generator, register_model
-from optsched.models.validate import float_array, index_array
+from optsched.models.validate import float_array, index_array, solution_vector
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -158,12 +158,12 @@ class StationaryAllocation(Model):
         return total
 
     def objective(self, solution: Any) -> float:
-        y = np.asarray(solution, dtype=np.float64)
+        y = solution_vector(solution, self.n_vars)
         return self.gain(y) - float((self.overhead * self.pair_sums(y)).max(axis=1).sum())
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         """(5) and (6), each with tolerance ``tol * (1 + |bound|)``."""
-        y = np.asarray(solution, dtype=np.float64)
+        y = solution_vector(solution)
         if y.shape != (self.n_vars,):
             return [f"solution has shape {y.shape}, expected ({self.n_vars},)"]
         if not np.isfinite(y).all():

@@ -7,7 +7,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from optsched.lazy_modules import loaded
+
 _NUMBER_TYPES = {int, float, np.float64, np.int64}
+# The largest magnitude a model's numbers may have. No scheduling data comes near it, and sums
+# and products of such numbers over any instance that fits in memory stay finite (1e308 + 1e308
+# overflowed: a budget DP then read its infinite values as "infeasible", numpy warned).
+MAX_MAGNITUDE = 1e100
 LARGE = 4096  # float arrays from this many entries are copied and checked by a compiled pass
 
 
@@ -62,8 +68,8 @@ def float_array(
     min_size: int = 0,
     bools: bool = False,
 ) -> np.ndarray:
-    """A read-only float64 array of ``ndim`` dimensions, finite unless ``allow_inf``;
-    booleans are refused unless ``bools``. The array is the model's own copy. From
+    """A read-only float64 array of ``ndim`` dimensions, finite unless ``allow_inf`` and at
+    most ``MAX_MAGNITUDE`` in magnitude (infinite entries aside); booleans are refused unless ``bools``. The array is the model's own copy. From
     ``LARGE`` entries on, a finite array (not ``nonnegative``, not ``allow_inf``) is copied and
     checked in one compiled pass (:mod:`optsched.models.validate_kernel`: 4 us against 20 us
     for numpy's copy and sum at 15,210 entries, the per-slot point of OGASched's ``large``
@@ -78,10 +84,9 @@ def float_array(
     if arr.size < min_size:
         raise ValueError(f"{name}: needs at least {min_size} entries")
     if arr.size >= LARGE and not (nonnegative or allow_inf):
-        from optsched.models.validate_kernel import copy_finite
-
-        flat, finite = copy_finite(np.ascontiguousarray(arr).reshape(-1))
-        if finite:
+        flat, within = loaded("optsched.models.validate_kernel").copy_within(np.ascontiguousarray(arr).reshape(-1),
+                                                                            MAX_MAGNITUDE)
+        if within:
             flat.setflags(write=False)
             return flat.reshape(arr.shape)
     if arr.size:
@@ -93,9 +98,53 @@ def float_array(
             raise ValueError(f"{name}: contains an infinite value (or a number beyond the float range)")
         if nonnegative and low < 0:
             raise ValueError(f"{name}: contains a negative value")
+        if max(-low, high) > MAX_MAGNITUDE:
+            largest = np.abs(arr[np.isfinite(arr)]).max(initial=0.0) if allow_inf else max(-low, high)
+            if largest > MAX_MAGNITUDE:
+                raise ValueError(f"{name}: holds {float(largest)!r}; numbers may be at most {MAX_MAGNITUDE:g} in magnitude")
     arr = np.array(arr, dtype=np.float64, copy=True)
     arr.setflags(write=False)
     return arr
+
+
+def solution_indices(solution: Any, n: int | None = None) -> np.ndarray:
+    """A selection (indices of the chosen items or sets) as a flat int64 array, for a model's
+    own math; ``ValueError`` naming the solution for what is not whole numbers (None, a dict,
+    booleans, NaN: numpy made -2^63 of a NaN, then an IndexError) and, with ``n``, for an
+    index outside [0, n) (``objective``; ``violations`` reports that as a violation)."""
+    if type(solution) is np.ndarray and solution.dtype == np.int64:
+        idx = solution.reshape(-1)
+    else:
+        arr = np.asarray(solution) if not isinstance(solution, (str, bytes)) else np.array([], dtype=object)
+        kind = arr.dtype.kind
+        if kind not in "iuf" or (kind == "f" and arr.size and not (np.isfinite(arr).all() and (arr == np.round(arr)).all())):
+            raise ValueError(f"solution: expected indices (whole numbers), got {_shown(solution)}")
+        if kind == "f" and arr.size and np.abs(arr).max() >= 2.0**63:
+            raise ValueError("solution: an index is beyond 64 bits")
+        idx = arr.astype(np.int64).reshape(-1)
+    if n is not None and idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"solution: index out of range [0, {n})")
+    return idx
+
+
+def solution_vector(solution: Any, size: int | None = None) -> np.ndarray:
+    """A point as a float64 array (its shape kept), for a model's own math; ``ValueError``
+    naming the solution for what is not numbers and, with ``size``, for any shape but
+    ``(size,)`` (``objective``; ``violations`` reports a wrong shape as a violation)."""
+    if isinstance(solution, (str, bytes, dict)) or solution is None:
+        raise ValueError(f"solution: expected numbers, got {_shown(solution)}")
+    try:
+        x = np.asarray(solution, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"solution: expected numbers, got {_shown(solution)}") from None
+    if size is not None and x.shape != (size,):
+        raise ValueError(f"solution: has shape {x.shape}, expected ({size},)")
+    return x
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def index_array(name: str, value: Any, *, upper: int, ndim: int = 1) -> np.ndarray:
@@ -112,7 +161,9 @@ def index_array(name: str, value: Any, *, upper: int, ndim: int = 1) -> np.ndarr
     return out
 
 
-def positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
+def positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int = 2**53) -> int:
+    """A whole number in [``minimum``, ``maximum``]; the default ``maximum`` 2^53 is exact as a
+    float (2^63 overflowed the int64 arrays sized or indexed by such a number)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -120,17 +171,26 @@ def positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
             raise ValueError(f"{name}: expected an integer, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name}: must be >= {minimum}, got {value}")
+    if value > maximum:
+        raise ValueError(f"{name}: must be <= {maximum}, got {value}")
     return int(value)
 
 
-def finite_float(name: str, value: Any, *, minimum: float | None = None) -> float:
+def finite_float(name: str, value: Any, *, minimum: float | None = None, largest: float = MAX_MAGNITUDE) -> float:
+    """A finite float at most ``largest`` in magnitude (``MAX_MAGNITUDE`` for a model's numbers;
+    a time limit passes ``math.inf``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name}: expected a number, got {value!r}")
-    out = float(value)
+    try:
+        out = float(value)
+    except OverflowError:  # a Python integer beyond the float range
+        raise ValueError(f"{name}: must be finite, got a number beyond the float range") from None
     if not math.isfinite(out):
         raise ValueError(f"{name}: must be finite, got {out}")
     if minimum is not None and out < minimum:
         raise ValueError(f"{name}: must be >= {minimum}, got {out}")
+    if abs(out) > largest:
+        raise ValueError(f"{name}: is {out!r}; numbers may be at most {largest:g} in magnitude")
     return out
 
 

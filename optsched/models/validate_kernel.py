@@ -1,5 +1,5 @@
 """numba kernel of :func:`optsched.models.validate.float_array` for large arrays: the model's
-own read-only copy and the finiteness check in one pass.
+own read-only copy and the magnitude check (finite, at most ``MAX_MAGNITUDE``) in one pass.
 
 Imported at the first large array (numba is heavy to import; ``cache=True`` keeps the compiled
 code between runs).
@@ -13,13 +13,14 @@ from optsched.jit import njit
 
 
 @njit(cache=True)
-def copy_finite(x):  # pragma: no cover - numba
-    """(a copy of the 1-d float64 array ``x``, whether every entry is finite). v - v is 0 for a
-    finite v and NaN for NaN and +-inf, so the test is one subtraction and an integer AND."""
+def copy_within(x, largest):  # pragma: no cover - numba
+    """(a copy of the 1-d float64 array ``x``, whether every entry is at most ``largest`` in
+    magnitude). NaN compares false and +-inf is above any finite ``largest``, so one test
+    covers finiteness too."""
     out = np.empty_like(x)
-    finite = True
+    within = True
     for i in range(x.size):
         v = x[i]
         out[i] = v
-        finite &= (v - v) == 0.0
-    return out, finite
+        within &= abs(v) <= largest
+    return out, within

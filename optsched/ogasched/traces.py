@@ -14,7 +14,11 @@ samples in the shared data directory):
 
 Project-wide rule for bad input: a row that cannot be parsed is skipped and counted in one
 ``warnings.warn`` naming the first few row numbers (1-based, header = row 1); a file without a
-required column, an empty file, and a file none of whose rows parse raise ``ValueError``.
+required column, a file without data rows (empty, or a header alone), and a file none of whose
+rows parse raise ``ValueError``. A quantity is a number in [0, ``LARGEST_QUANTITY``] (no machine
+or job comes near; 1e308 memory overflowed its unit conversion, and an integer beyond 64 bits
+made an object column); the files hold no quoted fields, so a quote is an ordinary character
+(a stray one once swallowed the rest of a file into one field).
 
 ``alibaba_scenario`` builds the scenario: K = 3 resources (CPU cores, memory GiB, GPUs; the
 GPU model is a locality constraint), nodes sampled from the machines of both clusters, job
@@ -40,6 +44,7 @@ from optsched.ogasched.scenario import Scenario
 from optsched.ogasched.utilities import UTILITY_KINDS
 
 _SHOWN_BAD_ROWS = 5
+LARGEST_QUANTITY = 1e12
 
 
 @dataclass(frozen=True)
@@ -83,8 +88,8 @@ def _read(
 def _parse(path: Path, fields: dict[str, Callable[[str], Any]], *, header: bool, optional: Sequence[str]) -> Table:
     values: dict[str, list[Any]] = {}
     bad: list[int] = []
-    with io.TextIOWrapper(open_user_file(path, "trace"), encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh)
+    with io.TextIOWrapper(open_user_file(path, "trace"), encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh, quoting=csv.QUOTE_NONE)
         if header:
             try:
                 head = [h.strip() for h in next(reader)]
@@ -100,6 +105,8 @@ def _parse(path: Path, fields: dict[str, Callable[[str], Any]], *, header: bool,
             first_row = 1
         values = {name: [] for name in pos}
         for number, row in enumerate(reader, start=first_row):
+            if not row:  # a blank line
+                continue
             try:
                 parsed = {name: fields[name](row[i].strip()) for name, i in pos.items()}
             except (IndexError, ValueError):
@@ -109,13 +116,15 @@ def _parse(path: Path, fields: dict[str, Callable[[str], Any]], *, header: bool,
                 values[name].append(v)
     if bad and not any(len(v) for v in values.values()):
         raise ValueError(f"trace: {path}: none of its {len(bad)} row(s) can be parsed (first bad row {bad[0]})")
+    if not bad and not any(len(v) for v in values.values()):
+        raise ValueError(f"trace: {path} holds no data rows")
     _warn_skipped(path, bad)
     return Table({k: np.asarray(v) for k, v in values.items()}, len(bad))
 
 
 def _nonneg_float(text: str) -> float:
     v = parse_float(text)
-    if v < 0:
+    if not 0 <= v <= LARGEST_QUANTITY:
         raise ValueError(text)
     return v
 
@@ -169,11 +178,11 @@ def node_pool(directory: str | Path) -> NodePool:
     parts = []
     f23 = d / "gpu-v2023" / "openb_node_list_all_node.csv"
     f20 = d / "gpu-v2020" / "pai_machine_spec.csv"
-    if f23.is_file():
+    if f23.exists() or f23.is_symlink():  # anything there is read (a directory or FIFO is refused)
         t = read_v2023_nodes(f23)
         cap = np.column_stack([t["cpu_milli"] / 1000.0, t["memory_mib"] / 1024.0, t["gpu"].astype(float)])
         parts.append((cap, t["model"].astype(str), np.full(len(t), "v2023")))
-    if f20.is_file():
+    if f20.exists() or f20.is_symlink():
         t = read_v2020_machines(f20)
         cap = np.column_stack([t["cap_cpu"], t["cap_mem"], t["cap_gpu"].astype(float)])
         model = np.where(t["cap_gpu"] > 0, t["gpu_type"].astype(str), "")

@@ -406,10 +406,18 @@ def _member_result(model: Any, fam: BudgetFamilySolution) -> dict[str, Any]:
             "solution": np.flatnonzero(fam.choices[-1])}
 
 
+def _member_budget(model: Any) -> int:
+    """The table's last s for one ``budgeted_ip``: its budget, or one past the most the budget
+    coefficients can sum to when the budget is beyond it (every such budget is unreachable
+    alike; a budget of 2^63 overflowed the table's int64 budget axis)."""
+    reachable = float(np.sum(model.budget_coeffs))
+    return int(math.ceil(model.budget)) if model.budget <= reachable else int(min(reachable, 2.0**62)) + 1
+
+
 # model kind -> (largest budget the table needs, how to read the result back)
 _DP_VIEWS: dict[str, tuple[Callable[[Any], int], Callable[[Any, BudgetFamilySolution], dict[str, Any]]]] = {
     "budget_family": (lambda m: m.max_budget, _family_result),
-    "budgeted_ip": (lambda m: int(math.ceil(m.budget)), _member_result),
+    "budgeted_ip": (_member_budget, _member_result),
 }
 
 

@@ -32,7 +32,7 @@ class BudgetExactBackend(Backend):
     SUPPORTS_TIME_LIMIT = True
     PRIORITY = 30
     OPTIONS: Mapping[str, Option] = {
-        "inner": Option("highs", str, "exact backend of each member P4(s) (a budgeted_ip backend)"),
+        "inner": Option("highs", str, "exact backend of each member P4(s) (a budgeted_ip backend)", per_solve=False),
         "reuse": Option(True, bool, "reuse an optimum over the budgets it meets; stop at the first infeasible s"),
     }
 

@@ -44,9 +44,12 @@ CPSAT_LARGEST_ACTIVITY = 2.0**62
 
 
 def _largest_activity(form: StandardForm, bound: np.ndarray) -> float:
-    """max over variables of b_j and over rows of sum_j |a_ij| b_j, b_j = max(|lower_j|, |upper_j|)."""
+    """max over variables of b_j, over rows of sum_j |a_ij| b_j (b_j = max(|lower_j|, |upper_j|))
+    and of the rows' finite bounds (a budget of 2^63 failed to reach CP-SAT's int64 domain)."""
     rows = abs(form.A) @ bound if form.n_rows else np.zeros(0)
-    return float(max(bound.max(initial=0.0), rows.max(initial=0.0)))
+    sides = np.abs(np.concatenate([form.row_lower, form.row_upper]))
+    sides = sides[np.isfinite(sides)]
+    return float(max(bound.max(initial=0.0), rows.max(initial=0.0), sides.max(initial=0.0)))
 
 
 def _objective_scaling_error(form: StandardForm, bound: np.ndarray) -> tuple[float, float]:
@@ -91,7 +94,8 @@ class CpSatBackend(Backend):
         "random_seed": Option(0, int, "CP-SAT random seed", minimum=0, maximum=2**31 - 1),
         "absolute_gap_limit": Option(0.0, float, "absolute gap at which CP-SAT stops", minimum=0.0),
         "mip_wanted_precision": Option(1e-12, float, "precision of the integer scaling of a fractional objective",
-                                       minimum=0.0, maximum=1e-2, open_minimum=True),
+                                       minimum=0.0, maximum=1e-2, open_minimum=True,
+                                       loosens=lambda precision: precision > 1e-12),
         "warm_start": Option(False, bool, "hint the last solution of this Prepared (same size only)"),
         "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }

@@ -18,7 +18,7 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy
 from optsched.result import Result, Termination
-from optsched.solvers.registry import Backend, Option, register_backend, remaining
+from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
 
 STATUS_TABLE: dict[str, Termination] = {
     "optimal": Termination.OPTIMAL,
@@ -59,6 +59,14 @@ ALLOWED_SOLVER_OPTIONS = frozenset({
     "mip_feasibility_tolerance", "small_matrix_value",
 })
 SOLVERS = ("CLARABEL", "OSQP", "SCS", "HIGHS")
+# cvxpy reports no bound, so "optimal" rests on the solver's tolerances: the model's own solver
+# with the tight ones of ``cvxpy_default_solver`` is an oracle (tests/test_fuzz.py); another
+# solver at its defaults (SCS was off by up to 5 % on P3; ``run`` says ``feasible``) or looser
+# tolerances and gaps (``Option.loosens``: the seam says ``feasible``) are not certified.
+ACCURACY_OPTIONS = tolerance_keys(
+    ALLOWED_SOLVER_OPTIONS, "tol_gap_abs", "tol_gap_rel", "tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio",
+    "eps_abs", "eps_rel", "eps_prim_inf", "eps_dual_inf", "mip_rel_gap", "mip_abs_gap", "primal_feasibility_tolerance",
+    "dual_feasibility_tolerance", "mip_feasibility_tolerance", "small_matrix_value")
 
 
 @register_backend
@@ -76,7 +84,7 @@ class CvxpyBackend(Backend):
         "solver": Option(None, str, "cvxpy solver (default: the model's own choice, with tight tolerances)",
                          choices=SOLVERS, nullable=True),
         "solver_options": Option(None, dict, "options of that solver (allow-listed; nothing that writes files)",
-                                 nullable=True, allowed=ALLOWED_SOLVER_OPTIONS),
+                                 nullable=True, allowed=ALLOWED_SOLVER_OPTIONS, loosens=ACCURACY_OPTIONS),
     }
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
@@ -85,7 +93,8 @@ class CvxpyBackend(Backend):
         start = time.perf_counter()
         problem, to_solution = as_cvxpy(model).to_cvxpy()
         solver, solver_options = as_cvxpy(model).cvxpy_default_solver()
-        if options["solver"] is not None:
+        certified = options["solver"] in (None, solver)  # the model's own solver, with its tight options
+        if not certified:
             solver, solver_options = options["solver"], {}
         solver_options = {**solver_options, **(options["solver_options"] or {})}
         if solver == "HIGHS" and problem.is_mixed_integer():  # what a HiGHS MIP needs (models/forms.py)
@@ -101,6 +110,11 @@ class CvxpyBackend(Backend):
             except (cp.error.SolverError, ValueError) as exc:  # cvxpy raises ValueError on a point it cannot unpack
                 return Result(Termination.ERROR, extra={"message": f"{type(exc).__name__}: {exc}", **_warned(caught)})
         termination = STATUS_TABLE.get(problem.status, Termination.ERROR)
+        uncertified = {}
+        if termination is Termination.OPTIMAL and not certified:
+            termination = Termination.FEASIBLE
+            uncertified = {"optimality": f"not certified: {solver} at its default tolerances is not this model's "
+                                         f"oracle ({as_cvxpy(model).cvxpy_default_solver()[0]} with tight ones)"}
         solution = duals = None
         if termination in (Termination.OPTIMAL, Termination.FEASIBLE):
             # The objective is the model's own value of the returned point (the seam computes
@@ -119,7 +133,8 @@ class CvxpyBackend(Backend):
             duals=duals,
             iterations=getattr(stats, "num_iters", None),
             extra={"solver_status": problem.status, "solver": solver,
-                   "solver_objective": None if problem.value is None else float(problem.value), **_warned(caught)},
+                   "solver_objective": None if problem.value is None else float(problem.value), **_warned(caught),
+                   **uncertified},
         )
 
 

@@ -183,7 +183,7 @@ class AescbBackend(Backend):
                              nullable=True),
         "method": Option("envelope", str, "DP route: envelope (only s*) or a whole-family DP method",
                          choices=("envelope", *DP_METHODS)),
-        "family_backend": Option("dp", str, "budget_family backend of the family (dp: Algorithm 2)"),
+        "family_backend": Option("dp", str, "budget_family backend of the family (dp: Algorithm 2)", per_solve=False),
     }
 
     def check_option_values(self, options: Mapping[str, Any]) -> None:

@@ -21,7 +21,7 @@ from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, SOLVER_INFINITY, Sta
 from optsched.result import Result, Termination
 import time
 
-from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
+from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining, tolerance_keys
 
 # HiGHS model status name -> termination (names, so the table needs no import).
 STATUS_TABLE: dict[str, Termination] = {
@@ -65,6 +65,14 @@ ALLOWED_HIGHS_OPTIONS = frozenset({
     "dual_feasibility_tolerance", "ipm_optimality_tolerance", "small_matrix_value", "large_matrix_value",
     "infinite_cost", "infinite_bound", "presolve_rule_off", "mip_pool_soft_limit", "qp_regularization_value",
 })
+
+
+# Pass-through options that change what HiGHS's "optimal" proves (its tolerances and what it
+# takes as zero or infinite): with any of them set the seam does not certify optimality.
+HIGHS_ACCURACY_OPTIONS = tolerance_keys(
+    ALLOWED_HIGHS_OPTIONS, "mip_feasibility_tolerance", "primal_feasibility_tolerance", "dual_feasibility_tolerance",
+    "ipm_optimality_tolerance", "small_matrix_value", "large_matrix_value", "infinite_cost", "infinite_bound",
+    "qp_regularization_value")
 
 
 def set_option(h: Any, key: str, value: Any, where: str = "options") -> None:
@@ -215,7 +223,7 @@ class HighsBackend(Backend):
         "warm_start": Option(False, bool, "update the data of the last model in place when the structure "
                                           "repeats, MIP start from the last solution (measured: no gain)"),
         "highs_options": Option(None, dict, "other HiGHS options (allow-listed; nothing that writes files)",
-                                nullable=True, allowed=ALLOWED_HIGHS_OPTIONS),
+                                nullable=True, allowed=ALLOWED_HIGHS_OPTIONS, loosens=HIGHS_ACCURACY_OPTIONS),
         "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from optsched.models.base import Model
 from optsched.models.forms import SOLVER_INFINITY, as_pyomo, as_standard
 from optsched.result import Result, Termination
-from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS
+from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, HIGHS_ACCURACY_OPTIONS
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
 
 # Pyomo TerminationCondition name -> termination. Every optsched model is bounded, so
@@ -45,7 +45,7 @@ class PyomoBackend(Backend):
         "solver": Option("auto", str, "a Pyomo contrib.solver name (checked against Pyomo's availability); "
                                       "auto: highs, or scip_direct for programs mixing integer and continuous columns"),
         "solver_options": Option(None, dict, "options of that solver (HiGHS: allow-listed; others: none)",
-                                 nullable=True, allowed=ALLOWED_HIGHS_OPTIONS),
+                                 nullable=True, allowed=ALLOWED_HIGHS_OPTIONS, loosens=HIGHS_ACCURACY_OPTIONS),
         "rel_gap": Option(0.0, float, "relative MIP gap at which the solver stops", minimum=0.0),
         "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }

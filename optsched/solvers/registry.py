@@ -20,7 +20,7 @@ import numbers
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Protocol
+from typing import Any, Callable, ClassVar, Mapping, Protocol
 
 import numpy as np
 
@@ -124,8 +124,14 @@ class Option:
 
     ``kind`` is ``bool``, ``int``, ``float``, ``str`` or ``dict`` (a table of pass-through
     solver options whose keys must be in ``allowed``: nothing that writes files is ever
-    allowed). ``minimum``/``maximum`` bound numbers (``open_minimum``: strictly above it),
-    ``choices`` lists the accepted strings, ``nullable`` admits None (the default may be None).
+    allowed; its values are booleans, strings or finite numbers). ``minimum``/``maximum``
+    bound numbers (``open_minimum``: strictly above it; integers are at most 2^53 in magnitude
+    whatever the bounds), ``choices`` lists the accepted strings, ``nullable`` admits None
+    (the default may be None). ``loosens(value)`` says whether a value changes what the
+    solver's "optimal" proves (a looser tolerance, another solver, a gap a backend without a
+    bound cannot report): the seam then says ``feasible`` where the solver says optimal.
+    ``per_solve=False``: the value shapes the state ``Backend.new_state`` makes (an inner backend
+    prepared once), so a per-solve override of it is refused instead of being ignored.
     """
 
     default: Any
@@ -137,6 +143,8 @@ class Option:
     choices: tuple[str, ...] | None = None
     nullable: bool = False
     allowed: frozenset[str] | None = None
+    loosens: Callable[[Any], bool] | None = None
+    per_solve: bool = True
 
     def check(self, where: str, value: Any) -> Any:
         """The value, normalised (ints for ``float`` become floats); ValueError naming ``where``."""
@@ -153,10 +161,10 @@ class Option:
                 if not isinstance(value, numbers.Integral):
                     raise ValueError(f"{where} expects an integer, got {value!r}")
                 value = int(value)
+                if abs(value) > LARGEST_INTEGER:
+                    raise ValueError(f"{where} must be at most 2^53 in magnitude, got {value!r}")
             else:
-                value = float(value)
-                if not math.isfinite(value):
-                    raise ValueError(f"{where} must be finite, got {value!r}")
+                value = _finite_number(where, value)
             if self.minimum is not None and (value <= self.minimum if self.open_minimum else value < self.minimum):
                 raise ValueError(f"{where} must be {'>' if self.open_minimum else '>='} {self.minimum:g}, got {value!r}")
             if self.maximum is not None and value > self.maximum:
@@ -175,8 +183,41 @@ class Option:
                 if not isinstance(key, str) or (self.allowed is not None and key not in self.allowed):
                     allowed = ", ".join(sorted(self.allowed or ()))
                     raise ValueError(f"{where} does not forward {key!r} (allowed: {allowed})")
-            return dict(value)
+            table = {}
+            for key, item in value.items():  # a NaN tolerance crashed HiGHS (segmentation fault)
+                if isinstance(item, (bool, np.bool_, str)):
+                    table[key] = item if isinstance(item, str) else bool(item)
+                elif isinstance(item, numbers.Integral):
+                    table[key] = Option(0, int).check(f"{where} {key!r}", item)
+                elif isinstance(item, numbers.Real):
+                    table[key] = _finite_number(f"{where} {key!r}", item)
+                else:
+                    raise ValueError(f"{where} {key!r} expects a number, true/false or a string, got {item!r}")
+            return table
         raise TypeError(f"option kind {self.kind!r} is not supported")  # a backend's own bug
+
+
+LARGEST_INTEGER = 2**53  # integers beyond are not exact as floats (and 2^63 overflows int64)
+
+
+def _finite_number(where: str, value: Any) -> float:
+    try:
+        out = float(value)
+    except OverflowError:  # an integer beyond the float range
+        out = math.inf
+    if not math.isfinite(out):
+        raise ValueError(f"{where} must be finite, got {value!r}")
+    return out
+
+
+def tolerance_keys(keys: frozenset[str], *names: str) -> Callable[[Any], bool]:
+    """``Option.loosens`` for a table of pass-through options: it sets one of ``names``."""
+    chosen = frozenset(names) & keys
+
+    def loosens(table: Any) -> bool:
+        return bool(table) and not chosen.isdisjoint(table)
+
+    return loosens
 
 
 class Backend:
@@ -301,6 +342,12 @@ class Backend:
             merged[key] = self.OPTIONS[key].check(f"options: backend {self.NAME!r} option {key!r}", value)
         self.check_option_values(merged)
         return merged
+
+    def loosened(self, options: Mapping[str, Any]) -> str | None:
+        """The options (checked) that change what the solver's "optimal" proves (``Option.loosens``), or None."""
+        names = [key for key, spec in self.OPTIONS.items()
+                 if spec.loosens is not None and options.get(key) is not None and spec.loosens(options[key])]
+        return ", ".join(names) or None
 
     def check_option_values(self, options: Mapping[str, Any]) -> None:
         """Rules that involve several options or need the solver package; override if any."""

@@ -20,7 +20,7 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_binary, as_standard
 from optsched.result import Result, Termination
-from optsched.solvers.registry import Backend, Option, register_backend, remaining
+from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
 
 STATUS_TABLE: dict[str, Termination] = {
     "optimal": Termination.OPTIMAL,
@@ -135,7 +135,9 @@ class ScipBackend(Backend):
         "absgap": Option(0.0, float, "absolute gap at which SCIP stops", minimum=0.0),
         "random_seed": Option(0, int, "SCIP random seed shift", minimum=0, maximum=2**31 - 1),
         "scip_params": Option(None, dict, "other SCIP parameters (allow-listed; nothing that writes files)",
-                              nullable=True, allowed=ALLOWED_SCIP_PARAMS),
+                              nullable=True, allowed=ALLOWED_SCIP_PARAMS,
+                              loosens=tolerance_keys(ALLOWED_SCIP_PARAMS, "numerics/feastol", "numerics/dualfeastol",
+                                                     "numerics/epsilon")),
         "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }
 
