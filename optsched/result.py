@@ -71,9 +71,12 @@ def agree(objective: float, bound: float) -> bool:
     return abs(bound - objective) <= OBJECTIVE_RTOL * max(1.0, abs(objective))
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True, init=False, eq=False)
 class Result:
     """What a backend returns through the seam (``optsched.solve``, ``Prepared.solve``).
+
+    Results compare and hash by identity (as a solver's result objects do): field-wise
+    equality would compare solution arrays, which numpy cannot answer with one truth value.
 
     ``objective``/``bound`` are in the model's own sense (``bound`` an upper bound when
     maximising, a lower bound when minimising). ``solution`` is in the model's own solution

@@ -15,7 +15,7 @@ import pytest
 import optsched
 from optsched.models.base import kind_specs, model_kinds
 from optsched.result import Termination
-from optsched.solvers.registry import Option, all_backends, fitting_backends
+from optsched.solvers.registry import Option, all_backends, fitting_backends, get_backend
 
 HERE = Path(__file__).parent
 
@@ -235,3 +235,19 @@ def test_every_option_value_in_range_gives_a_result(name: str, capfd: pytest.Cap
                 assert not out and not err, (kind, option, value, (out + err)[:200])
     if any(_edge_values(s) for s in backend.OPTIONS.values()):
         assert tried > 0
+
+
+@pytest.mark.usefixtures("solvers_imported")
+def test_a_pass_through_value_the_solver_refuses_is_said_in_the_result_not_printed(capfd: pytest.CaptureFixture[str]) -> None:
+    """OSQP printed "ERROR in validate_settings" (printf) and SCIP "[paramset.c] ERROR" (stderr)
+    when a pass-through value was out of their range: the text now goes into the error."""
+    projection = kind_specs()["capacity_projection"].generate(6, np.random.default_rng(0))
+    knapsack = kind_specs()["budgeted_ip"].generate(6, np.random.default_rng(0))
+    if get_backend("cvxpy").available():
+        result = optsched.solve(projection, "cvxpy", solver="OSQP", solver_options={"alpha": -1})
+        assert result.termination is Termination.ERROR and "alpha must be strictly between 0 and 2" in result.message
+    if get_backend("scip").available():
+        with pytest.raises(ValueError, match=r"SCIP rejects 'numerics/feastol' = 0.5 .*Must be in range"):
+            optsched.solve(knapsack, "scip", scip_params={"numerics/feastol": 0.5})
+    out, err = capfd.readouterr()
+    assert not out and not err, (out + err)[:300]

@@ -360,3 +360,14 @@ def test_an_option_that_shapes_the_prepared_state_cannot_be_overridden_per_solve
     escb = generate("escb_index", 4, np.random.default_rng(0))
     with pytest.raises(ValueError, match="option 'family_backend' is fixed"):
         optsched.prepare(escb, "aescb").solve(escb, family_backend="budget_exact")
+
+
+def test_results_compare_and_hash_by_identity() -> None:
+    """Field-wise equality compared solution arrays and raised numpy's "truth value of an array
+    is ambiguous", even between a result and its pickled copy."""
+    import pickle
+
+    result = optsched.solve(generate("set_packing", 6, np.random.default_rng(0)), "greedy")
+    copy = pickle.loads(pickle.dumps(result))
+    assert result == result and result != copy and len({result, copy}) == 2
+    assert np.array_equal(copy.solution, result.solution) and copy.objective == result.objective

@@ -18,6 +18,7 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy
 from optsched.result import Result, Termination
+from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
 
 STATUS_TABLE: dict[str, Termination] = {
@@ -105,10 +106,17 @@ class CvxpyBackend(Backend):
             solver_options[TIME_LIMIT_KEYS[solver]] = max(left, 1e-6)
         with warnings.catch_warnings(record=True) as caught:  # process-wide filters: one solve at a time per process
             warnings.simplefilter("always")
-            try:
-                problem.solve(solver=solver, warm_start=False, **solver_options)
-            except (cp.error.SolverError, ValueError) as exc:  # cvxpy raises ValueError on a point it cannot unpack
-                return Result(Termination.ERROR, extra={"message": f"{type(exc).__name__}: {exc}", **_warned(caught)})
+            with captured_c_output() as printed:  # OSQP prints a setting it refuses (printf)
+                try:
+                    problem.solve(solver=solver, warm_start=False, **solver_options)
+                    failure = None
+                except (cp.error.SolverError, ValueError) as exc:  # cvxpy raises ValueError on a point it cannot unpack
+                    failure = exc
+        said = {"solver_output": printed[0]} if printed[0] else {}
+        if failure is not None:
+            detail = f"; the solver said: {printed[0].splitlines()[0]}" if printed[0] else ""
+            return Result(Termination.ERROR, extra={"message": f"{type(failure).__name__}: {failure}{detail}",
+                                                    **_warned(caught), **said})
         termination = STATUS_TABLE.get(problem.status, Termination.ERROR)
         uncertified = {}
         if termination is Termination.OPTIMAL and not certified:
@@ -134,7 +142,7 @@ class CvxpyBackend(Backend):
             iterations=getattr(stats, "num_iters", None),
             extra={"solver_status": problem.status, "solver": solver,
                    "solver_objective": None if problem.value is None else float(problem.value), **_warned(caught),
-                   **uncertified},
+                   **uncertified, **said},
         )
 
 

@@ -14,6 +14,12 @@ everywhere), which is what a policy's next slot usually needs again.
 The tangent at u0 = 0 does not exist; a first cut t <= variance.x / sqrt(v_min), with v_min the
 smallest positive variance, is exact at u = 0 and at u = v_min and valid for every
 u in {0} U [v_min, inf), which holds for every x.
+
+The MILPs are solved on the data scaled to an objective of order 1 (mean c, variance c^2, so
+every value is c times P3's): HiGHS's tolerances are absolute (1e-7), and with means and
+variances of 1e-13 a cut violated within them returned the same x round after round (6,528
+MILPs in 60 s). Should an x come back all the same, its cut did not hold within the solver's
+tolerance: the loop stops with ``iteration_limit`` and the best x and bound so far.
 """
 
 from __future__ import annotations
@@ -57,7 +63,8 @@ class EscbOuterApproximationBackend(Backend):
         import highspy
 
         m: Any = model
-        n, var = m.n_items, np.asarray(m.variance)
+        scale = _scale(m.mean, m.variance)
+        n, var, mean = m.n_items, np.asarray(m.variance) * scale**2, np.asarray(m.mean) * scale
         h = new_highs(options["threads"])
         h.setOptionValue("mip_rel_gap", 0.0)
         # HiGHS 1.14.0 presolve also answered a wrong "optimal" 1.2127 (x = {0, 1}) on the first
@@ -70,7 +77,7 @@ class EscbOuterApproximationBackend(Backend):
         set_option(h, "mip_heuristic_run_feasibility_jump", False)
         inf = highspy.kHighsInf
         for j in range(n):
-            h.addCol(float(m.mean[j]), 0.0, 1.0, 0, np.zeros(0, np.int32), np.zeros(0))
+            h.addCol(float(mean[j]), 0.0, 1.0, 0, np.zeros(0, np.int32), np.zeros(0))
         h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), [highspy.HighsVarType.kInteger] * n)
         h.addCol(1.0, 0.0, math.sqrt(float(var.sum())), 0, np.zeros(0, np.int32), np.zeros(0))
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
@@ -86,47 +93,62 @@ class EscbOuterApproximationBackend(Backend):
         if options["reuse_cuts"]:
             # a tangent of the concave sqrt at any u0 > 0 over-estimates it everywhere: the points
             # where earlier solves of this Prepared needed a cut are valid cuts here too
-            for u0 in points:
-                root = math.sqrt(u0)
+            for u0 in points:  # kept in P3's own units
+                root = math.sqrt(u0) * scale
                 h.addRow(-inf, root / 2, n + 1, cols, np.append(-var / (2 * root), 1.0))
         tol = float(options["tol"])
         start = time.perf_counter()
-        best_x, best_val, bound = None, -math.inf, math.inf
+        best_x, best_val, bound = None, -math.inf, math.inf  # scaled by ``scale``
+        cut: set[bytes] = set()
         for it in range(1, int(options["max_iterations"]) + 1):
             if time_limit is not None:
                 left = time_limit - (time.perf_counter() - start)
                 if left <= 0:
-                    return self._stop(m, Termination.TIME_LIMIT, best_x, best_val, bound, it - 1)
+                    return self._stop(m, Termination.TIME_LIMIT, best_x, best_val, bound, it - 1, scale)
                 h.setOptionValue("time_limit", left)
             run_highs(h)
             termination = highs_termination(h.getModelStatus().name)
             if termination is not Termination.OPTIMAL:
-                return self._stop(m, termination, best_x, best_val, bound, it)
+                return self._stop(m, termination, best_x, best_val, bound, it, scale)
             sol = np.asarray(h.getSolution().col_value)
             x, t = sol[:n] > 0.5, float(sol[n])
             u = float(var @ x)
-            value = float(m.mean @ x) + math.sqrt(u)
+            value = float(mean @ x) + math.sqrt(u)
             if value > best_val:
                 best_x, best_val = x, value
             bound = min(bound, float(h.getInfo().mip_dual_bound))
             if t <= math.sqrt(u) + tol * max(1.0, math.sqrt(u)) or bound <= best_val + tol * max(1.0, abs(best_val)):
-                return Result(Termination.OPTIMAL, objective=best_val, bound=max(bound, best_val),
+                return Result(Termination.OPTIMAL, objective=best_val / scale, bound=max(bound, best_val) / scale,
                               solution=m.solution_from_vector(best_x), iterations=it)
+            if x.tobytes() in cut:  # its cut did not hold within HiGHS's tolerance: no progress left
+                return self._stop(m, Termination.ITERATION_LIMIT, best_x, best_val, bound, it, scale,
+                                  why="the MILP returned an x whose cut it had already (within its tolerance)")
+            cut.add(x.tobytes())
             root = math.sqrt(u)
             h.addRow(-inf, root / 2, n + 1, cols, np.append(-var / (2 * root), 1.0))
-            if options["reuse_cuts"] and u not in points:
-                points.append(u)
+            if options["reuse_cuts"] and u / scale**2 not in points:
+                points.append(u / scale**2)
                 del points[:-MAX_REMEMBERED_POINTS]
-        return self._stop(m, Termination.ITERATION_LIMIT, best_x, best_val, bound, int(options["max_iterations"]))
+        return self._stop(m, Termination.ITERATION_LIMIT, best_x, best_val, bound, int(options["max_iterations"]),
+                          scale)
 
     @staticmethod
-    def _stop(m: Any, termination: Termination, x: Any, value: float, bound: float, iterations: int) -> Result:
-        """Early end: the best x so far (if any) and the last MILP bound."""
+    def _stop(m: Any, termination: Termination, x: Any, value: float, bound: float, iterations: int, scale: float,
+              *, why: str = "") -> Result:
+        """Early end: the best x so far (if any) and the last MILP bound (both unscaled)."""
         return Result(
             termination if termination.stopped_early else Termination.ERROR,
-            objective=None if x is None else value,
-            bound=None if not math.isfinite(bound) else bound,
+            objective=None if x is None else value / scale,
+            bound=None if not math.isfinite(bound) else max(bound, value) / scale,
             solution=None if x is None else m.solution_from_vector(x),
             iterations=iterations,
-            extra={"message": f"outer approximation stopped ({termination.value}) after {iterations} MILPs"},
+            extra={"message": f"outer approximation stopped ({termination.value}) after {iterations} MILPs"
+                              + (f": {why}" if why else "")},
         )
+
+
+def _scale(mean: Any, variance: Any) -> float:
+    """c with c * (sum |mean| + sqrt(sum variance)) = 1 (1 for all-zero data): P3's objective
+    scaled to order 1 for the MILP solver's absolute tolerances."""
+    size = float(np.abs(mean).sum()) + math.sqrt(float(np.sum(variance)))
+    return 1.0 / size if size > 0 and math.isfinite(1.0 / size) else 1.0

@@ -20,6 +20,7 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_binary, as_standard
 from optsched.result import Result, Termination
+from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
 
 STATUS_TABLE: dict[str, Termination] = {
@@ -63,10 +64,15 @@ def _new_model(options: Mapping[str, Any]) -> Any:
     for key, value in ORACLE_PARAMS.items():
         m.setParam(key, value)
     for key, value in (options["scip_params"] or {}).items():
-        try:
-            m.setParam(key, value)
-        except (KeyError, LookupError, TypeError, ValueError) as exc:
-            raise ValueError(f"scip_params: SCIP rejects {key!r} = {value!r} ({exc})") from None
+        with captured_c_output() as printed:  # SCIP prints its refusal to stderr
+            try:
+                m.setParam(key, value)
+                refused = None
+            except (KeyError, LookupError, TypeError, ValueError) as exc:
+                refused = exc
+        if refused is not None:
+            said = printed[0].splitlines()[0] if printed[0] else ""
+            raise ValueError(f"scip_params: SCIP rejects {key!r} = {value!r} ({refused}{'; ' + said if said else ''})")
     return m
 
 

@@ -1,0 +1,48 @@
+"""What a solver's C code writes to the process's stdout and stderr, captured instead of printed.
+
+OSQP (through cvxpy) prints "ERROR in validate_settings" with printf and SCIP prints
+"[paramset.c] ERROR" to stderr when a pass-through option is out of range, beside the error
+they return: a solve never prints, so the text is caught at the file descriptors (Python's
+``contextlib.redirect_stdout`` does not reach C) and handed back to go into the result or the
+error message. One solve at a time per process (as everywhere in optsched): the descriptors
+are the process's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import io
+import os
+import sys
+import tempfile
+from typing import Iterator
+
+_LIBC = ctypes.CDLL(None)
+
+
+@contextlib.contextmanager
+def captured_c_output() -> Iterator[list[str]]:
+    """Inside the block, file descriptors 1 and 2 write to a temporary file and Python's
+    ``sys.stdout`` / ``sys.stderr`` to a buffer (OSQP's Python module prints through
+    ``sys.stdout``); the list it yields holds that text (stripped) once the block ends."""
+    captured: list[str] = []
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    saved = (os.dup(1), os.dup(2))
+    python_text = io.StringIO()
+    with tempfile.TemporaryFile() as sink:
+        try:
+            os.dup2(sink.fileno(), 1)
+            os.dup2(sink.fileno(), 2)
+            with contextlib.redirect_stdout(python_text), contextlib.redirect_stderr(python_text):
+                yield captured
+        finally:
+            _LIBC.fflush(None)  # C stdio buffers a file (not a terminal): write it out here
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            sink.seek(0)
+            text = python_text.getvalue() + sink.read().decode("utf-8", errors="replace")
+            captured.append(text.strip())
