@@ -16,7 +16,8 @@ applies the rules every result obeys:
   ``OBJECTIVE_RTOL``: a solver stopped by a gap option says ``gap_limit`` with both numbers;
   options that loosen the solver's proof (tolerances, another cvxpy solver: ``Option.loosens``)
   turn its ``optimal`` into ``feasible``, with ``extra["optimality"]`` saying which;
-* ``unbounded`` is an error for a kind whose variables are bounded (``Model.BOUNDED``).
+* ``unbounded`` is an error for a kind whose variables are bounded (``Model.BOUNDED``), and
+  ``infeasible`` when the model's own math accepts its zero solution (``Model.zero_solution``).
 
 ``solve(model, backend)`` is ``prepare`` + one ``Prepared.solve``, so a policy's loop and a
 one-off call go through the same code.
@@ -211,6 +212,9 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         return _error(model, result, result.message or "the backend failed", backend, runtime_s, extra)
     solution = result.solution
     if solution is None:
+        if term is Termination.INFEASIBLE and _feasible_at_zero(model):
+            return _error(model, result, "the solver said infeasible, but choosing nothing (x = 0) is feasible",
+                          backend, runtime_s, extra)
         if term is Termination.UNBOUNDED and model.BOUNDED:
             return _error(model, result, f"the solver said unbounded, but every {model.name} has bounded variables",
                           backend, runtime_s, extra)
@@ -239,6 +243,15 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         extra = {**extra, "optimality": f"not certified: the options {loosened} change what the solver's optimal proves"}
     return sealed(term, objective, bound, solution, runtime_s, result.iterations, result.duals, result.best_bound,
                   model.name, backend, extra)
+
+
+def _feasible_at_zero(model: Model) -> bool:
+    """The model's own math accepts its zero solution (a witness against "infeasible")."""
+    try:
+        zero = model.zero_solution()
+    except ValueError:  # a kind whose zero solution cannot be written (none so far)
+        return False
+    return zero is not None and not model.violations(zero, tol=VERIFY_TOL)
 
 
 def _finite_or_none(x: float | None) -> float | None:

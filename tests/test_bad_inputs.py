@@ -181,7 +181,7 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "pseudo_welfare_unknown_utility.json": instance("pseudo_welfare_unknown_utility.json", "utility: unknown kind 'cubic'"),
     "pseudo_welfare_zero_capacity.json": instance("pseudo_welfare_zero_capacity.json", "capacity: every C_r must be > 0"),
     "pseudo_welfare_usage_above_capacity.json": instance("pseudo_welfare_usage_above_capacity.json", "usage: a unit is already used above its capacity"),
-    "pseudo_welfare_alpha_not_above_one.json": instance("pseudo_welfare_alpha_not_above_one.json", "alpha: must be > 1"),
+    "pseudo_welfare_alpha_not_above_one.json": instance("pseudo_welfare_alpha_not_above_one.json", "alpha: must be in (1, 500]"),
     "pseudo_welfare_negative_rho.json": instance("pseudo_welfare_negative_rho.json", "rho: must be >= 0"),
     "pseudo_welfare_utility_list_length.json": instance("pseudo_welfare_utility_list_length.json", "utility: has 1 kinds, expected 2"),
     "onsocmax_offline_missing_key.json": instance("onsocmax_offline_missing_key.json", "mesh instance: missing key"),

@@ -118,3 +118,65 @@ def test_counts_are_at_most_2_to_the_53():
     for cls, weights in ((SetPacking, [1.0]), (SetPackingBatch, [[1.0]])):
         with pytest.raises(ValueError, match="^n_elements: must be <= "):
             cls(10**400, [[0]], weights)
+
+
+def test_infeasible_is_checked_against_the_zero_solution():
+    """cvxpy with OSQP's infeasibility tolerance at 1e3 called a projection infeasible whose
+    y = 0 is feasible; the seam tests every "infeasible" on the kind's zero solution."""
+    if not get_backend("cvxpy").available():
+        pytest.skip("cvxpy is not installed")
+    model = generate("capacity_projection", 12, np.random.default_rng(0))
+    assert model.violations(model.zero_solution()) == []
+    result = optsched.solve(model, "cvxpy", solver_options={"eps_prim_inf": 1e3})
+    assert result.termination is not Termination.INFEASIBLE
+    assert finish(model, Result(Termination.INFEASIBLE)).termination is Termination.ERROR
+    knapsack = BudgetedIP(values=[1.0], weights=[[1.0]], capacity=[1.0], budget_coeffs=[1.0], budget=2.0)
+    assert knapsack.violations(knapsack.zero_solution())  # x = 0 misses the budget: no witness
+    assert optsched.solve(knapsack, "highs").termination is Termination.INFEASIBLE
+
+
+def test_highs_tells_an_unbounded_integer_program_from_an_infeasible_one():
+    """min -x0 s.t. x0 - x1 <= 1, x >= 0 integer: HiGHS's presolve says "unbounded or
+    infeasible", which was read as infeasible although x = 0 is feasible."""
+    unbounded = LinearProgram(c=[-1.0, 0.0], A=[[1.0, -1.0]], row_lower=[None], row_upper=[1.0], col_lower=[0.0, 0.0],
+                              col_upper=[None, None], integrality=[True, True], sense="min")
+    assert optsched.solve(unbounded, "highs").termination is Termination.UNBOUNDED
+    infeasible = LinearProgram(c=[-1.0, 0.0], A=[[1.0, -1.0], [1.0, 0.0]], row_lower=[None, 3.0], row_upper=[1.0, None],
+                               col_lower=[0.0, 0.0], col_upper=[None, 1.0], integrality=[True, True], sense="min")
+    assert optsched.solve(infeasible, "highs").termination is Termination.INFEASIBLE
+    if get_backend("pyomo").available():
+        assert optsched.solve(unbounded, "pyomo").termination in (Termination.UNBOUNDED, Termination.ERROR)
+
+
+def test_cvxpy_options_of_another_solver_and_integer_programs_on_a_conic_solver_are_value_errors():
+    if not get_backend("cvxpy").available():
+        pytest.skip("cvxpy is not installed")
+    projection = generate("capacity_projection", 6, np.random.default_rng(0))  # solved with OSQP
+    with pytest.raises(ValueError, match="'tol_feas' is not an option of OSQP"):
+        optsched.solve(projection, "cvxpy", solver_options={"tol_feas": 1e-8})
+    with pytest.raises(ValueError, match="SCS does not solve integer programs"):
+        optsched.solve(_knapsack(), "cvxpy", solver="SCS")
+
+
+def test_scip_integer_parameters_beyond_its_c_int_are_value_errors():
+    if not get_backend("scip").available():
+        pytest.skip("scip is not installed")
+    with pytest.raises(ValueError, match="SCIP rejects 'limits/solutions'"):
+        optsched.solve(_knapsack(), "scip", scip_params={"limits/solutions": 2**40})
+
+
+@pytest.mark.parametrize("alpha", [1.0, 500.5, 1e4])
+def test_price_exponents_that_overflow_are_refused(alpha):
+    model = generate("pseudo_welfare", 3, np.random.default_rng(0))
+    data = {**model.to_dict(), "alpha": alpha}
+    data.pop("model")
+    with pytest.raises(ValueError, match=r"^alpha: must be in \(1, 500\]"):
+        type(model)(**data)
+
+
+@pytest.mark.parametrize("backend,option,value", [("budget_exact", "inner", "nope"), ("budget_exact", "inner", "greedy"),
+                                                  ("aescb", "family_backend", "nope")])
+def test_options_naming_a_backend_name_the_option(backend, option, value):
+    kind = "budget_family" if backend == "budget_exact" else "escb_index"
+    with pytest.raises(ValueError, match=f"option '{option}' must be an exact"):
+        optsched.prepare(kind, backend, **{option: value})

@@ -107,7 +107,7 @@ BASE_LP = "max\n obj: 3 x0 + 5 x1\nst\n r0: 2 x0 + 4 x1 <= 5\nbounds\n x0 <= 1\n
 
 @pytest.mark.parametrize("suffix, old, new, words", [
     # HiGHS's own readers took each of these and read something else (found by fuzzing the files)
-    (".mps", "    x1        r0        4\nRHS", "    x1", "pairs after 'x1'"),  # cut inside COLUMNS
+    (".mps", "    x1        r0        4\nRHS", "    x1", "(row, value) pairs"),  # cut inside COLUMNS
     (".mps", "ENDATA\n", "", "no ENDATA"),
     (".mps", "r0        5", "r0        nan", "'nan' is not a number"),
     (".mps", "r0        5", "r0        0x10", "'0x10' is not a number"),
@@ -138,6 +138,48 @@ def test_model_files_that_hold_something_else_than_they_say_are_refused(suffix: 
         load_instances(bad)
     except ValueError as exc:
         assert words in str(exc)
+
+
+@pytest.mark.parametrize("suffix, old, new", [
+    # valid files the checks must not refuse (HiGHS reads each to the same model)
+    (".mps", "    RHS_V     r0        5", "    r0        5"),  # RHS without a set name
+    (".mps", " UP BND       x0        1", " UP x0        1"),  # a bound without a set name
+    (".mps", " UP BND       x1        1", " UP BND       x1        1\n MI BND       x1        0"),
+    (".mps", "    x0        Obj       3\n    x0        r0        2", "x0 Obj 3 r0 2"),  # column 1, pairs
+    (".mps", "OBJSENSE\n  MAX", "OBJSENSE MAXIMIZE"),  # HiGHS itself read this as a minimisation
+    (".mps", "    x0        Obj       3", "    MARKER                 'MARKER'                 'INTORG'\n"
+                                         "    x0        Obj       3"),
+    (".lp", "3 x0 + 5 x1", "3x0+5x1"),
+    (".lp", "2 x0 + 4 x1 <= 5", "2.0e+00 x0+4x1<=5"),
+    (".lp", "end\n", "End \\ the last line\n"),
+    (".lp", " x0 <= 1", " -inf <= x0 <= 1\n x0 >= 0"),
+])
+def test_valid_model_files_read_as_highs_reads_them(suffix: str, old: str, new: str, tmp_path: Path) -> None:
+    base = BASE_MPS if suffix == ".mps" else BASE_LP
+    assert old in base
+    path = tmp_path / f"valid{suffix}"
+    path.write_text(base.replace(old, new))
+    (model,) = load_instances(path)
+    expected = 6.75 if "MARKER" not in new else 5.0  # x0 integer: x = (0, 1)
+    assert model.sense == "max"
+    assert optsched.solve(model, "highs").objective == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("text, words", [
+    (BASE_MPS.replace("    RHS_V     r0        5", "RHS_V r0 0x10"), "'0x10' is not a number"),  # in column 1
+    (BASE_MPS.replace("    x1        r0        4", "    x1        r0        4\n    x1        r0        7"),
+     "a second entry in row 'r0'"),
+    (BASE_MPS.replace("    x0        Obj       3", "    M1 'MARKER' 'INTORG' extra\n    x0        Obj       3"),
+     "a marker is"),
+    ("garbage here\n" + BASE_MPS, "a data line before any section"),
+    (BASE_LP.replace("3 x0", "\u0663 x0"), "non-ASCII"),
+    (BASE_LP.replace("<= 5", "<= 1_000"), "'1_000' is not a number"),
+])
+def test_model_files_that_only_look_valid_are_refused(text: str, words: str, tmp_path: Path) -> None:
+    path = tmp_path / ("bad.lp" if text.startswith("max") else "bad.mps")
+    path.write_text(text)
+    with pytest.raises(ValueError, match=words):
+        load_instances(path)
 
 
 def test_a_byte_order_mark_and_a_line_separator_inside_a_string_are_text(tmp_path: Path) -> None:

@@ -17,88 +17,166 @@ from optsched.models.linear_program import LinearProgram
 
 
 
-def _number(token: str, where: str) -> None:
+_INFINITE_WORDS = {"inf", "infinity"}
+
+
+def _number(token: str, where: str, *, infinite: bool = False) -> None:
+    """A strict decimal number (``parse_float``, a leading ``+`` allowed); with ``infinite``
+    also HiGHS's words for an infinite bound (``inf``, ``infinity``, signed)."""
+    bare = token[1:] if token[:1] in "+-" else token
+    if infinite and bare.lower() in _INFINITE_WORDS:
+        return
     try:
         parse_float(token[1:] if token.startswith("+") else token)
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
 
 
-# MPS sections whose lines are "name (row value)+" after a leading field, by the position of
-# the first (row, value) pair; BOUNDS lines are "type set column [value]".
-_MPS_PAIRS = {"COLUMNS": 1, "RHS": 1, "RANGES": 1}
-_MPS_NO_VALUE_BOUNDS = {"FR", "MI", "PL", "BV"}
+_MPS_ONE_WORD_SECTIONS = {"ROWS", "COLUMNS", "RHS", "RANGES", "BOUNDS", "QUADOBJ", "QMATRIX", "QSECTION",
+                          "QCMATRIX", "SOS", "INDICATORS", "ENDATA"}
+_MPS_SENSES = {"MAX": "max", "MAXIMIZE": "max", "MIN": "min", "MINIMIZE": "min"}
+_MPS_VALUE_BOUNDS = {"UP", "LO", "FX", "LI", "UI", "SC"}
+_MPS_FREE_BOUNDS = {"MI", "PL", "FR"}
 
 
-def check_mps_text(text: str) -> None:
+def _mps_header(line: str, fields: list[str]) -> str | None:
+    """The section a line opens, or None for a data line: a keyword in column 1, alone (NAME
+    and OBJSENSE may carry one word; "RHS ..." with more words is a data line whose set is named RHS)."""
+    if line[0].isspace():
+        return None
+    key = fields[0].upper()
+    if key == "NAME" or (key == "OBJSENSE" and len(fields) <= 2):
+        return key
+    return key if key in _MPS_ONE_WORD_SECTIONS and len(fields) == 1 else None
+
+
+def check_mps_text(text: str) -> str | None:
     """What HiGHS's MPS reader lets through and reads as something else (measured): a file cut
     short (no ENDATA), a number that is not one (``nan`` and ``e5`` read as 0, ``0x10`` as 16,
     ``1_000`` as 1, ``1e400`` as an infinite bound: the constraint dropped), a row name COLUMNS,
     RHS or RANGES do not declare in ROWS (the entry dropped), a column BOUNDS names that no
-    COLUMNS line has (a new variable). Free MPS: names hold no spaces."""
+    COLUMNS line has (a new variable), an entry given twice (the second dropped), a malformed
+    marker. Free MPS: names hold no spaces; data lines may start in column 1, and RHS, RANGES
+    and BOUNDS lines may leave out the set name. Returns the sense OBJSENSE declares (HiGHS
+    read ``OBJSENSE MAXIMIZE`` on one line as a minimisation), or None."""
     rows: set[str] = set()
     columns: set[str] = set()
-    section = ""
-    ended = False
+    entries: set[tuple[str, str]] = set()
+    section, sense, ended = "", None, False
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("*"):
             continue
         where = f"line {number}"
         fields = line.split()
-        if not line[0].isspace():  # a section header
-            section = fields[0].upper()
-            ended = section == "ENDATA"
-            continue
+        header = _mps_header(line, fields)
         if ended:
             raise ValueError(f"{where}: data after ENDATA")
-        if section == "ROWS":
-            rows.update(fields[1:2])
-        elif section in _MPS_PAIRS:
-            if section == "COLUMNS":
-                if "'MARKER'" in fields:
-                    continue
-                columns.add(fields[0])
-            pairs = fields[_MPS_PAIRS[section]:]
-            if not pairs or len(pairs) % 2:
-                raise ValueError(f"{where}: expected (row, value) pairs after {fields[0]!r}")
+        if header is not None:
+            section, ended = header, header == "ENDATA"
+            if header == "OBJSENSE" and len(fields) == 2:
+                sense = _mps_sense(fields[1], where)
+            continue
+        if section == "OBJSENSE":
+            if len(fields) != 1:
+                raise ValueError(f"{where}: OBJSENSE takes one word (MAX or MIN)")
+            sense = _mps_sense(fields[0], where)
+        elif section == "ROWS":
+            if len(fields) != 2 or fields[0].upper() not in ("N", "L", "G", "E"):
+                raise ValueError(f"{where}: a row is 'N|L|G|E name'")
+            rows.add(fields[1])
+        elif section == "COLUMNS":
+            if len(fields) > 1 and fields[1] == "'MARKER'":
+                if len(fields) != 3 or fields[2] not in ("'INTORG'", "'INTEND'"):
+                    raise ValueError(f"{where}: a marker is \"name 'MARKER' 'INTORG'|'INTEND'\"")
+                continue
+            if len(fields) < 3 or len(fields) % 2 == 0:
+                raise ValueError(f"{where}: expected a column and (row, value) pairs")
+            columns.add(fields[0])
+            for row, value in zip(fields[1::2], fields[2::2]):
+                if row not in rows:
+                    raise ValueError(f"{where}: row {row!r} is not declared in ROWS")
+                if (fields[0], row) in entries:
+                    raise ValueError(f"{where}: column {fields[0]!r} has a second entry in row {row!r}")
+                entries.add((fields[0], row))
+                _number(value, where)
+        elif section in ("RHS", "RANGES"):
+            pairs = fields[len(fields) % 2:]  # an odd count starts with the set's name
+            if not pairs:
+                raise ValueError(f"{where}: expected (row, value) pairs")
             for row, value in zip(pairs[::2], pairs[1::2]):
                 if row not in rows:
                     raise ValueError(f"{where}: row {row!r} is not declared in ROWS")
-                _number(value, where)
+                _number(value, where, infinite=True)
         elif section == "BOUNDS":
-            if len(fields) < 3:
-                raise ValueError(f"{where}: a bound needs a type, a bound set and a column")
-            if fields[2] not in columns:
-                raise ValueError(f"{where}: column {fields[2]!r} has no COLUMNS entry")
-            if fields[0].upper() not in _MPS_NO_VALUE_BOUNDS or len(fields) > 3:
-                if len(fields) != 4:
-                    raise ValueError(f"{where}: bound {fields[0]!r} needs one value")
-                _number(fields[3], where)
+            _mps_bound(fields, columns, where)
         elif section in ("QUADOBJ", "QMATRIX", "QSECTION"):
             if len(fields) != 3 or fields[0] not in columns or fields[1] not in columns:
                 raise ValueError(f"{where}: expected 'column column value' of declared columns")
             _number(fields[2], where)
+        elif section == "":
+            raise ValueError(f"{where}: a data line before any section")
     if not ended:
         raise ValueError("no ENDATA line (the file is cut short)")
+    return sense
 
 
-_LP_NUMBER_START = re.compile(r"[+-]?\.?[0-9]")
-_LP_END = re.compile(r"^\s*end\s*$", re.IGNORECASE | re.MULTILINE)
+def _mps_sense(word: str, where: str) -> str:
+    if word.upper() not in _MPS_SENSES:
+        raise ValueError(f"{where}: OBJSENSE takes MAX or MIN, got {word!r}")
+    return _MPS_SENSES[word.upper()]
+
+
+def _mps_bound(fields: list[str], columns: set[str], where: str) -> None:
+    """``type [set] column [value]``: the value types take one number, MI/PL/FR/BV an optional
+    one (HiGHS ignores it); the set name is told apart by the count (and, where the value is
+    optional, by which word is a column)."""
+    kind = fields[0].upper()
+    if kind in _MPS_VALUE_BOUNDS:
+        shapes = {4: (2, 3), 3: (1, 2)}
+    elif kind in _MPS_FREE_BOUNDS or kind == "BV":
+        with_value = len(fields) == 3 and fields[1] in columns and fields[2] not in columns
+        shapes = {4: (2, 3), 3: (1, 2) if with_value else (2, None), 2: (1, None)}
+    else:
+        raise ValueError(f"{where}: unknown bound type {fields[0]!r}")
+    if len(fields) not in shapes:
+        raise ValueError(f"{where}: a {kind} bound is '{kind} [set] column{' value' if kind in _MPS_VALUE_BOUNDS else ''}'")
+    col, value = shapes[len(fields)]
+    if fields[col] not in columns:
+        raise ValueError(f"{where}: column {fields[col]!r} has no COLUMNS entry")
+    if value is not None:
+        _number(fields[value], where, infinite=True)
+
+
+# A number where a word starts (after a space or an operator): decimal digits, a point, an
+# exponent; what follows it must be a name (a coefficient glued to its variable, as in 2x1).
+_LP_NUMBER = re.compile(r"(?<![^\s+\-*/^<>=:\[\]])((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)([^\s+\-*/^<>=:\[\]]*)")
+_LP_END = re.compile(r"^\s*end\s*$", re.IGNORECASE)
 
 
 def check_lp_text(text: str) -> None:
     """The LP format's counterpart of :func:`check_mps_text`: an ``end`` line (a file cut
-    short), and every token that starts like a number is one (``0x10`` read as 16, ``1e400`` as
-    an infinite bound); ``nan`` is never a number here. Coefficients and names are separated by
-    spaces, as HiGHS writes them."""
-    if not _LP_END.search(text):
-        raise ValueError("no 'end' line (the file is cut short)")
-    for number, line in enumerate(text.splitlines(), start=1):
-        for token in line.split("\\", 1)[0].split():  # a backslash starts a comment
+    short), and every number a number (``0x10`` read as 16, ``1_000`` as 1, ``1e400`` as an
+    infinite bound; ``nan`` is read as a number there, never as a name). Non-ASCII text is
+    refused (HiGHS took a non-ASCII digit for a new variable)."""
+    ended = False
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("\\", 1)[0]  # a backslash starts a comment
+        where = f"line {number}"
+        if not line.isascii():
+            raise ValueError(f"{where}: holds a non-ASCII character")
+        if _LP_END.match(line):
+            ended = True
+            continue
+        for token in line.split():
             if token.lstrip("+-").lower() == "nan":
-                raise ValueError(f"line {number}: 'nan' is not a number")
-            if _LP_NUMBER_START.match(token):
-                _number(token, f"line {number}")
+                raise ValueError(f"{where}: 'nan' is not a number")
+        for match in _LP_NUMBER.finditer(line):
+            digits, glued = match.groups()
+            if glued[:1] in ("_", ".") or glued[:1].isdigit() or (digits == "0" and glued[:1] in ("x", "X")):
+                raise ValueError(f"{where}: {digits + glued!r} is not a number")
+            _number(digits, where)
+    if not ended:
+        raise ValueError("no 'end' line (the file is cut short)")
 
 
 @register_path_reader(*MODEL_SUFFIXES)
@@ -113,7 +191,7 @@ def read_model_file(path: str | Path) -> list[Model]:
     if "\x00" in text:
         raise ValueError(f"file: {path.name}: holds a NUL byte")
     try:
-        (check_mps_text if path.suffix.lower() == ".mps" else check_lp_text)(text)
+        sense = check_mps_text(text) if path.suffix.lower() == ".mps" else check_lp_text(text)
     except ValueError as exc:
         raise ValueError(f"file: {path.name}: {exc}") from None
     h = highspy.Highs()
@@ -143,7 +221,7 @@ def read_model_file(path: str | Path) -> list[Model]:
         [int(t) == int(highspy.HighsVarType.kInteger) for t in lp.integrality_])
     return [LinearProgram(np.asarray(lp.col_cost_), A, np.asarray(lp.row_lower_), np.asarray(lp.row_upper_),
                          np.asarray(lp.col_lower_), np.asarray(lp.col_upper_), integ,
-                         "max" if lp.sense_ == highspy.ObjSense.kMaximize else "min", float(lp.offset_), hessian)]
+                         sense or ("max" if lp.sense_ == highspy.ObjSense.kMaximize else "min"), float(lp.offset_), hessian)]
 
 
 def write_model_file(model: Model, path: str | Path) -> Path:

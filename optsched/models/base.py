@@ -178,6 +178,19 @@ class Model(FrozenArrays):
         """Human-readable list of constraints the candidate breaks (empty when feasible)."""
         raise NotImplementedError
 
+    def zero_solution(self) -> Any:
+        """The solution that chooses nothing (x = 0) in the kind's own solution type, or None for
+        a kind without one. The seam tests a solver's "infeasible" on it: cvxpy called feasible
+        projections and P3 instances infeasible, and HiGHS an unbounded integer program."""
+        from optsched.models.forms import as_standard
+
+        forms = type(self).FORMS
+        if "binary" in forms:
+            return self.solution_from_vector(np.zeros(self.n_binary))  # type: ignore[attr-defined]
+        if "standard" in forms:
+            return self.solution_from_vector(np.zeros(as_standard(self).to_standard_form().n_vars))  # type: ignore[attr-defined]
+        return None
+
     def is_feasible(self, solution: Any, *, tol: float = 1e-9) -> bool:
         return not self.violations(solution, tol=tol)
 

@@ -67,6 +67,9 @@ class MeshWelfare(Model):
         return self.instance.n_pairs
 
     # --- the model's own math --------------------------------------------------------------
+    def zero_solution(self) -> np.ndarray:
+        return np.zeros(self.instance.n_pairs)
+
     def _vector(self, solution: Any) -> np.ndarray | None:
         x = solution_vector(solution).reshape(-1)
         return x if x.size == self.instance.n_pairs else None

@@ -55,6 +55,12 @@ import numpy as np
 from optsched.models import utilities
 
 
+# The price's exponent alpha w / C_r - alpha / (alpha - 1) reaches about alpha - 1 at capacity:
+# beyond ~700 e^ overflows (from alpha = 1e4 the objective at x = 0 was NaN). alpha-hat of any
+# ratio a model's numbers allow (at most 1e200) is below 470.
+LARGEST_ALPHA = 500.0
+
+
 def _h(y: np.ndarray, r: np.ndarray) -> np.ndarray:
     return y - 1.0 / y - np.log(r + (r - 1.0) / y)
 
@@ -108,8 +114,8 @@ def _alpha(iota: float, upsilon: float, alpha: float | None) -> float:
         raise ValueError(f"upsilon: must be finite and >= iota, got {upsilon}")
     if alpha is None:
         return float(alpha_hat(upsilon / iota))
-    if not (np.isfinite(alpha) and alpha > 1.0):
-        raise ValueError(f"alpha: must be finite and > 1, got {alpha}")
+    if not (np.isfinite(alpha) and 1.0 < alpha <= LARGEST_ALPHA):
+        raise ValueError(f"alpha: must be in (1, {LARGEST_ALPHA:g}], got {alpha}")
     return float(alpha)
 
 

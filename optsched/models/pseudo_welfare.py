@@ -96,8 +96,8 @@ class JobWelfare(Model):
         if upsilon < iota:
             raise ValueError(f"upsilon: must be >= iota ({iota}), got {upsilon}")
         alpha = prices.alpha_hat(upsilon / iota) if self.alpha is None else finite_float("alpha", self.alpha)
-        if alpha <= 1:
-            raise ValueError(f"alpha: must be > 1, got {alpha}")
+        if not 1 < alpha <= prices.LARGEST_ALPHA:
+            raise ValueError(f"alpha: must be in (1, {prices.LARGEST_ALPHA:g}], got {alpha}")
         for key, value in (
             ("utility", kinds), ("a", a), ("beta", beta), ("capacity", cap), ("xbar", xbar),
             ("usage", usage), ("rho", rho), ("iota", iota), ("upsilon", upsilon), ("alpha", float(alpha)),
@@ -130,6 +130,9 @@ class JobWelfare(Model):
         return utilities.value(self.utility, self.a, x) + self.beta * x / self.capacity - cost
 
     # --- the model's own math -------------------------------------------------------------------
+    def zero_solution(self) -> np.ndarray:
+        return np.zeros(self.n_units)
+
     def _vector(self, solution: Any) -> np.ndarray:
         return solution_vector(solution).reshape(-1)
 

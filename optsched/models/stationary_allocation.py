@@ -157,6 +157,9 @@ class StationaryAllocation(Model):
             total += float(self.weight[mask] @ f(y[mask], self.alpha[mask]))
         return total
 
+    def zero_solution(self) -> np.ndarray:
+        return np.zeros(self.n_vars)
+
     def objective(self, solution: Any) -> float:
         y = solution_vector(solution, self.n_vars)
         return self.gain(y) - float((self.overhead * self.pair_sums(y)).max(axis=1).sum())

@@ -20,7 +20,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Termination
-from optsched.solvers.registry import Backend, Option, PrepareFn, get_backend, register_backend, remaining
+from optsched.solvers.registry import Backend, Option, PrepareFn, check_exact_backend_option, register_backend, remaining
 
 
 @register_backend
@@ -39,10 +39,7 @@ class BudgetExactBackend(Backend):
     def check_option_values(self, options: Mapping[str, Any]) -> None:
         from optsched.models.budgeted_ip import BudgetedIP
 
-        inner = get_backend(options["inner"])
-        if not inner.EXACT or inner.fits_kind(BudgetedIP) is not None:
-            raise ValueError(f"options: backend 'budget_exact' option 'inner' must be an exact budgeted_ip backend, "
-                             f"got {options['inner']!r}")
+        check_exact_backend_option(self.NAME, "inner", options["inner"], BudgetedIP)
 
     def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> Any:
         return prepare("budgeted_ip", options["inner"], verify=False)

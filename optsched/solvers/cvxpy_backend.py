@@ -46,19 +46,21 @@ TIME_LIMIT_KEYS: dict[str, str | None] = {
 
 # Solver options cvxpy may forward (``solver_options``), for the solvers above: tolerances,
 # iteration limits and algorithm switches. Nothing that writes files or prints is forwarded.
-ALLOWED_SOLVER_OPTIONS = frozenset({
-    # Clarabel
-    "tol_gap_abs", "tol_gap_rel", "tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio", "max_iter",
-    "equilibrate_enable", "max_step_fraction", "presolve_enable", "direct_solve_method", "static_regularization_enable",
-    # OSQP
-    "eps_abs", "eps_rel", "eps_prim_inf", "eps_dual_inf", "rho", "sigma", "alpha", "adaptive_rho", "polishing",
-    "polish_refine_iter", "scaling", "check_termination",
-    # SCS
-    "max_iters", "normalize", "scale", "acceleration_lookback", "use_indirect",
-    # HiGHS (through cvxpy)
-    "mip_rel_gap", "mip_abs_gap", "presolve", "presolve_rule_off", "primal_feasibility_tolerance", "dual_feasibility_tolerance",
-    "mip_feasibility_tolerance", "small_matrix_value",
-})
+SOLVER_OPTIONS: dict[str, frozenset[str]] = {
+    "CLARABEL": frozenset({
+        "tol_gap_abs", "tol_gap_rel", "tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio", "max_iter",
+        "equilibrate_enable", "max_step_fraction", "presolve_enable", "direct_solve_method",
+        "static_regularization_enable"}),
+    "OSQP": frozenset({
+        "eps_abs", "eps_rel", "eps_prim_inf", "eps_dual_inf", "rho", "sigma", "alpha", "adaptive_rho", "polishing",
+        "polish_refine_iter", "scaling", "check_termination"}),
+    "SCS": frozenset({"max_iters", "normalize", "scale", "acceleration_lookback", "use_indirect", "eps_abs", "eps_rel"}),
+    "HIGHS": frozenset({
+        "mip_rel_gap", "mip_abs_gap", "presolve", "presolve_rule_off", "primal_feasibility_tolerance",
+        "dual_feasibility_tolerance", "mip_feasibility_tolerance", "small_matrix_value"}),
+}
+ALLOWED_SOLVER_OPTIONS = frozenset().union(*SOLVER_OPTIONS.values())
+MIP_SOLVERS = frozenset({"HIGHS", "SCIP"})
 SOLVERS = ("CLARABEL", "OSQP", "SCS", "HIGHS")
 # cvxpy reports no bound, so "optimal" rests on the solver's tolerances: the model's own solver
 # with the tight ones of ``cvxpy_default_solver`` is an oracle (tests/test_fuzz.py); another
@@ -97,6 +99,13 @@ class CvxpyBackend(Backend):
         certified = options["solver"] in (None, solver)  # the model's own solver, with its tight options
         if not certified:
             solver, solver_options = options["solver"], {}
+        foreign = sorted(set(options["solver_options"] or {}) - SOLVER_OPTIONS.get(solver, frozenset()))
+        if foreign:  # the table is checked against every solver's keys; these are another's
+            raise ValueError(f"options: backend 'cvxpy' option 'solver_options': {foreign[0]!r} is not an option of "
+                             f"{solver} (the solver this model is solved with)")
+        if problem.is_mixed_integer() and solver not in MIP_SOLVERS:
+            raise ValueError(f"options: backend 'cvxpy' option 'solver': {solver} does not solve integer programs "
+                             f"(HIGHS does)")
         solver_options = {**solver_options, **(options["solver_options"] or {})}
         if solver == "HIGHS" and problem.is_mixed_integer():  # what a HiGHS MIP needs (models/forms.py)
             solver_options = {**HIGHS_MIP_ORACLE_OPTIONS, **solver_options}

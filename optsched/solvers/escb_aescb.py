@@ -30,7 +30,7 @@ from optsched.models.base import Model
 from optsched.result import Result, Termination
 from optsched.solvers.budget_dp import (DEFAULT_MAX_CELLS, DP_METHODS, FamilyPlan, buffer, fill_fronts,
                                        plan_budget_family, solve_budget_family, visited_cells)
-from optsched.solvers.registry import Backend, Option, PrepareFn, get_backend, register_backend
+from optsched.solvers.registry import Backend, Option, PrepareFn, check_exact_backend_option, register_backend
 
 
 def theorem1_gap(n_chosen: int, xi: int) -> float:
@@ -189,10 +189,7 @@ class AescbBackend(Backend):
     def check_option_values(self, options: Mapping[str, Any]) -> None:
         from optsched.models.budget_family import BudgetFamily
 
-        family = get_backend(options["family_backend"])
-        if not family.EXACT or family.fits_kind(BudgetFamily) is not None:
-            raise ValueError(f"options: backend 'aescb' option 'family_backend' must be an exact budget_family "
-                             f"backend, got {options['family_backend']!r}")
+        check_exact_backend_option(self.NAME, "family_backend", options["family_backend"], BudgetFamily)
 
     def fits_instance(self, model: Model) -> str | None:
         m: Any = model

@@ -27,8 +27,8 @@ from optsched.solvers.registry import Backend, Option, PrepareFn, register_backe
 STATUS_TABLE: dict[str, Termination] = {
     "kOptimal": Termination.OPTIMAL,
     "kInfeasible": Termination.INFEASIBLE,
-    # every optsched model is bounded (binary or boxed variables), so presolve's
-    # "unbounded or infeasible" can only mean infeasible (as in the Pyomo table)
+    # presolve's "unbounded or infeasible" can only mean infeasible for a kind whose variables
+    # are bounded (Model.BOUNDED); a linear program is told apart by ``_unbounded_or_infeasible``
     "kUnboundedOrInfeasible": Termination.INFEASIBLE,
     "kUnbounded": Termination.UNBOUNDED,
     "kTimeLimit": Termination.TIME_LIMIT,
@@ -73,6 +73,24 @@ HIGHS_ACCURACY_OPTIONS = tolerance_keys(
     ALLOWED_HIGHS_OPTIONS, "mip_feasibility_tolerance", "primal_feasibility_tolerance", "dual_feasibility_tolerance",
     "ipm_optimality_tolerance", "small_matrix_value", "large_matrix_value", "infinite_cost", "infinite_bound",
     "qp_regularization_value")
+
+
+def _unbounded_or_infeasible(h: Any, threads: int) -> Termination:
+    """Which of the two HiGHS's "unbounded or infeasible" is (min -x0 s.t. x0 - x1 <= 1, x >= 0
+    integer was called infeasible): the same constraints with no objective, in a HiGHS of
+    their own, are feasible exactly when the program is unbounded."""
+    import highspy
+
+    probe = new_highs(threads)
+    model = h.getModel()
+    lp = model.lp_
+    lp.col_cost_ = np.zeros(lp.num_col_)
+    probe.passModel(lp)
+    run_highs(probe)
+    status = probe.getModelStatus()
+    if status == highspy.HighsModelStatus.kOptimal:
+        return Termination.UNBOUNDED
+    return Termination.INFEASIBLE if status == highspy.HighsModelStatus.kInfeasible else Termination.ERROR
 
 
 def set_option(h: Any, key: str, value: Any, where: str = "options") -> None:
@@ -271,6 +289,8 @@ class HighsBackend(Backend):
 
         status_name = h.getModelStatus().name
         termination = highs_termination(status_name)
+        if status_name == "kUnboundedOrInfeasible" and not model.BOUNDED:
+            termination = _unbounded_or_infeasible(h, options["threads"])
         info = h.getInfo()
         solution = objective = bound = duals = None
         if info.primal_solution_status == 2 and termination is not Termination.INFEASIBLE:  # a feasible point

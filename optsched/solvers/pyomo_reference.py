@@ -24,7 +24,7 @@ STATUS_TABLE: dict[str, Termination] = {
     "interrupted": Termination.TIME_LIMIT,
     "provenInfeasible": Termination.INFEASIBLE,
     "locallyInfeasible": Termination.INFEASIBLE,
-    "infeasibleOrUnbounded": Termination.INFEASIBLE,
+    "infeasibleOrUnbounded": Termination.INFEASIBLE,  # for a bounded kind; see run
     "unbounded": Termination.UNBOUNDED,
 }
 
@@ -124,6 +124,9 @@ class PyomoBackend(Backend):
         res = solver.solve(m, **kwargs)
         term = res.termination_condition.name
         termination = STATUS_TABLE.get(term, Termination.ERROR)
+        if term == "infeasibleOrUnbounded" and not model.BOUNDED:  # a linear program: not told apart
+            return Result(Termination.ERROR, extra={"solver_status": term, "solver": name, "message":
+                          f"{name} says infeasible or unbounded without telling which (the highs backend does)"})
         solution = objective = bound = None
         if res.solution_status.name in ("optimal", "feasible"):
             res.solution_loader.load_vars()

@@ -210,6 +210,15 @@ def _finite_number(where: str, value: Any) -> float:
     return out
 
 
+def check_exact_backend_option(owner: str, option: str, name: str, kind: type[Model]) -> None:
+    """An option naming the exact backend of ``kind`` that a backend solves its parts with
+    (ValueError naming the option for an unknown name too)."""
+    chosen = _BACKENDS.get(name) if isinstance(name, str) else None
+    if chosen is None or not chosen.EXACT or chosen.fits_kind(kind) is not None:
+        raise ValueError(f"options: backend {owner!r} option {option!r} must be an exact {kind.name} backend, "
+                         f"got {name!r}")
+
+
 def tolerance_keys(keys: frozenset[str], *names: str) -> Callable[[Any], bool]:
     """``Option.loosens`` for a table of pass-through options: it sets one of ``names``."""
     chosen = frozenset(names) & keys

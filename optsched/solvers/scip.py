@@ -68,7 +68,7 @@ def _new_model(options: Mapping[str, Any]) -> Any:
             try:
                 m.setParam(key, value)
                 refused = None
-            except (KeyError, LookupError, TypeError, ValueError) as exc:
+            except (KeyError, LookupError, TypeError, ValueError, OverflowError) as exc:  # OverflowError: beyond C int
                 refused = exc
         if refused is not None:
             said = printed[0].splitlines()[0] if printed[0] else ""
@@ -169,7 +169,9 @@ class ScipBackend(Backend):
                 m.optimize()
             log = buffer.getvalue()
         else:
-            m.optimize()
+            with captured_c_output() as printed:  # SoPlex wrote "Cannot set feasibility tolerance ..."
+                m.optimize()
+            log = printed[0]
         name = m.getStatus()
         termination = STATUS_TABLE.get(name, Termination.ERROR)
         solution = bound = None
@@ -180,4 +182,4 @@ class ScipBackend(Backend):
             dual = m.getDualbound()
             bound = float(dual) if np.isfinite(dual) else None
         return Result(termination, bound=bound, solution=solution, iterations=int(m.getNNodes()),
-                      extra={"solver_status": name, **({"log": log} if options["log"] else {})})
+                      extra={"solver_status": name, **({"log": log} if options["log"] or log else {})})
