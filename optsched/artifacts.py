@@ -65,7 +65,10 @@ def write_atomically(path: Path, write: Callable[[str], None], *, suffix: str = 
     file (:func:`optsched.files.check_output_path`). A failed write leaves ``path`` as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
     check_output_path(path)
-    fd, tmp = create_temporary(path.parent, f".{path.name}.", suffix)
+    try:
+        fd, tmp = create_temporary(path.parent, f".{path.name}.", suffix)
+    except OSError as exc:  # a read-only directory: name the file asked for, not the temporary's name
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     os.close(fd)
     try:
         write(tmp)

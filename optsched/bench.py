@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
-from optsched.models.base import Model, kind_specs
+from optsched.models.base import Model, kind_specs, model_kinds
 from optsched.result import Result, Termination, relative_gap
 
 if TYPE_CHECKING:
@@ -130,8 +130,11 @@ class BenchConfig:
             raise ValueError(f"--instances: {self.instances_from} does not exist")
         from optsched.solvers.registry import get_backend
 
+        kinds = self.models or tuple(kind_specs())
         for name in self.backends:
-            get_backend(name)  # ValueError naming an unknown backend
+            backend = get_backend(name)  # ValueError naming an unknown backend
+            if self.instances_from is None and all(backend.fits_kind(model_kinds()[k]) is not None for k in kinds):
+                raise ValueError(f"backends: {name!r} solves none of the models benchmarked ({', '.join(kinds)})")
         for key in ("repeats", "per_size"):
             value = getattr(self, key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):

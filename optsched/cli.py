@@ -91,7 +91,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from optsched.io import load_instance
 
     model = load_instance(args.file, args.instance)
-    names = _names(args.backends) or [b.NAME for b in optsched.fitting_backends(model)]
+    names = _names(args.backends, "--backends") or [b.NAME for b in optsched.fitting_backends(model)]
     options: dict[str, dict[str, Any]] = {n: {"log": True} for n in names
                                           if args.log and "log" in optsched.all_backends()[n].OPTIONS}
     for key, value in _parse_options(args.option).items():
@@ -146,8 +146,17 @@ def cmd_backends(args: argparse.Namespace) -> int:
     return 0
 
 
-def _names(text: str | None) -> list[str]:
-    return [n for n in (text or "").split(",") if n]
+def _names(text: str | None, flag: str) -> list[str]:
+    """A comma-separated list of names (none when the flag is not given): an empty item or a
+    name given twice is an error (``--backends ,`` once fell back to every backend)."""
+    if text is None:
+        return []
+    names = [n.strip() for n in text.split(",")]
+    if "" in names:
+        raise BadInput(f"{flag}: an empty name in {text!r}")
+    if len(set(names)) < len(names):
+        raise BadInput(f"{flag}: a name is given twice in {text!r}")
+    return names
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -166,9 +175,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.backend is not None:
         settings["backend"] = args.backend
     if args.option:
-        settings["options"] = {**settings.get("options", {}), **_parse_options(args.option)}
+        given = settings.get("options", {})
+        if not isinstance(given, dict):
+            raise BadInput(f"config.options: expected a table, got {type(given).__name__}")
+        settings["options"] = {**given, **_parse_options(args.option)}
     cfg = exp.make_config(settings, args.preset)
-    shadow = _names(args.shadow)
+    shadow = _names(args.shadow, "--shadow")
     for name in shadow:  # a shadow backend must fit one of the paper's subproblems
         if all(get_backend(name).fits_kind(model_kind(kind)) is not None for kind in exp.subproblems):
             raise BadInput(f"--shadow: backend {name!r} solves none of {exp.name}'s subproblems "
@@ -188,10 +200,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from optsched.bench import BenchConfig, run_bench
 
-    cfg = BenchConfig(quick=args.quick, models=tuple(_names(args.models)), repeats=args.repeats, per_size=args.per_size,
+    cfg = BenchConfig(quick=args.quick, models=tuple(_names(args.models, "--models")), repeats=args.repeats, per_size=args.per_size,
                       seed=args.seed, time_limit=args.time_limit, data_dir=Path(args.data) if args.data else None,
                       instances_from=Path(args.instances) if args.instances else None,
-                      backends=tuple(_names(args.backends)))
+                      backends=tuple(_names(args.backends, "--backends")))
     out = Path(args.out) if args.out else Path("results") / "bench"
     for p in run_bench(cfg, out):
         print(f"wrote {p}")
@@ -206,7 +218,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for key, value in (("--replicates", args.replicates), ("--jobs", args.jobs)):
         if value is not None and value < 1:
             raise BadInput(f"{key}: must be >= 1, got {value}")
-    only = _names(args.runs) if args.runs is not None else None
+    only = _names(args.runs, "--runs") if args.runs is not None else None
     if only is not None and args.paper == "all":
         raise BadInput("--runs: name one paper, not all")
     for p in reproduce(args.paper, out=out, full=args.full, settings=settings, replicates=args.replicates,

@@ -1,11 +1,17 @@
 """Strict experiment configs: frozen dataclasses loaded from TOML or a mapping.
 
 Unknown keys, wrong types and out-of-range values raise ``ValueError`` naming the key.
-A config class may define ``check(self)`` for cross-field and range rules.
+A list setting (a tuple field) must hold at least one value and no value twice: each is an
+axis a study sweeps (an empty one crashed a plot, a repeated one multiplied an ESDP sweep's
+rows before its summary failed), except a field marked ``metadata={"vector": True}``, whose
+entries are one quantity each (maxweight's ``requirement``). A table setting (a Mapping field:
+backend options) must be a table. A config class may define ``check(self)`` for cross-field
+and range rules.
 """
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import sys
 import tomllib
@@ -40,8 +46,14 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
     if origin is tuple:
         if not isinstance(value, (list, tuple)):
             raise ValueError(f"{key}: expected a list, got {type(value).__name__}")
+        if not value:
+            raise ValueError(f"{key}: must list at least one value")
         (item,) = [a for a in typing.get_args(hint) if a is not Ellipsis][:1] or [Any]
         return tuple(_coerce(f"{key}[{i}]", v, item) for i, v in enumerate(value))
+    if origin in (dict, Mapping, collections.abc.Mapping) or hint in (dict, Mapping):
+        if not isinstance(value, Mapping):
+            raise ValueError(f"{key}: expected a table, got {type(value).__name__}")
+        return dict(value)
     if hint is bool:
         if not isinstance(value, bool):
             raise ValueError(f"{key}: expected true or false, got {value!r}")
@@ -76,6 +88,12 @@ def config_from_mapping(cls: type[C], data: Mapping[str, Any], *, where: str = "
     if unknown:
         raise ValueError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(names))})")
     values = {k: _coerce(f"{where}.{k}", v, hints[k]) for k, v in data.items()}
+    if isinstance(values.get("seed"), int) and values["seed"] < 0:  # numpy's generators take seeds >= 0
+        raise ValueError(f"{where}.seed: must be >= 0, got {values['seed']}")
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        listed = values.get(f.name)
+        if isinstance(listed, tuple) and not f.metadata.get("vector") and len(set(map(repr, listed))) < len(listed):
+            raise ValueError(f"{where}.{f.name}: lists a value twice ({list(listed)})")
     cfg = cls(**values)
     check = getattr(cfg, "check", None)
     if check is not None:

@@ -180,3 +180,43 @@ def test_every_command_line_option_has_help_text() -> None:
 
     walk(build_parser(), "optsched")
     assert missing == []
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["compare", "{good}", "--backends", ","], "--backends: an empty name"),
+    (["compare", "{good}", "--backends", ""], "--backends: an empty name"),
+    (["compare", "{good}", "--backends", "greedy,greedy"], "--backends: a name is given twice"),
+    (["run", "maxweight", "--shadow", ",,", "--out", "{tmp}/o"], "--shadow: an empty name"),
+    (["bench", "--quick", "--models", "capacity_projection", "--backends", "greedy", "--out", "{tmp}/b"],
+     "'greedy' solves none of the models benchmarked"),
+    (["run", "maxweight", "--seed", "-1", "--out", "{tmp}/o"], "config.seed: must be >= 0"),
+    (["sweep", "{tmp}/grid.toml", "--out", "{tmp}/s"], "more than the limit of 1e+06"),
+    (["sweep", "{tmp}/small.toml", "--workers", "100000", "--out", "{tmp}/s"], "--workers: must be a whole number in 1..1024"),
+    (["sweep", "{tmp}/small.toml", "--dask", "tcp://127.0.0.1:99999", "--out", "{tmp}/s"], "is not HOST:PORT"),
+])
+def test_lists_counts_and_addresses_the_probe_found_are_refused_in_one_line(capsys, good_json: Path, tmp_path: Path,
+                                                                            argv: list[str], needle: str) -> None:
+    """An empty or repeated name in a comma list was dropped or used twice (``--backends ,``
+    ran every backend), bench took a backend that solves none of its models, a 10^10-run grid
+    was expanded for minutes, --workers had no bound, a bad port waited out a connect timeout."""
+    axes = "\n".join(f"{k} = [{', '.join(str(10 + i) for i in range(10))}]" for k in
+                     ("horizon", "n_servers", "n_ports", "n_resources", "repeats"))
+    (tmp_path / "grid.toml").write_text(f'kind = "experiment"\nexperiment = "esdp"\nseeds = {list(range(100))}\n'
+                                        f'[grid]\n{axes}\n')
+    (tmp_path / "small.toml").write_text('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["greedy"]\nsizes = [4]\n')
+    argv = [a.replace("{good}", str(good_json)).replace("{tmp}", str(tmp_path)) for a in argv]
+    code, _, err = run_cli(capsys, *argv)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and needle in lines[0], (code, err)
+
+
+def test_a_damaged_store_part_is_named_not_taken_as_done(capsys, tmp_path: Path) -> None:
+    sweep = tmp_path / "small.toml"
+    sweep.write_text('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["greedy"]\nsizes = [4]\nseeds = [0, 1]\n')
+    assert run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(tmp_path / "s"))[0] == 0
+    part = sorted((tmp_path / "s" / "store").glob("part-*.csv"))[0]
+    text = part.read_text()
+    for damaged in (text.replace("key", "kee", 1), text[: len(text) - 20], b"\xff\xfe".decode("latin-1") + text):
+        part.write_text(damaged, encoding="latin-1" if damaged.startswith("\xff") else "utf-8")
+        code, _, err = run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(tmp_path / "s"))
+        assert code == 2 and "is a damaged store part" in err and len(err.strip().splitlines()) == 1, err

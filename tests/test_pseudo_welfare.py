@@ -273,3 +273,21 @@ def test_json_rejects_unknown_key():
     with pytest.raises(ValueError, match="unknown key"):
         model_from_dict({"model": "pseudo_welfare", "utility": "log", "a": [1], "beta": [0.1], "capacity": [2],
                          "xbar": [1], "rho": 1, "speed": 3})
+
+
+def test_a_unit_filled_to_capacity_has_a_finite_welfare() -> None:
+    """x = C - w can sum back to C plus an ulp, where the price is +inf: kkt's exact optimum
+    (found by a probe's ratio run at instance 1133) was an error "objective is not finite"."""
+    import optsched
+    from optsched.models.pseudo_welfare import PseudoWelfare
+
+    usage, capacity = 1.3331082575789768, 3.584808074664832
+    model = PseudoWelfare(utility="linear", a=[4.040981453372357], beta=[0.14347571414507898], capacity=[capacity],
+                          xbar=[6.728635222937114], rho=18.79934372723233, usage=[usage], iota=1.390557435020656,
+                          upsilon=4.081004715749797)
+    x = np.array([capacity - usage])
+    assert usage + x[0] > capacity  # the rounding this is about
+    assert np.isfinite(model.objective(x)) and model.violations(x) == []
+    assert model.objective(x * (1 + 1e-3)) == -np.inf and model.violations(x * (1 + 1e-3))  # a real overload
+    result = optsched.solve(model, "kkt")
+    assert result.ok and np.isfinite(result.objective)

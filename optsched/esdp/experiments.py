@@ -253,8 +253,9 @@ def run_asw(cfg: EsdpConfig, out: Path) -> list[Path]:
         esdp = mean[mean["policy"] == "ESDP"].set_index("t")["asw"]
         for name, part in mean.groupby("policy", sort=False):
             if name not in ("ESDP", "Oracle"):
-                axes[1].plot(part["t"], esdp.loc[part["t"]].to_numpy() / part["asw"].to_numpy(), label=f"ESDP / {name}",
-                             color=colour[name])
+                base = part["asw"].to_numpy()
+                ratio = np.divide(esdp.loc[part["t"]].to_numpy(), base, out=np.full(base.shape, np.nan), where=base != 0)
+                axes[1].plot(part["t"], ratio, label=f"ESDP / {name}", color=colour[name])  # no ratio while 0
         axes[1].axhline(1.0, color="grey", lw=0.8)
     n = int(df["repeat"].nunique())
     panels = (("Fig. 2: accumulated social welfare", "ASW (sum of welfare up to t)"),

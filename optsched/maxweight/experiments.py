@@ -54,7 +54,7 @@ class MaxWeightConfig:
     n_workers: int = 2
     task_prob: float = 0.5
     completion_prob: float = 0.9
-    requirement: tuple[float, ...] = (0.25, 0.25)
+    requirement: tuple[float, ...] = field(default=(0.25, 0.25), metadata={"vector": True})
 
     def check(self) -> None:
         require(self.frames >= 1, "frames", "must be >= 1")
@@ -65,14 +65,16 @@ class MaxWeightConfig:
         require(self.n_apps >= 1 and self.n_workers >= 1, "n_apps", "n_apps and n_workers must be >= 1")
         require(len(self.requirement) == self.n_apps, "requirement", f"needs {self.n_apps} entries")
         require(all(r >= 0 for r in self.requirement), "requirement", "entries must be >= 0")
-        # evaluate() stacks every frame's completions: frames x requirement rows x applications
-        grid_rows = (int(self.grid_max / self.grid_step) + 1) ** 2
-        r_rows = int(1.0 / self.fig5_r_step) + 2
+        # evaluate() stacks every frame's completions: frames x requirement rows x applications;
+        # only the study that runs is sized (a simulate run was refused for the Fig. 3/4 grid)
         n5 = max(self.fig5_sizes, default=1)
-        within_memory("grid_step", self.frames * grid_rows * 2, "the Fig. 3/4 rates (frames x grid points x 2)")
-        within_memory("fig5_r_step", self.frames * r_rows * max(n5, self.n_apps),
-                      "the Fig. 5 / sweep rates (frames x r grid x applications)")
-        within_memory("fig5_sizes", n5 * n5, "the largest Fig. 5 network (N x N)")
+        if self.study in ("fig3", "fig4"):
+            grid_rows = (min(self.grid_max / self.grid_step, 1e150) + 1) ** 2
+            within_memory("grid_step", self.frames * grid_rows * 2, "the Fig. 3/4 rates (frames x grid points x 2)")
+        if self.study == "fig5":
+            r_rows = min(1.0 / self.fig5_r_step, 1e300) + 2
+            within_memory("fig5_r_step", self.frames * r_rows * n5, "the Fig. 5 rates (frames x r grid x applications)")
+            within_memory("fig5_sizes", n5 * n5, "the largest Fig. 5 network (N x N)")
         within_memory("n_workers", self.n_apps * self.n_workers, "the network (n_apps x n_workers)")
         for key in ("fig3_app1_task_prob", "fig34_completion_prob", "fig4_task_prob", "fig5_completion_prob",
                     "task_prob", "completion_prob"):

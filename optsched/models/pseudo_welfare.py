@@ -126,7 +126,10 @@ class JobWelfare(Model):
     def unit_welfare(self, x: Any) -> np.ndarray:
         """f_nr(x_r) + g_nr(x_r) - Phi_r(x_r) per unit; -inf where w_r + x_r > C_r."""
         x = np.asarray(x, dtype=np.float64)
-        cost = prices.price_integral(self.usage, self.usage + x, self.capacity, self.iota, self.upsilon, self.alpha)
+        end = self.usage + x
+        # x = C - w exactly can sum to C plus an ulp, where the price is +inf: rounding, not overload
+        end = np.where((end > self.capacity) & (end <= self.capacity * (1 + 8 * np.finfo(float).eps)), self.capacity, end)
+        cost = prices.price_integral(self.usage, end, self.capacity, self.iota, self.upsilon, self.alpha)
         return utilities.value(self.utility, self.a, x) + self.beta * x / self.capacity - cost
 
     # --- the model's own math -------------------------------------------------------------------

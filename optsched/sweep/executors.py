@@ -219,6 +219,20 @@ class DaskTLS:
 DASK_SCHEMES = ("tcp", "tls")
 
 
+def _check_host_port(address: str) -> None:
+    """HOST[:PORT] after the scheme, a port in 1..65535 (dask's 8786 when left out; a malformed
+    one waited out a 10 s connect timeout)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(address)
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"--dask: {address!r} is not HOST:PORT ({exc})") from None
+    if not parts.hostname or (port is not None and not 1 <= port <= 65535) or parts.path not in ("", "/"):
+        raise ValueError(f"--dask: expected SCHEME://HOST:PORT with a port in 1..65535, got {address!r}")
+
+
 def check_dask_address(address: str, tls: DaskTLS | None) -> None:
     """``local``, ``tls://HOST:PORT`` or ``tcp://HOST:PORT``; TLS files only with ``tls://``.
 
@@ -235,6 +249,7 @@ def check_dask_address(address: str, tls: DaskTLS | None) -> None:
     if not sep or scheme not in DASK_SCHEMES or not rest:
         raise ValueError(f"--dask: expected 'local' or SCHEME://HOST:PORT with SCHEME in {', '.join(DASK_SCHEMES)}, "
                          f"got {address!r}")
+    _check_host_port(address)
     if scheme == "tcp":
         if tls.given():
             raise ValueError("--dask-ca/--dask-cert/--dask-key: need a tls:// scheduler address")

@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import math
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,16 @@ class SweepConfig:
 
             require(all(1 <= n <= MAX_SIZE for n in self.sizes), "sizes", f"sizes must be in 1..{MAX_SIZE}", where="sweep")
             require(self.time_limit is None or self.time_limit > 0, "time_limit", "must be > 0", where="sweep")
+        points = math.prod(len(v) for v in self.grid.values()) if self.kind == "experiment" else \
+            len(self.models) * len(self.sizes) * max(1, len(self.backends))
+        count = points * len(self.seeds) * max(1, len(self.policies))
+        require(count <= MAX_RUNS, "grid", f"would make {count:.3g} runs (seeds x grid points x policies), more than "
+                                           f"the limit of {MAX_RUNS:.0e} (optsched.sweep.grid.MAX_RUNS)", where="sweep")
+
+
+# A sweep's runs are expanded (one config each) before the first runs: 10 axes of 10 values
+# spent minutes and gigabytes there. 10^6 runs of the shortest task is already hours.
+MAX_RUNS = 10**6
 
 
 def _default(name: str) -> Any:

@@ -73,8 +73,8 @@ def run_sweep(
     "__main__":`` guard."""
     if executor not in ("serial", "pool", "dask"):
         raise ValueError(f"executor: must be serial, pool or dask, got {executor!r}")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"--workers: must be a whole number >= 1, got {workers!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024):
+        raise ValueError(f"--workers: must be a whole number in 1..1024, got {workers!r}")
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
         raise ValueError(f"--batch-size: must be a whole number >= 1, got {batch_size!r}")
     if executor == "dask":

@@ -108,12 +108,27 @@ class Store:
         return len(stale)
 
     def rows(self) -> dict[str, Row]:
-        """key -> row, first occurrence in part order (a key is never stored twice by one sweep)."""
+        """key -> row, first occurrence in part order (a key is never stored twice by one sweep).
+        A part damaged from outside (no key column, a row cut short or too long, not UTF-8) is
+        a ValueError naming it: its rows would be taken as done."""
         out: dict[str, Row] = {}
         for part in self.parts():
-            with open(part, newline="") as fh:
-                for row in csv.DictReader(fh):
-                    out.setdefault(row["key"], {k: v or "" for k, v in row.items()})
+            damaged = f"sweep: {part} is a damaged store part"
+            try:
+                text = part.read_text(encoding="utf-8")
+                if not text.endswith("\n"):  # every part is written whole, rows ending in "\n"
+                    raise ValueError(f"{damaged} (cut short); remove it to run its runs again")
+                with io.StringIO(text, newline="") as fh:
+                    reader = csv.DictReader(fh)
+                    if reader.fieldnames is None or "key" not in reader.fieldnames:
+                        raise ValueError(f"{damaged} (no 'key' column); remove it to run its runs again")
+                    for number, row in enumerate(reader, start=2):
+                        if None in row or None in row.values() or not row["key"]:
+                            raise ValueError(f"{damaged} (row {number} is cut short or too long); remove it to run "
+                                             "its runs again")
+                        out.setdefault(row["key"], {k: v or "" for k, v in row.items()})
+            except UnicodeDecodeError:
+                raise ValueError(f"{damaged} (not UTF-8 text); remove it to run its runs again") from None
         return out
 
     def keys(self) -> set[str]:
