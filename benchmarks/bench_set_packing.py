@@ -16,12 +16,12 @@ wall time of the whole call, interleaved (greedy right after CP-SAT: cold caches
 back (warm), medians and their ratio; and where greedy's whole call goes (``prepare``, the
 backend call, the re-check of ``finish``: the model's compiled ``audit``; in parentheses the
 numpy ``violations`` and ``objective`` it replaces). Measured
-(2 cores, load ~1.0; ``--seam 50 --seeds 60``; 2026-11-25): runtime_s CP-SAT / greedy 152x
-interleaved, 358x back to back; whole call 55x interleaved, 132x back to back (2026-11-24, the
-commit before ``Model.audit`` and the reused prepared backend, same run of this script: 26x /
-53x). The whole call's ~19 us warm: admits ~2 us, the backend call ~6.3 us (kernel ~1.9 us, the
-result ~2.5 us), the compiled audit ~3.3 us (its kernel ~0.9 us), one result copy and the
-seam's rules ~5 us; cold caches add ~30 us to any call right after a CP-SAT solve.
+(2 cores; ``--seam 50 --seeds 60``; 2026-11-26, two runs beside commit 67022cc): runtime_s
+CP-SAT / greedy 151-159x interleaved, 415-420x back to back; whole call 68-69x interleaved,
+189x back to back (67022cc: 56-58x / 139x). The whole call's ~14.5 us warm: admits ~1.3 us,
+the backend call ~4.4 us (kernel ~2.8 us on instances not in cache, the result ~0.9 us), the
+compiled audit ~2 us (its kernel ~1.4 us), the result's one copy ~0.7 us, the seam's rules and
+solve()'s reuse ~3 us; cold caches add ~25 us to any call right after a CP-SAT solve.
 """
 
 from __future__ import annotations
