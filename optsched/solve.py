@@ -66,8 +66,7 @@ def choose_backend(kind_or_model: Any, backend: str | None) -> Backend:
     """The backend named (checked to fit and be available), or the first available exact
     backend that fits when ``backend`` is None; ValueError with the registry's reason."""
     kind = model_kind(kind_or_model)
-    if backend is not None and not isinstance(backend, str):
-        raise ValueError(f"backend: expected a backend name, got {backend!r}")
+    _check_backend_name(backend)
     if backend is None:
         fits = fitting_backends(kind_or_model) if isinstance(kind_or_model, Model) else kind_backends(kind)
         if not fits:
@@ -140,12 +139,11 @@ class Prepared:
         backend = self.backend
         options, loosened = self.options, self._loosened
         if overrides:
-            for key, value in overrides.items():
-                spec = backend.OPTIONS.get(key)
-                if spec is not None and not spec.per_solve and spec.check(key, value) != self.options[key]:
-                    raise ValueError(f"options: backend {self.name!r} option {key!r} is fixed when it is prepared "
-                                     f"({self.options[key]!r}); prepare another for {value!r}")
             options = backend.check_options({**self._given, **overrides})
+            for key in overrides:
+                if not backend.OPTIONS[key].per_solve and options[key] != self.options[key]:
+                    raise ValueError(f"options: backend {self.name!r} option {key!r} is fixed when it is prepared "
+                                     f"({self.options[key]!r}); prepare another for {overrides[key]!r}")
             loosened = backend.loosened(options)
         if time_limit is not None:
             time_limit = finite_float("time_limit", time_limit, minimum=0.0, largest=math.inf)
@@ -279,6 +277,11 @@ def prepare(kind_or_model: Any, backend: str | None = None, *, verify: bool = Tr
     return Prepared(chosen, kind, checked, given=options, verify=verify, warm_up=warm_up)
 
 
+def _check_backend_name(backend: Any) -> None:
+    if backend is not None and not isinstance(backend, str):
+        raise ValueError(f"backend: expected a backend name, got {backend!r}")
+
+
 def _check_verify(verify: Any) -> None:
     if not isinstance(verify, (bool, np.bool_)):
         raise ValueError(f"verify: expects true or false, got {verify!r}")
@@ -305,8 +308,7 @@ def solve(
     """
     if not isinstance(model, Model):
         raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
-    if backend is not None and not isinstance(backend, str):
-        raise ValueError(f"backend: expected a backend name, got {backend!r}")
+    _check_backend_name(backend)  # before the reuse key: a list cannot key the kept Prepared
     _check_verify(verify)
     key = _reuse_key(model, backend, verify, options)
     prepared = _REUSED.get(key) if key is not None else None

@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from optsched.models.base import Model, register_fuzz, register_generator, register_model
-from optsched.models.budgeted_ip import ESDP_SLOT, BudgetedIP, as_indices, esdp_slot_statistics, knapsack_fuzz_data
-from optsched.models.validate import positive_int
+from optsched.models.budgeted_ip import ESDP_SLOT, BudgetedIP, esdp_slot_statistics, knapsack_fuzz_data
+from optsched.models.validate import positive_int, solution_indices
 
 
 @register_model
@@ -73,7 +73,7 @@ class BudgetFamily(Model):
         if len(entries) != self.max_budget + 1:
             raise ValueError(f"solution: expected {self.max_budget + 1} entries (s = 0..{self.max_budget}), got {len(entries)}")
         entry = entries[self.budget]
-        return -np.inf if entry is None else float(self.values[as_indices(entry, self.values.shape[0])].sum())
+        return -np.inf if entry is None else float(self.values[solution_indices(entry, self.values.shape[0])].sum())
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         entries = self._entries(solution)
@@ -86,7 +86,7 @@ class BudgetFamily(Model):
             if entry is None:
                 continue
             problems = base.violations(entry, tol=tol)
-            got = float(self.budget_coeffs[as_indices(entry)].sum())
+            got = float(self.budget_coeffs[solution_indices(entry)].sum())
             if got < s - tol * max(1.0, s):
                 problems.append(f"budget_coeffs.x = {got:g} < {s}")
             if problems:
@@ -94,7 +94,7 @@ class BudgetFamily(Model):
         return []
 
     def solution_to_json(self, solution: Any) -> Any:
-        return [None if e is None else as_indices(e).tolist() for e in self._entries(solution)]
+        return [None if e is None else solution_indices(e).tolist() for e in self._entries(solution)]
 
     def to_dict(self) -> dict[str, Any]:
         return {

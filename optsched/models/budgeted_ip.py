@@ -48,10 +48,6 @@ def mask_vector(mask: Any, n: int) -> np.ndarray:
     return out
 
 
-def as_indices(solution: Any, n: int | None = None) -> np.ndarray:
-    return solution_indices(solution, n)
-
-
 def index_violations(idx: np.ndarray, n: int, mask: np.ndarray) -> list[str]:
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         return [f"item index out of range [0, {n})"]
@@ -112,10 +108,10 @@ class BudgetedIP(Model):
 
     # --- the model's own math ------------------------------------------------------------
     def objective(self, solution: Any) -> float:
-        return float(self.values[as_indices(solution, self.n_items)].sum())
+        return float(self.values[solution_indices(solution, self.n_items)].sum())
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
-        idx = as_indices(solution)
+        idx = solution_indices(solution)
         problems = index_violations(idx, self.n_items, self.mask)
         if problems:
             return problems

@@ -18,9 +18,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from optsched.models.base import Model, register_fuzz, register_generator, register_model
-from optsched.models.budgeted_ip import (ESDP_SLOT, as_indices, capacity_violations, esdp_slot_statistics,
+from optsched.models.budgeted_ip import (ESDP_SLOT, capacity_violations, esdp_slot_statistics,
                                          index_violations, knapsack_fuzz_data, knapsack_rows)
-from optsched.models.validate import float_array
+from optsched.models.validate import float_array, solution_indices
 
 
 @register_model
@@ -56,11 +56,11 @@ class EscbIndex(Model):
         return bool(np.all(self.weights == np.round(self.weights)) and np.all(self.capacity == np.round(self.capacity)))
 
     def objective(self, solution: Any) -> float:
-        idx = as_indices(solution, self.n_items)
+        idx = solution_indices(solution, self.n_items)
         return float(self.mean[idx].sum() + math.sqrt(float(self.variance[idx].sum())))
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
-        idx = as_indices(solution)
+        idx = solution_indices(solution)
         problems = index_violations(idx, self.n_items, np.ones(self.n_items, dtype=bool))
         return problems or capacity_violations(self.weights, self.capacity, idx, tol)
 

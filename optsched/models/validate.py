@@ -14,6 +14,7 @@ _NUMBER_TYPES = {int, float, np.float64, np.int64}
 # and products of such numbers over any instance that fits in memory stay finite (1e308 + 1e308
 # overflowed: a budget DP then read its infinite values as "infeasible", numpy warned).
 MAX_MAGNITUDE = 1e100
+LARGEST_INTEGER = 2**53  # whole numbers beyond are not exact as floats (2^63 overflows int64)
 LARGE = 4096  # float arrays from this many entries are copied and checked by a compiled pass
 
 
@@ -161,9 +162,9 @@ def index_array(name: str, value: Any, *, upper: int, ndim: int = 1) -> np.ndarr
     return out
 
 
-def positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int = 2**53) -> int:
-    """A whole number in [``minimum``, ``maximum``]; the default ``maximum`` 2^53 is exact as a
-    float (2^63 overflowed the int64 arrays sized or indexed by such a number)."""
+def positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int = LARGEST_INTEGER) -> int:
+    """A whole number in [``minimum``, ``maximum``] (by default up to ``LARGEST_INTEGER``: 2^63
+    overflowed the int64 arrays sized or indexed by such a number)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         if isinstance(value, float) and value.is_integer():
             value = int(value)

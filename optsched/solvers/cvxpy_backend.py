@@ -95,7 +95,8 @@ class CvxpyBackend(Backend):
 
         start = time.perf_counter()
         problem, to_solution = as_cvxpy(model).to_cvxpy()
-        solver, solver_options = as_cvxpy(model).cvxpy_default_solver()
+        own_solver, solver_options = as_cvxpy(model).cvxpy_default_solver()
+        solver = own_solver
         certified = options["solver"] in (None, solver)  # the model's own solver, with its tight options
         if not certified:
             solver, solver_options = options["solver"], {}
@@ -131,7 +132,7 @@ class CvxpyBackend(Backend):
         if termination is Termination.OPTIMAL and not certified:
             termination = Termination.FEASIBLE
             uncertified = {"optimality": f"not certified: {solver} at its default tolerances is not this model's "
-                                         f"oracle ({as_cvxpy(model).cvxpy_default_solver()[0]} with tight ones)"}
+                                         f"oracle ({own_solver} with tight ones)"}
         solution = duals = None
         if termination in (Termination.OPTIMAL, Termination.FEASIBLE):
             # The objective is the model's own value of the returned point (the seam computes

@@ -26,6 +26,7 @@ import numpy as np
 
 from optsched.models.base import Model, kind_specs
 from optsched.models.forms import Traits, as_standard
+from optsched.models.validate import LARGEST_INTEGER
 from optsched.result import Result
 
 _BACKENDS: dict[str, "Backend"] = {}
@@ -195,9 +196,6 @@ class Option:
                     raise ValueError(f"{where} {key!r} expects a number, true/false or a string, got {item!r}")
             return table
         raise TypeError(f"option kind {self.kind!r} is not supported")  # a backend's own bug
-
-
-LARGEST_INTEGER = 2**53  # integers beyond are not exact as floats (and 2^63 overflows int64)
 
 
 def _finite_number(where: str, value: Any) -> float:
