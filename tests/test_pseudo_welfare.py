@@ -138,6 +138,7 @@ def check_alm(seed: int, kind: str, n: int) -> None:
     exact = optsched.solve(m, "kkt")
     approx = optsched.solve(m, "alm", **CONVERGENT)
     assert approx.termination is Termination.FEASIBLE, approx.extra
+    assert approx.extra["inner_limit_hits"] == 0, approx.extra
     assert m.violations(approx.solution) == []
     assert approx.objective <= exact.objective + 1e-9 * max(1.0, abs(exact.objective))
     assert _close(approx.objective, exact.objective, 1e-3), (approx.objective, exact.objective, approx.extra)
@@ -155,6 +156,23 @@ def test_alm_within_1e3_of_kkt_many(kind):
     rng = np.random.default_rng(777 + KINDS.index(kind))
     for _ in range(60):
         check_alm(int(rng.integers(2**32)), kind, int(rng.integers(1, 40)))
+
+
+def test_alm_inner_budget_and_tolerance_floor_of_the_convergent_setting():
+    """A 23-unit linear job (one of 8 in 60 that the slow test met): with 2000 inner steps and
+    eta_k shrinking by sigma below the final eta, step 6 stops at its cap short of eta_k from
+    outer iteration 3 on, sigma climbs, and steps 9-11 never return (200 outer iterations, 18 s).
+    CONVERGENT's tolerance floor and 20,000 inner steps return in a few outer iterations."""
+    m = random_job(1491031246, "linear", 23)
+    exact = optsched.solve(m, "kkt")
+    capped = optsched.solve(m, "alm", **{**CONVERGENT, "max_inner": 2000, "floor_tolerances": False},
+                            max_outer=12)
+    assert capped.extra["inner_limit_hits"] >= 1 and capped.extra["converged"] is False
+    assert capped.termination is Termination.ITERATION_LIMIT
+    r = optsched.solve(m, "alm", **CONVERGENT)
+    assert r.termination is Termination.FEASIBLE and r.extra["inner_limit_hits"] == 0
+    assert r.extra["outer"] <= 12
+    assert _close(r.objective, exact.objective, 1e-6)
 
 
 def test_alm_table_ii_defaults_return_a_feasible_point():
