@@ -180,3 +180,48 @@ def test_options_naming_a_backend_name_the_option(backend, option, value):
     kind = "budget_family" if backend == "budget_exact" else "escb_index"
     with pytest.raises(ValueError, match=f"option '{option}' must be an exact"):
         optsched.prepare(kind, backend, **{option: value})
+
+
+# A P4 member of benchmarks/bench_budget_dp.py (|E| = 32, t = 50, s = 459): every value is
+# 93,543, so HiGHS sees an integral objective and prunes a node that cannot beat the incumbent
+# by one step plus mip_feasibility_tolerance (1e-10, absolute). The LP bound's rounding (2e-10
+# on 1.7e6) was larger: HiGHS (and cvxpy and Pyomo through it) said "optimal" at 17 items of 18.
+# At values of 1e-7 SCIP did the same (it cuts off within 1e-4 of a step). Every MIP route now
+# solves the objective scaled to costs of order 1 (StandardForm.objective_scale).
+_P4_WEIGHTS = [
+    [1, 1, 1, 2, 1, 2, 1, 1, 2, 2, 1, 1, 2, 1, 2, 1, 2, 1, 2, 2, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 2],
+    [2, 1, 2, 2, 2, 1, 2, 2, 1, 1, 2, 1, 2, 2, 2, 2, 1, 1, 1, 2, 1, 1, 1, 1, 2, 2, 1, 2, 2, 2, 1, 1],
+    [2, 2, 1, 1, 1, 2, 1, 2, 1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2, 2, 1, 1, 2, 1, 2, 2, 2]]
+_P4_BUDGET_COEFFS = [7, 41, 38, 35, 21, 10, 34, 39, 12, 23, 19, 40, 2, 31, 26, 2, 31, 1, 32, 22, 40, 3, 36, 3, 15, 19,
+                     41, 24, 11, 11, 38, 10]
+
+
+@pytest.mark.parametrize("value", [1.0, 93543.0, 2.0**40 / 3, 1e-7])
+def test_every_exact_backend_solves_an_integral_objective_of_any_scale(value):
+    model = BudgetedIP(np.full(32, value), _P4_WEIGHTS, [24, 25, 26], budget_coeffs=_P4_BUDGET_COEFFS, budget=459)
+    best = 18 * value  # dp's optimum, and CP-SAT's and SCIP's at 93,543
+    for backend in [b.NAME for b in fitting_backends(model) if b.EXACT]:
+        r = optsched.solve(model, backend)
+        assert r.termination is Termination.OPTIMAL, (backend, r.termination, r.message)
+        assert r.objective == pytest.approx(best, rel=1e-9), backend
+
+
+def test_random_integral_objectives_of_any_scale_agree_with_the_dp():
+    """Before the objective was scaled, 15 of 461 such instances came back "optimal" one item
+    short: SCIP at values of 1e-7 (it cuts off within 1e-4, absolute, of an integral
+    objective's step), HiGHS at 93,543 and 1e7."""
+    rng = np.random.default_rng(7)
+    for _ in range(120):
+        n = int(rng.integers(12, 40))
+        weights = rng.integers(1, 3, (3, n))
+        coeffs = rng.integers(1, 42, n)
+        value = float(rng.choice([1e3, 93543.0, 7.3e5, 1e7, 1e-7, 3e-5]))
+        budget = float(rng.integers(0, int(coeffs.sum() * 0.6) + 1))
+        model = BudgetedIP(np.full(n, value), weights, rng.integers(n // 3, n // 2 + 2, 3), budget_coeffs=coeffs,
+                           budget=budget)
+        exact = optsched.solve(model, "dp")
+        for backend in ("highs", "scip", "cvxpy"):
+            r = optsched.solve(model, backend)
+            assert r.termination is exact.termination, (backend, value, r.termination, r.message)
+            if exact.objective is not None:
+                assert r.objective == pytest.approx(exact.objective, rel=1e-9), (backend, value)

@@ -62,7 +62,7 @@ class BudgetExactBackend(Backend):
                 s += 1
                 continue
             if r.termination is not Termination.OPTIMAL:
-                termination = Termination.TIME_LIMIT if r.termination.stopped_early else Termination.ERROR
+                termination = r.termination if r.termination.stopped_early else Termination.ERROR  # the member's limit
                 why = r.message or r.extra.get("solver_status") or ""
                 message = f"P4({s}) by {options['inner']!r} ended {r.termination.value}" + (f": {why}" if why else "")
                 return Result(termination, iterations=solves, extra={"message": message})

@@ -95,6 +95,7 @@ class PyomoBackend(Backend):
         except ValueError as exc:
             return Result(Termination.ERROR, extra={"message": str(exc)})
         m = as_pyomo(model).to_pyomo()
+        scale = 1.0
         kwargs: dict[str, Any] = {
             "load_solutions": False,
             "raise_exception_on_nonoptimal_result": False,
@@ -103,11 +104,17 @@ class PyomoBackend(Backend):
         if getattr(model, "is_mip_formulation", True):
             kwargs["rel_gap"] = float(options["rel_gap"])
             if name == "highs":  # what a HiGHS MIP needs to be an oracle (models/forms.py)
-                from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS
+                import pyomo.environ as pyo
+
+                from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, mip_objective_scale
 
                 kwargs["solver_options"].setdefault("mip_abs_gap", 0.0)  # as the highs backend
                 for key, value in HIGHS_MIP_ORACLE_OPTIONS.items():
                     kwargs["solver_options"].setdefault(key, value)
+                scale = mip_objective_scale(model)
+                if scale != 1.0:
+                    objective = next(m.component_data_objects(pyo.Objective, active=True))
+                    objective.set_value(objective.expr * scale)
         if name == "scip_direct":
             from optsched.solvers.scip import ORACLE_PARAMS
 
@@ -131,9 +138,9 @@ class PyomoBackend(Backend):
         if res.solution_status.name in ("optimal", "feasible"):
             res.solution_loader.load_vars()
             solution = as_pyomo(model).solution_from_pyomo(m)
-            objective = float(res.incumbent_objective)
+            objective = float(res.incumbent_objective) / scale
             if res.objective_bound is not None and abs(res.objective_bound) != float("inf"):
-                bound = float(res.objective_bound)
+                bound = float(res.objective_bound) / scale
         return Result(termination, objective=objective, bound=bound, solution=solution,
                       extra={"solver_status": term, "solver": name,
                              **({"log": buffer.getvalue()} if buffer is not None else {})})
