@@ -17,10 +17,11 @@ import re
 import warnings
 from typing import Callable
 
+import numpy as np
 import pytest
 
 import optsched
-from optsched.generators import HARD_INSTANCES, hard_enumeration, hard_mknap
+from optsched.generators import HARD_INSTANCES, generate, hard_enumeration, hard_mknap
 from optsched.models.base import Model
 from optsched.models.budget_family import BudgetFamily
 from optsched.models.budgeted_ip import BudgetedIP
@@ -259,3 +260,14 @@ def test_memory_limit_refuses_an_instance_named_and_leaves_the_backend_out(monke
     monkeypatch.setenv("OPTSCHED_MEMORY_LIMIT_GB", repr(2.0 * need / 2**30))
     assert optsched.solve(model, "greedy").ok
     assert "greedy" in [b.NAME for b in fitting_backends(model)]
+
+
+def test_cvxpy_iteration_cap_is_iteration_limit_not_time_limit() -> None:
+    """cvxpy says "user_limit" for Clarabel's max_iter and for a time limit alike; a cap met
+    before the clock ran out is an iteration limit, with or without a time limit set."""
+    model = generate("pseudo_welfare", 30, np.random.default_rng(3))
+    for limit in (None, 60.0):
+        r = optsched.solve(model, "cvxpy", time_limit=limit, solver_options={"max_iter": 1})
+        assert r.termination is Termination.ITERATION_LIMIT, (r.termination, r.extra)
+        assert r.extra["solver_status"] == "user_limit"
+        assert r.solution is None or model.violations(r.solution, tol=1e-6) == []

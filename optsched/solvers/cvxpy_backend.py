@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy
+from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy, mip_objective_scale
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
@@ -33,8 +33,9 @@ STATUS_TABLE: dict[str, Termination] = {
 
 
 # The name of each solver's wall-clock limit (seconds) in cvxpy's solver options; a solver
-# not listed here runs without a limit. A stopped solve is cvxpy status "user_limit", which
-# carries no point, so the result is time_limit without a solution.
+# not listed here runs without a limit. cvxpy says "user_limit" for a time limit and for an
+# iteration cap alike: the result is time_limit when the limit's time had passed, else
+# iteration_limit, with the last iterate only when it is feasible.
 TIME_LIMIT_KEYS: dict[str, str | None] = {
     "CLARABEL": "time_limit",
     "OSQP": "time_limit",
@@ -108,8 +109,11 @@ class CvxpyBackend(Backend):
             raise ValueError(f"options: backend 'cvxpy' option 'solver': {solver} does not solve integer programs "
                              f"(HIGHS does)")
         solver_options = {**solver_options, **(options["solver_options"] or {})}
+        scale = 1.0
         if solver == "HIGHS" and problem.is_mixed_integer():  # what a HiGHS MIP needs (models/forms.py)
             solver_options = {**HIGHS_MIP_ORACLE_OPTIONS, **solver_options}
+            scale = mip_objective_scale(model)
+            problem = cp.Problem(type(problem.objective)(problem.objective.expr * scale), problem.constraints)
         left = remaining(time_limit, start)
         if left is not None and TIME_LIMIT_KEYS.get(solver) is not None:
             # OSQP reads 0 as "no limit": the smallest positive limit stops after one check
@@ -128,6 +132,8 @@ class CvxpyBackend(Backend):
             return Result(Termination.ERROR, extra={"message": f"{type(failure).__name__}: {failure}{detail}",
                                                     **_warned(caught), **said})
         termination = STATUS_TABLE.get(problem.status, Termination.ERROR)
+        if termination is Termination.TIME_LIMIT and (left is None or time.perf_counter() - start < left):
+            termination = Termination.ITERATION_LIMIT  # "user_limit" before the clock ran out: an iteration cap
         uncertified = {}
         if termination is Termination.OPTIMAL and not certified:
             termination = Termination.FEASIBLE
@@ -142,7 +148,7 @@ class CvxpyBackend(Backend):
             solution = to_solution()
             duals = tuple(None if c.dual_value is None else np.asarray(c.dual_value, dtype=np.float64)
                           for c in problem.constraints)
-        elif termination is Termination.TIME_LIMIT:
+        elif termination in (Termination.TIME_LIMIT, Termination.ITERATION_LIMIT):
             solution = _point_if_feasible(model, to_solution)
         stats = problem.solver_stats
         return Result(
@@ -151,7 +157,7 @@ class CvxpyBackend(Backend):
             duals=duals,
             iterations=getattr(stats, "num_iters", None),
             extra={"solver_status": problem.status, "solver": solver,
-                   "solver_objective": None if problem.value is None else float(problem.value), **_warned(caught),
+                   "solver_objective": None if problem.value is None else float(problem.value) / scale, **_warned(caught),
                    **uncertified, **said},
         )
 
