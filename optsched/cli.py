@@ -138,12 +138,25 @@ def cmd_backends(args: argparse.Namespace) -> int:
         avail = b.available()
         status = "available" if avail else f"unavailable: {avail.reason}"
         kind = "exact" if b.EXACT else "heuristic"
-        opts = ", ".join(f"{k}={v!r}" for k, v in b.OPTIONS.items()) or "-"
         print(f"{name:14s} {kind:9s} {status}")
         print(f"{'':14s} solves: {', '.join(solves) or '-'}")
         print(f"{'':14s} {b.DESCRIPTION}")
-        print(f"{'':14s} options: {opts}")
+        print(f"{'':14s} options:{'' if b.OPTIONS else ' -'}")
+        for key, spec in b.OPTIONS.items():
+            print(f"{'':16s} {key} = {spec.default!r} ({_accepts(spec)}): {spec.doc}")
     return 0
+
+
+def _accepts(spec: Any) -> str:
+    """What an option takes, in words: its type and range or choices."""
+    if spec.choices:
+        return "one of " + ", ".join(spec.choices)
+    words = {bool: "true or false", int: "integer", float: "number", str: "text", dict: "table"}[spec.kind]
+    if spec.minimum is not None:
+        words += f" {'>' if spec.open_minimum else '>='} {spec.minimum:.12g}"
+    if spec.maximum is not None:
+        words += f"{',' if spec.minimum is not None else ''} <= {spec.maximum:.12g}"
+    return words + (" or none" if spec.nullable else "")
 
 
 def _names(text: str | None, flag: str) -> list[str]:

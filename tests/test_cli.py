@@ -58,6 +58,19 @@ def test_backends_lists_availability(capsys) -> None:
     assert "greedy" in out and "available" in out
 
 
+def test_backends_lists_each_option_with_its_default_and_range(capsys) -> None:
+    from optsched.solvers.registry import all_backends
+
+    code, out, _ = run_cli(capsys, "backends")
+    assert code == 0 and "Option(" not in out  # once the dataclass's repr
+    lines = set(line.strip() for line in out.splitlines())
+    for backend in all_backends().values():
+        for key, spec in backend.OPTIONS.items():
+            assert any(line.startswith(f"{key} = {spec.default!r} (") for line in lines), (backend.NAME, key)
+    assert "max_outer = 200 (integer >= 1): outer iterations before stopping (not in the paper)" in lines
+    assert "decay = 0.95 (number > 0, <= 0.999999999999): backtracking factor of the inner descent" in lines
+
+
 @pytest.mark.parametrize(
     "argv",
     [
