@@ -79,7 +79,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(f"objective   {res.objective}")
         print(f"bound       {res.bound}")
         print(f"gap         {res.gap_to_own_bound} (to its own bound)")
-        print(f"runtime     {res.runtime_s:.4f} s (set-up {res.extra.get('setup_s', 0.0):.4f} s, not counted)")
+        print(f"runtime     {res.runtime_s:.3g} s (set-up {res.extra.get('setup_s', 0.0):.3g} s, not counted)")
         if res.message:
             print(f"message     {res.message}")
         print(f"solution    {solution}")
