@@ -108,7 +108,7 @@ def main() -> None:
         if full:
             per_budget, loop, per_budget_wall = timed(fam, "budget_exact", 1, inner=best, reuse=False)
             mark = "*"
-            assert loop.termination is Termination.OPTIMAL and loop.iterations == S + 1
+            assert loop.termination is Termination.OPTIMAL and loop.iterations == S + 1, (loop.termination, loop.iterations, S, loop.extra.get("message"))
             same(dp.extra["values"], loop.extra["values"])
         else:
             per_budget, per_budget_wall, mark = per_s[best] * (S + 1), per_s_wall[best] * (S + 1), " "

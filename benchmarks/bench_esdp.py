@@ -49,18 +49,19 @@ def _load() -> str:
 
 
 def _recording(policy: EsdpPolicy, calls: list) -> None:
-    """Wrap the policy's index route so that every DP call's inputs and pick are kept."""
-    route = policy._route
+    """Wrap the policy's subproblem solver so that every AESCB index it solves (the model, xi,
+    the largest budget) and the pick are kept."""
+    solution = policy.solver.solution
 
-    def wrapped(mean, variance, weights, capacity, mask, xi, max_budget, method):
-        x = route(mean, variance, weights, capacity, mask, xi, max_budget, method)
-        calls.append((mean.copy(), variance.copy(), np.array(capacity), mask.copy(), xi, max_budget, x.copy()))
+    def wrapped(model, *, params=None):
+        x = solution(model, params=params)
+        calls.append((model, params["xi"], params["max_budget"], np.asarray(x, dtype=np.int64).copy()))
         return x
 
-    policy._route = wrapped
+    policy.solver.solution = wrapped
 
 
-def end_to_end(horizon: int, old_horizon: int) -> tuple[list, np.ndarray, list]:
+def end_to_end(horizon: int, old_horizon: int) -> tuple[list, list]:
     cfg = EsdpConfig(horizon=horizon)
     inst = generate_instance(np.random.default_rng([cfg.seed, 0]))
     env = DispatchEnv(inst, MkpOracle.for_instance(inst))
@@ -72,9 +73,9 @@ def end_to_end(horizon: int, old_horizon: int) -> tuple[list, np.ndarray, list]:
     default = EsdpPolicy(alpha=cfg.alpha, delta=cfg.delta, g=cfg.g, mask=cfg.mask)
     _recording(default, calls)
     runs.append(("ESDP (envelope)", default, horizon))
-    runs.append(("ESDP (reach)", EsdpPolicy(dp_method="reach"), horizon))
+    runs.append(("ESDP (reach)", EsdpPolicy(options={"method": "reach"}), horizon))
     if old_horizon > 0:
-        runs.append(("ESDP (pareto, before)", EsdpPolicy(dp_method="pareto"), min(old_horizon, horizon)))
+        runs.append(("ESDP (pareto, before)", EsdpPolicy(options={"method": "pareto"}), min(old_horizon, horizon)))
     actions: dict[str, np.ndarray] = {}
     summary = []
     for name, policy, T in runs:
@@ -91,22 +92,23 @@ def end_to_end(horizon: int, old_horizon: int) -> tuple[list, np.ndarray, list]:
         print(f"{name:<22} {T:5d} {wall:8.2f} {cpu:8.2f} {cpu / 60:8.3f} {out['welfare'].sum():10.1f} "
               f"{regret:8.1f} {same:>7}  {before} -> {_load()}", flush=True)
         summary.append((name, T, wall, cpu))
-    return calls, inst.requirements, summary
+    return calls, summary
 
 
-def replay(calls: list, weights: np.ndarray, every: int) -> None:
+def replay(calls: list, every: int) -> None:
     picked = list(range(0, len(calls), every))
     print(f"\n== 3. per-slot DP time on the recorded slots of the default ESDP run "
           f"({len(picked)} of {len(calls)} DP calls; CPU ms per call; load {_load()}) ==")
     times = {m: [] for m in ROUTE_METHODS}
     mismatches = {m: 0 for m in ROUTE_METHODS}
     for j in picked:
-        mean, variance, capacity, mask, xi, S, x = calls[j]
+        model, xi, S, x = calls[j]
         for method in ROUTE_METHODS:  # interleaved, so load from other processes hits all alike
             c0 = time.process_time()
-            got = aescb_index(mean, variance, weights, capacity, xi, max_budget=S, mask=mask, method=method)[0]
+            got = aescb_index(model.mean, model.variance, model.weights, model.capacity, xi, max_budget=S,
+                              method=method)[0]
             times[method].append(time.process_time() - c0)
-            mismatches[method] += not np.array_equal(got, x)
+            mismatches[method] += not np.array_equal(np.flatnonzero(got), x)
     slots = np.array(picked) + 1
     edges = [0, 250, 500, 1000, 1500, 2000, max(2000, int(slots.max()))]
     head = "".join(f" {f't {a + 1}-{b}':>12}" for a, b in zip(edges[:-1], edges[1:]) if ((slots > a) & (slots <= b)).any())
@@ -185,8 +187,8 @@ def main() -> None:
         aescb_index(inst.true_means, inst.true_means, inst.requirements, inst.capacity, 2, method=method)
     one_decision(args.repeats)
     if not args.skip_end_to_end:
-        calls, weights, _ = end_to_end(args.horizon, args.old_horizon)
-        replay(calls, weights, args.replay_every)
+        calls, _ = end_to_end(args.horizon, args.old_horizon)
+        replay(calls, args.replay_every)
 
 
 if __name__ == "__main__":

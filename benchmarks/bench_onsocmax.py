@@ -21,7 +21,7 @@ from optsched.onsocmax.baselines import EqualShare, MaxFirst
 from optsched.models.mesh import MeshGenerator
 from optsched.models.onsocmax_offline import OfflineWelfareIntegral
 from optsched.onsocmax.offline import certified_optimum
-from optsched.onsocmax.policy import Onsocmax, backend_solver, run_online
+from optsched.onsocmax.policy import Onsocmax, run_online
 
 
 def median_time(fn: Callable[[], object], repeats: int) -> float:
@@ -51,7 +51,7 @@ def stages(repeats: int) -> None:
     for kind in ("linear", "log", "sqrt"):
         inst = MeshGenerator(kind=kind).draw(np.random.default_rng(0))
         t_kkt = median_time(lambda: run_online(inst, Onsocmax()), repeats)
-        t_cvx = median_time(lambda: run_online(inst, Onsocmax(solver=backend_solver("cvxpy"))), max(1, repeats // 2))
+        t_cvx = median_time(lambda: run_online(inst, Onsocmax(backend="cvxpy")), max(1, repeats // 2))
         t_mf = median_time(lambda: run_online(inst, MaxFirst()), repeats)
         t_es = median_time(lambda: run_online(inst, EqualShare()), repeats)
         t_opt = median_time(lambda: certified_optimum(inst), repeats)

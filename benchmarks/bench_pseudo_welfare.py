@@ -32,13 +32,13 @@ random, utility kinds mixed. The load average is printed before and after (share
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
+import tempfile
 import time
-from typing import Any, Callable
-
-import contextlib
-from typing import Iterator
+from pathlib import Path
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -52,6 +52,8 @@ from optsched.onsocmax.policy import Onsocmax
 from optsched.solvers import pseudo_welfare_alm as alm
 from optsched.solvers.pseudo_welfare_alm import CONVERGENT, TABLE_II
 from optsched.solvers.pseudo_welfare_kkt import kkt_solve
+from optsched.io import load_instances
+from optsched.observe import Observer
 
 # Section 2: each setting removes one more cause of Table II's gap.
 ALM_SETTINGS: dict[str, dict[str, Any]] = {
@@ -88,19 +90,15 @@ def load() -> str:
 
 def section_iv_jobs(instances: int, seed: int) -> list[PseudoWelfare]:
     """The P3 programs ONSOCMAX solves online on Section IV instances (kinds in turn), as
-    models: recorded from the policy's own calls to its per-job solver."""
-    calls: list[tuple[Any, ...]] = []
-
-    def recording(*args: Any) -> np.ndarray:
-        calls.append(args)
-        return kkt_solve(*args).x
-
-    for i in range(instances):
-        inst = MeshGenerator(kind=utilities.KINDS[i % 3]).draw(np.random.default_rng([seed, i]))
-        replay(inst, Onsocmax(solver=recording))
-    return [PseudoWelfare(utility=[utilities.KINDS[k] for k in kind], a=a, beta=beta, capacity=cap, xbar=xbar,
-                          usage=usage, rho=rho, iota=iota, upsilon=upsilon, alpha=alpha)
-            for kind, a, beta, cap, xbar, usage, rho, iota, upsilon, alpha in calls]
+    models: captured from the policy's own solver calls (``Observer``, as ``run --capture``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with Observer(capture_dir=tmp):
+            for i in range(instances):
+                inst = MeshGenerator(kind=utilities.KINDS[i % 3]).draw(np.random.default_rng([seed, i]))
+                replay(inst, Onsocmax())
+        jobs = load_instances(Path(tmp) / f"{PseudoWelfare.name}.jsonl")
+    assert all(isinstance(m, PseudoWelfare) for m in jobs)
+    return jobs
 
 
 def alm_causes(jobs: list[PseudoWelfare]) -> dict[str, list[bool]]:
