@@ -225,3 +225,18 @@ def test_random_integral_objectives_of_any_scale_agree_with_the_dp():
             assert r.termination is exact.termination, (backend, value, r.termination, r.message)
             if exact.objective is not None:
                 assert r.objective == pytest.approx(exact.objective, rel=1e-9), (backend, value)
+
+
+@pytest.mark.parametrize("cost,offset", [(1e-320, 0.0), (1.0, 1e90), (1e-200, 1e50), (93543.0, 1e12)])
+def test_objective_scaling_meets_offsets_and_the_smallest_costs(cost, offset):
+    """The scale stays within 2^-1000..2^1000 (denormal costs overflowed 2^1073) and the offset
+    is added back outside the solver (scaled with costs of 1e-200, an offset of 1e50 went past
+    SCIP's infinity and its bound lost it)."""
+    model = LinearProgram(c=[cost, 2 * cost, 3 * cost], A=[[1, 1, 1]], row_lower=[-np.inf], row_upper=[2],
+                          col_lower=[0, 0, 0], col_upper=[1, 1, 1], integrality=[True] * 3, sense="max",
+                          offset=offset)
+    best = 5 * cost + offset
+    for backend in [b.NAME for b in fitting_backends(model) if b.EXACT]:
+        r = optsched.solve(model, backend)
+        assert r.termination is Termination.OPTIMAL, (backend, r.termination, r.message)
+        assert r.objective == pytest.approx(best, rel=1e-12, abs=1e-300), backend

@@ -79,16 +79,19 @@ class StandardForm:
 
     @property
     def objective_scale(self) -> float:
-        """The power of two f with f * max|c_j| in [0.5, 1) (1 when c is zero): every route to
-        HiGHS solves a MIP with its objective multiplied by it (``HIGHS_MIP_ORACLE_OPTIONS``)."""
+        """The power of two f with f * max|c_j| in [0.5, 1) (1 when c is zero; f within
+        2^-1000..2^1000): a MIP's objective is multiplied by it on every route to HiGHS and in
+        SCIP (``HIGHS_MIP_ORACLE_OPTIONS``)."""
         finite = np.abs(self.c[np.isfinite(self.c)])
         largest = float(finite.max()) if finite.size else 0.0
-        return 1.0 if largest == 0.0 else math.ldexp(1.0, -math.frexp(largest)[1])
+        return 1.0 if largest == 0.0 else math.ldexp(1.0, min(1000, max(-1000, -math.frexp(largest)[1])))
 
-    def scaled_objective(self, factor: float) -> "StandardForm":
-        """The same program with its objective (c, offset, Hessian) multiplied by ``factor``."""
-        return replace(self, c=self.c * factor, offset=self.offset * factor,
-                       hessian=None if self.hessian is None else self.hessian * factor)
+    def scaled_objective(self) -> tuple["StandardForm", float]:
+        """(this program with c and H multiplied by :attr:`objective_scale` and no offset, the
+        scale): what the highs and scip backends solve for a MIP. Its value v maps back to
+        v / scale + offset; the offset is left out so that it cannot swamp the costs."""
+        f = self.objective_scale
+        return replace(self, c=self.c * f, offset=0.0, hessian=None if self.hessian is None else self.hessian * f), f
 
     def column_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower, upper) with the integer columns' bounds rounded inward (ceil, floor): the same
@@ -282,9 +285,14 @@ HIGHS_MIP_ORACLE_OPTIONS: Mapping[str, float] = MappingProxyType({
 
 
 def mip_objective_scale(model: Any) -> float:
-    """:attr:`StandardForm.objective_scale` of the model's standard form (1 for a kind
-    without one): what the cvxpy and Pyomo routes to HiGHS multiply a MIP's objective by."""
-    return model.to_standard_form().objective_scale if "standard" in type(model).FORMS else 1.0
+    """:attr:`StandardForm.objective_scale` of the model's standard form: what the cvxpy and
+    Pyomo routes to HiGHS multiply a MIP's objective by. 1 for a kind without a standard form
+    and for a program with an objective offset (their objective holds it: scaled with tiny
+    costs it could overflow)."""
+    if "standard" not in type(model).FORMS:
+        return 1.0
+    form = model.to_standard_form()
+    return form.objective_scale if form.offset == 0.0 else 1.0
 
 
 def all_binary_rows(n: int, start: int, stop: int) -> np.ndarray:
