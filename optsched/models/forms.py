@@ -86,12 +86,16 @@ class StandardForm:
         largest = float(finite.max()) if finite.size else 0.0
         return 1.0 if largest == 0.0 else math.ldexp(1.0, min(1000, max(-1000, -math.frexp(largest)[1])))
 
-    def scaled_objective(self) -> tuple["StandardForm", float]:
-        """(this program with c and H multiplied by :attr:`objective_scale` and no offset, the
-        scale): what the highs and scip backends solve for a MIP. Its value v maps back to
-        v / scale + offset; the offset is left out so that it cannot swamp the costs."""
-        f = self.objective_scale
-        return replace(self, c=self.c * f, offset=0.0, hessian=None if self.hessian is None else self.hessian * f), f
+    def scaled_objective(self) -> tuple["StandardForm", Callable[[float], float]]:
+        """What the highs and scip backends solve, and the map from its objective values (value,
+        bound) back to this program's. A MIP: c and H multiplied by :attr:`objective_scale`, no
+        offset (it cannot swamp the costs), v -> v / scale + offset. An LP or QP: itself (its
+        duals keep their meaning), v -> v."""
+        if not self.is_mip:
+            return self, float
+        f, offset = self.objective_scale, self.offset
+        scaled = replace(self, c=self.c * f, offset=0.0, hessian=None if self.hessian is None else self.hessian * f)
+        return scaled, lambda v: float(v) / f + offset
 
     def column_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower, upper) with the integer columns' bounds rounded inward (ceil, floor): the same

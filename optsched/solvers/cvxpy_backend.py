@@ -113,7 +113,8 @@ class CvxpyBackend(Backend):
         if solver == "HIGHS" and problem.is_mixed_integer():  # what a HiGHS MIP needs (models/forms.py)
             solver_options = {**HIGHS_MIP_ORACLE_OPTIONS, **solver_options}
             scale = mip_objective_scale(model)
-            problem = cp.Problem(type(problem.objective)(problem.objective.expr * scale), problem.constraints)
+            if scale != 1.0:
+                problem = cp.Problem(type(problem.objective)(problem.objective.expr * scale), problem.constraints)
         left = remaining(time_limit, start)
         if left is not None and TIME_LIMIT_KEYS.get(solver) is not None:
             # OSQP reads 0 as "no limit": the smallest positive limit stops after one check

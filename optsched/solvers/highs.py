@@ -264,10 +264,7 @@ class HighsBackend(Backend):
         form = as_standard(model).to_standard_form()
         if form.hessian is not None and form.is_mip:
             return Result(Termination.ERROR, extra={"message": "HiGHS has no MIQP"})
-        scale, offset = 1.0, 0.0
-        if form.is_mip:  # costs of order 1, offset added back (HIGHS_MIP_ORACLE_OPTIONS)
-            offset = form.offset
-            form, scale = form.scaled_objective()
+        form, to_model = form.scaled_objective()  # a MIP's costs of order 1 (HIGHS_MIP_ORACLE_OPTIONS)
         session: HighsSession = state
         h = session.h
         _apply_options(h, options)
@@ -302,12 +299,12 @@ class HighsBackend(Backend):
             x = np.asarray(sol.col_value, dtype=np.float64)
             session.last_x = x if options["warm_start"] else None
             solution = as_standard(model).solution_from_vector(x)
-            objective = float(info.objective_function_value) / scale + offset
+            objective = to_model(info.objective_function_value)
             if not form.is_mip and info.dual_solution_status == 2:
                 duals = (np.asarray(sol.row_dual, dtype=np.float64), np.asarray(sol.col_dual, dtype=np.float64))
         if form.is_mip:
             if np.isfinite(info.mip_dual_bound) and solution is not None:
-                bound = float(info.mip_dual_bound) / scale + offset
+                bound = to_model(info.mip_dual_bound)
         elif termination is Termination.OPTIMAL:
             bound = objective
         iterations = int(info.mip_node_count) if form.is_mip else int(

@@ -13,7 +13,7 @@ above 1e-6 the seam reports ``gap_limit`` (with the optimal objective) rather th
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -150,14 +150,12 @@ class ScipBackend(Backend):
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         start = time.perf_counter()
         m = _new_model(options)
-        scale, offset = 1.0, 0.0
+        to_model: Callable[[float], float] = float
         if model.name == "escb_index":
             xs = _add_escb(m, model)
         else:
-            form = as_standard(model).to_standard_form()
-            if form.is_mip:  # costs of order 1: SCIP cuts off within 1e-4 (absolute) of an integral objective's step
-                offset = form.offset
-                form, scale = form.scaled_objective()
+            # a MIP's costs of order 1: SCIP cuts off within 1e-4 (absolute) of an integral objective's step
+            form, to_model = as_standard(model).to_standard_form().scaled_objective()
             xs = _add_standard_form(m, form)
         left = remaining(time_limit, start)
         if left is not None:
@@ -185,6 +183,6 @@ class ScipBackend(Backend):
             x = np.array([m.getSolVal(best, v) for v in xs], dtype=np.float64)
             solution = (as_binary(model) if model.name == "escb_index" else as_standard(model)).solution_from_vector(x)
             dual = m.getDualbound()
-            bound = float(dual) / scale + offset if np.isfinite(dual) else None
+            bound = to_model(dual) if np.isfinite(dual) else None
         return Result(termination, bound=bound, solution=solution, iterations=int(m.getNNodes()),
                       extra={"solver_status": name, **({"log": log} if options["log"] or log else {})})
