@@ -1,9 +1,16 @@
 """Writing what a run produces: atomic files (temporary file, then rename; mode 0666 minus the
 umask), run metadata, figures on one matplotlib backend, and :func:`write_artifacts` (a
-result's CSV + PNG + JSON in one call, shared by every paper)."""
+result's CSV + PNG + JSON in one call, shared by every paper).
+
+Each file is atomic; a *set* of files (a result's CSV, PNG and JSON; a benchmark's; a sweep's)
+is made safe by its JSON, the manifest: :func:`begin_set` removes the old one before any file
+of the set is rewritten, and :func:`write_manifest` writes the new one last, with the SHA-256
+of every file of the set. A run killed part way leaves files without a manifest, never a
+manifest beside files of another run, and a reader can check each file against it."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -12,7 +19,7 @@ import re
 import secrets
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
@@ -148,6 +155,31 @@ def write_metadata(path: str | Path, meta: dict[str, Any]) -> Path:
     return write_text(path, json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
 
 
+def begin_set(manifest: str | Path) -> None:
+    """A set of outputs whose manifest is ``manifest`` is about to be (re)written: the old
+    manifest goes first (module docstring); never anything but a regular file."""
+    manifest = Path(manifest)
+    manifest.parent.mkdir(parents=True, exist_ok=True)  # an --out that is a file: named as the writers name it
+    check_output_path(manifest)
+    manifest.unlink(missing_ok=True)
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_manifest(path: str | Path, meta: dict[str, Any], files: list[Path]) -> Path:
+    """``meta`` with ``files``: the name (relative to the manifest's directory) and SHA-256 of
+    each file of the set, written last (module docstring)."""
+    where = Path(path).parent
+    listed = {Path(f).relative_to(where).as_posix(): sha256(Path(f)) for f in files}
+    return write_metadata(path, {**meta, "files": listed})
+
+
 def pyplot() -> Any:
     """``matplotlib.pyplot`` on the non-interactive Agg backend: the one backend choice of every
     figure optsched draws (no display needed, identical bytes on every machine)."""
@@ -161,15 +193,20 @@ def pyplot() -> Any:
 
 def write_artifacts(out: str | Path, stem: str, *, table: "pd.DataFrame", figure: Any, experiment: str, seed: int,
                     config: Any, timing: "pd.DataFrame | None" = None,
-                    extra: dict[str, Any] | None = None) -> list[Path]:
+                    tables: "Mapping[str, pd.DataFrame] | None" = None, extra: dict[str, Any] | None = None) -> list[Path]:
     """One result of a run in ``out``: ``stem.csv`` (the table), ``stem.png`` (the figure, closed
-    after), ``stem_timing.csv`` (measured seconds, kept apart so the table is byte-reproducible)
-    and ``stem.json`` (:func:`run_metadata` of ``experiment``, ``seed``, ``config``, plus ``extra``)."""
+    after), ``stem_timing.csv`` (measured seconds, kept apart so the table is byte-reproducible),
+    more CSVs of the set (``tables``: file name -> frame)
+    and ``stem.json`` (:func:`run_metadata` of ``experiment``, ``seed``, ``config``, plus ``extra``),
+    the set's manifest: removed first, written last, with each file's SHA-256."""
     out = Path(out)
+    manifest = out / f"{stem}.json"
+    begin_set(manifest)
     paths = [write_csv(table, out / f"{stem}.csv"), write_png(figure, out / f"{stem}.png")]
     if timing is not None:
         paths.append(write_csv(timing, out / f"{stem}_timing.csv"))
+    paths += [write_csv(frame, out / name) for name, frame in (tables or {}).items()]
     meta = run_metadata(experiment=experiment, seed=seed, config=config)
     meta.update(extra or {})
-    paths.append(write_metadata(out / f"{stem}.json", meta))
+    paths.append(write_manifest(manifest, meta, paths))
     return paths

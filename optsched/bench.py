@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
+from optsched.config import whole_number, within_memory
 from optsched.models.base import Model, kind_specs, model_kinds
 from optsched.result import Result, Termination, relative_gap
 
@@ -136,9 +137,11 @@ class BenchConfig:
             if self.instances_from is None and all(backend.fits_kind(model_kinds()[k]) is not None for k in kinds):
                 raise ValueError(f"backends: {name!r} solves none of the models benchmarked ({', '.join(kinds)})")
         for key in ("repeats", "per_size"):
-            value = getattr(self, key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ValueError(f"{key}: must be a whole number >= 1, got {value!r}")
+            if getattr(self, key) is not None:
+                whole_number(key, getattr(self, key))
+        within_memory("per_size", self.n_instances, "the generated instances of one size", where="")
+        within_memory("repeats", self.n_repeats * self.n_instances, "the rows of one size and backend "
+                      "(instances per size x repeats)", where="")
         if self.time_limit is not None and not (np.isfinite(self.time_limit) and self.time_limit > 0):
             raise ValueError(f"time_limit: must be a positive number, got {self.time_limit!r}")
         for kind, sizes in self.sizes.items():
@@ -345,11 +348,12 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
     """Run the benchmark and write CSV, PNGs, summary.md and bench.json into ``out``."""
     import pandas as pd
 
-    from optsched.artifacts import package_versions, write_csv, write_metadata, write_text
+    from optsched.artifacts import begin_set, package_versions, write_csv, write_manifest, write_text
 
     if cfg.data_dir is not None and not Path(cfg.data_dir).is_dir():  # only the default may be absent
         raise ValueError(f"--data: {cfg.data_dir} is not a directory")
     out = Path(out)
+    begin_set(out / "bench.json")  # the set's manifest (optsched.artifacts), written last
     start, load0 = time.perf_counter(), os.getloadavg()
     from optsched.io import default_data_dir
 
@@ -405,7 +409,7 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
     paths.append(write_text(out / "summary.md", text))
     meta = {"config": dataclasses.asdict(cfg), "versions": package_versions(), "wall_s": wall,
             "loadavg_start": load0, "loadavg_end": load1, "notes": notes, "rows": len(df)}
-    paths.append(write_metadata(out / "bench.json", meta))
+    paths.append(write_manifest(out / "bench.json", meta, paths))
     return paths
 
 

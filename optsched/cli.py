@@ -228,9 +228,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     settings = _parse_options(args.set)
     out = Path(args.out) if args.out else Path("results") / "reproduce"
-    for key, value in (("--replicates", args.replicates), ("--jobs", args.jobs)):
-        if value is not None and value < 1:
-            raise BadInput(f"{key}: must be >= 1, got {value}")
+    from optsched.config import MAX_WORKERS, whole_number
+
+    if args.replicates is not None:
+        whole_number("--replicates", args.replicates)
+    whole_number("--jobs", args.jobs, maximum=MAX_WORKERS)
     only = _names(args.runs, "--runs") if args.runs is not None else None
     if only is not None and args.paper == "all":
         raise BadInput("--runs: name one paper, not all")

@@ -115,23 +115,36 @@ def load_toml(path: str | Path) -> dict[str, Any]:
 
 
 def require(ok: bool, key: str, message: str, *, where: str = "config") -> None:
-    """Range rule for a config ``check``: raise ValueError naming ``where.key`` unless ``ok``."""
+    """Range rule for a config ``check``: raise ValueError naming ``where.key`` (``key`` alone
+    when ``where`` is empty: a function's argument or a command-line option) unless ``ok``."""
     if not ok:
-        raise ValueError(f"{where}.{key}: {message}")
+        raise ValueError(f"{where}.{key}: {message}" if where else f"{key}: {message}")
 
 
 # The largest array (in entries; 800 MB of float64) a config may make an experiment allocate.
 # Each config's ``check`` estimates its experiment's biggest arrays from its sizes and refuses
-# one beyond this up front, instead of a MemoryError (or swapping) minutes into the run.
+# one beyond this up front, instead of a MemoryError (or swapping) minutes into the run. Counts
+# of repeated work (horizons, repeats, replicates) obey it too: each unit keeps a record.
 MAX_CELLS = 10**8
+# The most worker processes a command may start (sweep --workers, compare/reproduce --jobs).
+MAX_WORKERS = 1024
 
 
-def within_memory(key: str, cells: int, what: str) -> None:
-    """Range rule for a config ``check``: ``what`` (an array the settings size) holds at most
+def within_memory(key: str, cells: int, what: str, *, where: str = "config") -> None:
+    """Range rule: ``what`` (an array or a set of records the settings size) holds at most
     :data:`MAX_CELLS` entries."""
     shown = f"{float(cells):.3g}" if cells < 1e300 else "more than 1e300"
     require(cells <= MAX_CELLS, key, f"{what} would hold {shown} entries, more than the limit of "
-                                     f"{MAX_CELLS:.0e} (optsched.config.MAX_CELLS)")
+                                     f"{MAX_CELLS:.0e} (optsched.config.MAX_CELLS)", where=where)
+
+
+def whole_number(key: str, value: Any, *, maximum: int | None = None) -> None:
+    """A count given to a function or on the command line: an int (not a bool) >= 1 and, with
+    ``maximum``, at most that; ValueError naming ``key``."""
+    ok = not isinstance(value, bool) and isinstance(value, int) and value >= 1 and (maximum is None or value <= maximum)
+    if not ok:
+        expected = f"in 1..{maximum}" if maximum is not None else ">= 1"
+        raise ValueError(f"{key}: must be a whole number {expected}, got {value!r}")
 
 
 def probability(value: float, key: str) -> None:

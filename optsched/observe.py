@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from optsched.config import whole_number
 from optsched.io.json_instance import CAPTURE_KEY
 from optsched.models.base import Model
 from optsched.result import Result
@@ -131,9 +132,7 @@ class Observer:
 
     def __post_init__(self) -> None:
         for key in ("shadow_every", "capture_every"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"--{key.replace('_', '-')}: must be a whole number >= 1, got {value!r}")
+            whole_number(f"--{key.replace('_', '-')}", getattr(self, key))
         if len(set(self.shadow)) != len(self.shadow):
             raise ValueError("--shadow: a backend is named twice")
         from optsched.solvers.registry import get_backend

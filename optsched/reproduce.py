@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from optsched.artifacts import machine
 from optsched.claims import MIN_REPLICATES, Claim
+from optsched.config import MAX_WORKERS, whole_number, within_memory
 from optsched.papers import Paper, ReproductionRun, get_paper, paper_names
 
 
@@ -100,9 +101,10 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
     base = Path(out) / name
     paths: list[Path] = []
     runs = []
-    for key, value in (("replicates", replicates), ("jobs", jobs)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise ValueError(f"{key}: must be a whole number >= 1, got {value!r}")
+    if replicates is not None:
+        whole_number("replicates", replicates)
+        within_memory("replicates", replicates, "the replicates' records (one per replicate)", where="")
+    whole_number("jobs", jobs, maximum=MAX_WORKERS)
     n = replicates if replicates is not None else (2 * MIN_REPLICATES if full else MIN_REPLICATES)
     labels = [r.subdir for r in paper.runs]
     unknown_runs = sorted(set(only or ()) - set(labels))

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 
+from optsched.config import MAX_WORKERS, whole_number, within_memory
 from optsched.models.base import Model, model_kinds
 from optsched.models.validate import finite_float
 from optsched.result import OBJECTIVE_RTOL, Result, Termination, agree, relative_gap, sealed
@@ -375,8 +376,11 @@ def _solve_repeated(model: Model, name: str, options: Mapping[str, Any], time_li
     import statistics
 
     prepared = prepare(model, name, **options)
-    runs = [prepared.solve(model, time_limit=time_limit) for _ in range(repeats)]
-    return runs[-1].replace(runtime_s=statistics.median(r.runtime_s for r in runs)), prepared.setup_s
+    runtimes = []
+    for _ in range(repeats):
+        last = prepared.solve(model, time_limit=time_limit)
+        runtimes.append(last.runtime_s)
+    return last.replace(runtime_s=statistics.median(runtimes)), prepared.setup_s
 
 
 def compare(
@@ -419,9 +423,9 @@ def compare(
     unknown = sorted(set(options) - set(names), key=repr)
     if unknown:
         raise ValueError(f"options: {unknown[0]!r} is not one of the compared backends")
-    for key, value in (("repeats", repeats), ("jobs", jobs)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{key}: must be a whole number >= 1, got {value!r}")
+    whole_number("repeats", repeats)
+    whole_number("jobs", jobs, maximum=MAX_WORKERS)
+    within_memory("repeats", repeats * len(names), "the runtimes kept for the medians (repeats x backends)", where="")
     for name in names:
         check_backend(model, name, options.get(name, {}))
     tasks = [(model, name, dict(options.get(name, {})), time_limit, repeats) for name in names]

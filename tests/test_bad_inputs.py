@@ -18,13 +18,15 @@ one none of whose rows parse is an error. ``test_trace_with_a_few_bad_rows_*`` p
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -110,6 +112,24 @@ def bench_data(path: str) -> Callable[[Path], Any]:
         from optsched.bench import BenchConfig, run_bench
 
         return run_bench(BenchConfig(quick=True, models=("set_packing",), data_dir=Path(path)), tmp / "out")
+
+    return call
+
+
+def compare_with(**kwargs: Any) -> Callable[[Path], Any]:
+    def call(tmp: Path) -> Any:
+        from optsched.models import model_from_dict
+
+        return optsched.compare(model_from_dict(GOOD_MODELS["set_packing.json"]), ["greedy", "enumerate"], **kwargs)
+
+    return call
+
+
+def reproduce_with(**kwargs: Any) -> Callable[[Path], Any]:
+    def call(tmp: Path) -> Any:
+        from optsched.reproduce import reproduce
+
+        return list(reproduce("maxweight", out=tmp / "out", **kwargs))
 
     return call
 
@@ -250,6 +270,12 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "configs/ogasched_integer_beyond_float.toml": cfg("ogasched", "ogasched_integer_beyond_float.toml", "config.contention: must be finite (an integer beyond the float range)"),
     "configs/maxweight_integer_beyond_int64.toml": cfg("maxweight", "maxweight_integer_beyond_int64.toml", "config.frames: a 67-bit integer is out of range"),
     "configs/onsocmax_deeply_nested.toml": cfg("onsocmax", "onsocmax_deeply_nested.toml", "nests arrays or tables too deeply"),
+    # run lengths that would never finish: refused before the first slot (they ran until stopped)
+    "configs/esdp_horizon_huge.toml": cfg("esdp", "esdp_horizon_huge.toml", "config.horizon: the per-slot records of one repeat (horizon x policies) would hold 2.77e+19 entries"),
+    "configs/esdp_repeats_huge.toml": cfg("esdp", "esdp_repeats_huge.toml", "config.repeats: the per-slot table (horizon x policies x repeats) would hold 9e+11 entries"),
+    "configs/onsocmax_repeats_huge.toml": cfg("onsocmax", "onsocmax_repeats_huge.toml", "config.repeats: the sweep's rows (values x kinds x repeats x policies) would hold 2.7e+13 entries"),
+    "configs/onsocmax_ratio_instances_huge.toml": cfg("onsocmax", "onsocmax_ratio_instances_huge.toml", "config.instances: the ratio study's rows (one per instance) would hold 1e+12 entries"),
+    "configs/maxweight_simulate_frames_huge.toml": cfg("maxweight", "maxweight_simulate_frames_huge.toml", "config.frames: the per-frame rates (frames x policies x applications) would hold 1.84e+19 entries"),
     # sweep files
     "configs/sweep_size_huge.toml": (["sweep", "configs/sweep_size_huge.toml", "--out", "{out}", "--workers", "1"],
                                      "sweep.sizes: sizes must be in 1..1000000", lambda tmp: load_sweep_file("configs/sweep_size_huge.toml")),
@@ -320,6 +346,23 @@ MISUSE: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
                                 "--dask-key: /nonexistent/key.pem is not a file",
                                 lambda tmp: sweep_dask("tls://127.0.0.1:1", (str(tmp / "sweep.toml"), str(tmp / "sweep.toml"),
                                                                               "/nonexistent/key.pem"))(tmp)),
+    # counts of repeated work that would never finish, and worker counts beyond any machine
+    "compare --repeats 10^11": (["compare", "{tmp}/set_packing.json", "--backends", "greedy,enumerate", "--repeats", "100000000000"],
+                                "repeats: the runtimes kept for the medians (repeats x backends) would hold 2e+11 entries",
+                                compare_with(repeats=10**11)),
+    "compare --jobs 10^5": (["compare", "{tmp}/set_packing.json", "--backends", "greedy,enumerate", "--jobs", "100000"],
+                            "jobs: must be a whole number in 1..1024, got 100000", compare_with(jobs=10**5)),
+    "bench --per-size 10^12": (["bench", "--quick", "--models", "set_packing", "--per-size", "1000000000000", "--out", "{out}"],
+                               "per_size: the generated instances of one size would hold 1e+12 entries",
+                               lambda tmp: __import__("optsched.bench").bench.BenchConfig(quick=True, per_size=10**12)),
+    "bench --repeats 10^12": (["bench", "--quick", "--models", "set_packing", "--repeats", "1000000000000", "--out", "{out}"],
+                              "repeats: the rows of one size and backend (instances per size x repeats) would hold 1e+12 entries",
+                              lambda tmp: __import__("optsched.bench").bench.BenchConfig(quick=True, repeats=10**12)),
+    "reproduce --replicates 10^12": (["reproduce", "maxweight", "--replicates", "1000000000000", "--out", "{out}"],
+                                     "replicates: the replicates' records (one per replicate) would hold 1e+12 entries",
+                                     reproduce_with(replicates=10**12)),
+    "reproduce --jobs 5000": (["reproduce", "maxweight", "--jobs", "5000", "--out", "{out}"], "jobs: must be a whole number in 1..1024, got 5000",
+                              reproduce_with(jobs=5000)),
     "bench --data that does not exist": (["bench", "--quick", "--models", "set_packing", "--data", "/nonexistent/data",
                                           "--out", "{out}"], "--data: /nonexistent/data is not a directory",
                                          bench_data("/nonexistent/data")),
@@ -344,9 +387,30 @@ def in_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+class RanOn(Exception):
+    """Raised by :func:`deadline`: the input was not refused up front."""
+
+
+@contextlib.contextmanager
+def deadline(seconds: float = 60.0) -> Iterator[None]:
+    """Fail (instead of hanging) when a bad input is not refused and its run goes on: every
+    case here is refused before any work starts."""
+    def stop(signum: int, frame: Any) -> None:
+        raise RanOn(f"still running after {seconds:g} s: the input was not refused up front")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def check_cli(capsys: pytest.CaptureFixture[str], argv: list[str], words: str, tmp: Path) -> None:
     argv = [a.replace("{tmp}", str(tmp)).replace("{out}", str(tmp / "out")) for a in argv]
-    code = main(argv)  # anything but a ValueError escapes here and fails the test
+    with deadline():
+        code = main(argv)  # anything but a ValueError escapes here and fails the test
     out, err = capsys.readouterr()
     lines = err.strip().splitlines()
     assert code == 2, (argv, code, err)
@@ -360,7 +424,7 @@ def check_cli(capsys: pytest.CaptureFixture[str], argv: list[str], words: str, t
 def check_library(call: Callable[[Path], Any], words: str, tmp: Path) -> None:
     """A ValueError naming the problem, and no numpy RuntimeWarning on the way (the CLI would
     print it as a second line before the error)."""
-    with pytest.raises(ValueError) as info, warnings.catch_warnings():
+    with pytest.raises(ValueError) as info, warnings.catch_warnings(), deadline():
         warnings.simplefilter("error", RuntimeWarning)
         call(tmp)
     assert words in " ".join(str(info.value).split())

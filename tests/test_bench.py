@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +71,10 @@ def test_bench_csv_schema_and_files(tiny_bench: tuple[BenchConfig, Path, pd.Data
     assert tuple(df.columns) == COLUMNS
     for name in ("bench.csv", "runtime.png", "gaps.png", "summary.md", "bench.json"):
         assert (out / name).stat().st_size > 0, name
+    listed = json.loads((out / "bench.json").read_text())["files"]  # the set's manifest, written last
+    assert sorted(listed) == ["bench.csv", "gaps.png", "runtime.png", "summary.md"]
+    for name, digest in listed.items():
+        assert hashlib.sha256((out / name).read_bytes()).hexdigest() == digest
     assert set(df["model"]) == set(TINY)
     assert set(df["source"]) == {"generated"}
     assert df["versions"].str.contains("optsched=").all()

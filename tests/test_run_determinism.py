@@ -26,6 +26,11 @@ n_apps = 3
 n_workers = 2
 requirement = [0.1, 0.1, 0.1]
 """,
+    "maxweight-fig3": """
+study = "fig3"
+frames = 100
+grid_step = 0.25
+""",
     "maxweight-fig5": """
 study = "fig5"
 frames = 120
@@ -146,3 +151,41 @@ def test_seed_changes_the_results(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_no_temporary_files_left(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (a,) = _run(tmp_path, "onsocmax-ratio", capsys, ("a",))
     assert not [p.name for p in a.iterdir() if p.name.startswith(".") or p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_every_file_is_in_a_manifest_with_its_hash(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each result JSON (the set's manifest, optsched.artifacts) lists the files of its set with
+    their SHA-256, and every file of the run is in exactly one set."""
+    import hashlib
+    import json
+
+    (a,) = _run(tmp_path, name, capsys, ("a",))
+    listed: list[str] = []
+    for manifest in a.glob("*.json"):
+        files = json.loads(manifest.read_text())["files"]
+        assert files, manifest.name
+        for f, digest in files.items():
+            assert hashlib.sha256((a / f).read_bytes()).hexdigest() == digest, (manifest.name, f)
+        listed += files
+    assert sorted(listed) == sorted(p.name for p in a.iterdir() if p.suffix != ".json")
+
+
+def test_a_set_cut_short_leaves_no_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rerun killed between its CSV and its JSON leaves the new CSV without a JSON, never the
+    old run's JSON beside it (the JSON goes first and is written last)."""
+    import optsched.artifacts as artifacts
+
+    (a,) = _run(tmp_path, "esdp-asw", capsys, ("a",))
+    assert (a / "esdp_asw.json").exists()
+    old_csv = (a / "esdp_asw.csv").read_bytes()
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # as a SIGINT arrives between two files
+
+    monkeypatch.setattr(artifacts, "write_png", killed)
+    cfg = tmp_path / "cfg.toml"
+    assert main(["run", "esdp", "--config", str(cfg), "--seed", "4", "--out", str(a)]) == 130  # "interrupted"
+    assert (a / "esdp_asw.csv").read_bytes() != old_csv  # the new run's table is there ...
+    assert not (a / "esdp_asw.json").exists()  # ... and no manifest says it is complete

@@ -4,6 +4,8 @@ after a SIGKILL, strict TOML."""
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -174,6 +176,11 @@ def test_solve_sweep_batching_and_rerun(tmp_path: Path) -> None:
     again = run_sweep(cfg, tmp_path / "a", executor="serial", progress=False)
     assert again.ran == 0 and again.stored_before == a.total
     assert (tmp_path / "a" / "results.csv").read_bytes() == res
+    # sweep.json is the set's manifest: written last, with each table's SHA-256
+    listed = json.loads((tmp_path / "a" / "sweep.json").read_text())["files"]
+    assert sorted(listed) == ["results.csv", "timings.csv"]
+    for name, digest in listed.items():
+        assert hashlib.sha256((tmp_path / "a" / name).read_bytes()).hexdigest() == digest
 
 
 def _runs(n: int) -> list:

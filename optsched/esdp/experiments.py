@@ -42,7 +42,7 @@ from optsched.esdp.oracle import MkpOracle, OraclePolicy
 from optsched.esdp.policy import MASK_MODES, EsdpPolicy
 from optsched.esdp.statistics import DELTA_SEQUENCES, G_SEQUENCES
 from optsched.policy import evaluate
-from optsched.artifacts import pyplot, write_artifacts, write_csv
+from optsched.artifacts import pyplot, write_artifacts
 from optsched.claims import mean_ci95
 
 
@@ -88,6 +88,15 @@ class EsdpConfig:
             require(getattr(self, key) >= 1, key, "must be >= 1")
         within_memory("n_servers", self.n_ports * self.n_servers * self.n_resources,
                       "the graph draw and requirements (n_ports x n_servers x n_resources)")
+        # each policy's per-slot feedback of one instance; the asw study keeps every repeat's
+        # (its table has a row per slot), the others a row per (value, repeat, policy)
+        within_memory("horizon", self.horizon * len(self.policies), "the per-slot records of one repeat (horizon x policies)")
+        if self.study == "asw":
+            within_memory("repeats", self.horizon * len(self.policies) * self.repeats,
+                          "the per-slot table (horizon x policies x repeats)")
+        else:
+            within_memory("repeats", len(self.sweep_values) * self.repeats * len(self.policies),
+                          "the sweep's rows (sweep values x repeats x policies)")
         probability(self.arrival_prob, "arrival_prob")
         require(0.0 < self.edge_prob <= 1.0, "edge_prob", "must be in (0, 1]")
         require(0.0 < self.alpha <= 1.0, "alpha", "must be in (0, 1]")
@@ -206,9 +215,9 @@ def run_policies(cfg: EsdpConfig, repeat: int, policies: tuple[str, ...]) -> dic
 
 
 def _finish(cfg: EsdpConfig, out: Path, stem: str, table: Any, fig: Any, extra: dict[str, Any] | None = None,
-            timing: Any = None) -> list[Path]:
+            timing: Any = None, tables: Mapping[str, Any] | None = None) -> list[Path]:
     return write_artifacts(out, stem, table=table, figure=fig, experiment=f"esdp/{stem}", seed=cfg.seed, config=cfg,
-                           timing=timing, extra=extra)
+                           timing=timing, tables=tables, extra=extra)
 
 
 def run_asw(cfg: EsdpConfig, out: Path) -> list[Path]:
@@ -358,8 +367,8 @@ def run_setting_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
     stem = f"esdp_sweep_{cfg.sweep}"
     # measured seconds differ from run to run: kept out of the (byte-reproducible) results
     timing = df[[cfg.sweep, "repeat", "policy", "runtime_s", "cpu_s"]]
-    paths = _finish(cfg, out, stem, df.drop(columns=["runtime_s", "cpu_s"]), fig, timing=timing)
-    return paths + [write_csv(sweep_summary(df, cfg.sweep), out / f"{stem}_summary.csv")]
+    return _finish(cfg, out, stem, df.drop(columns=["runtime_s", "cpu_s"]), fig, timing=timing,
+                   tables={f"{stem}_summary.csv": sweep_summary(df, cfg.sweep)})
 
 
 def sweep_summary(df: Any, key: str) -> Any:

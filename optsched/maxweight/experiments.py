@@ -18,7 +18,7 @@ from optsched.config import probability, require, within_memory
 from optsched.maxweight.network import JobNetwork, NetworkEnv
 from optsched.maxweight.policy import MaxWeightPolicy
 from optsched.policy import evaluate
-from optsched.artifacts import pyplot, write_artifacts, write_csv
+from optsched.artifacts import pyplot, write_artifacts
 
 # policy label -> the config key naming its set-packing backend
 POLICIES = {"Alg. 1 (exact)": "exact_backend", "Alg. 2 (greedy)": "backend"}
@@ -75,6 +75,8 @@ class MaxWeightConfig:
             r_rows = min(1.0 / self.fig5_r_step, 1e300) + 2
             within_memory("fig5_r_step", self.frames * r_rows * n5, "the Fig. 5 rates (frames x r grid x applications)")
             within_memory("fig5_sizes", n5 * n5, "the largest Fig. 5 network (N x N)")
+        if self.study == "simulate":
+            within_memory("frames", self.frames * len(POLICIES) * self.n_apps, "the per-frame rates (frames x policies x applications)")
         within_memory("n_workers", self.n_apps * self.n_workers, "the network (n_apps x n_workers)")
         for key in ("fig3_app1_task_prob", "fig34_completion_prob", "fig4_task_prob", "fig5_completion_prob",
                     "task_prob", "completion_prob"):
@@ -158,8 +160,10 @@ def plot_regions(boundary: "object", title: str) -> "object":
     return fig
 
 
-def _write(cfg: MaxWeightConfig, out: Path, stem: str, table: "object", fig: "object") -> list[Path]:
-    return write_artifacts(out, stem, table=table, figure=fig, experiment=f"maxweight/{stem}", seed=cfg.seed, config=cfg)
+def _write(cfg: MaxWeightConfig, out: Path, stem: str, table: "object", fig: "object",
+           tables: Mapping[str, Any] | None = None) -> list[Path]:
+    return write_artifacts(out, stem, table=table, figure=fig, experiment=f"maxweight/{stem}", seed=cfg.seed, config=cfg,
+                           tables=tables)
 
 
 def run_fig3(cfg: MaxWeightConfig, out: Path) -> list[Path]:
@@ -169,8 +173,7 @@ def run_fig3(cfg: MaxWeightConfig, out: Path) -> list[Path]:
         curves[f"P[J2j]={p2}"] = JobNetwork(tp, np.full((2, 2), cfg.fig34_completion_prob))
     df = region_rows(curves, cfg)
     bnd = region_boundary(df)
-    paths = _write(cfg, out, "fig3_regions", df, plot_regions(bnd, "Fig. 3: varying P[J_2j = 1]"))
-    return paths + [write_csv(bnd, out / "fig3_boundary.csv")]
+    return _write(cfg, out, "fig3_regions", df, plot_regions(bnd, "Fig. 3: varying P[J_2j = 1]"), tables={"fig3_boundary.csv": bnd})
 
 
 def run_fig4(cfg: MaxWeightConfig, out: Path) -> list[Path]:
@@ -180,8 +183,7 @@ def run_fig4(cfg: MaxWeightConfig, out: Path) -> list[Path]:
         curves[f"P2j={p2}"] = JobNetwork(np.full((2, 2), cfg.fig4_task_prob), cp)
     df = region_rows(curves, cfg)
     bnd = region_boundary(df)
-    paths = _write(cfg, out, "fig4_regions", df, plot_regions(bnd, "Fig. 4: varying P_2j"))
-    return paths + [write_csv(bnd, out / "fig4_boundary.csv")]
+    return _write(cfg, out, "fig4_regions", df, plot_regions(bnd, "Fig. 4: varying P_2j"), tables={"fig4_boundary.csv": bnd})
 
 
 def run_fig5(cfg: MaxWeightConfig, out: Path) -> list[Path]:

@@ -31,7 +31,7 @@ from optsched.ogasched.policy import OGASched
 from optsched.ogasched.scenario import Scenario, synthetic_scenario
 from optsched.ogasched.utilities import UTILITY_KINDS
 from optsched.policy import evaluate
-from optsched.artifacts import pyplot, write_artifacts, write_csv
+from optsched.artifacts import pyplot, write_artifacts
 
 
 
@@ -168,9 +168,10 @@ def _figure(ncols: int) -> tuple[Any, Any]:
     return fig, axes[0]
 
 
-def _artifacts(cfg: OgaConfig, out_dir: Path, stem: str, table: Any, fig: Any) -> list[Path]:
+def _artifacts(cfg: OgaConfig, out_dir: Path, stem: str, table: Any, fig: Any,
+               tables: Mapping[str, Any] | None = None) -> list[Path]:
     return write_artifacts(out_dir, stem, table=table, figure=fig, experiment=f"ogasched/{stem}", seed=cfg.seed,
-                           config=cfg)
+                           config=cfg, tables=tables)
 
 
 # --- studies ---------------------------------------------------------------------------------------
@@ -199,10 +200,9 @@ def study_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
          "ogasched_ratio": oga_total / rec["reward"].sum() if rec["reward"].sum() else np.nan}
         for name, rec in out.items()
     ])
-    paths = [write_csv(summary, out_dir / "fig2_summary.csv")]
     # measured seconds differ from run to run: kept out of the (byte-reproducible) results
     timing = pd.DataFrame([{"policy": name, "runtime_s": wall, "cpu_s": cpu} for name, (wall, cpu) in times.items()])
-    paths.append(write_csv(timing, out_dir / "fig2_timing.csv"))
+    paths: list[Path] = []
     if cfg.offline:
         points = np.unique(np.linspace(cfg.horizon / cfg.regret_points, cfg.horizon, cfg.regret_points).astype(int))
         reg = pd.DataFrame(regret_curve(env.scenario, env.arrivals, out["OGASched"]["reward"], points,
@@ -222,7 +222,8 @@ def study_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     ax2.set(xlabel="t", ylabel="cumulative reward", title="Fig. 2(b)")
     ax1.legend(fontsize=8)
     # written last: its JSON's subproblem summary covers the policies' and y*'s solves
-    return paths + _artifacts(cfg, out_dir, "fig2_rewards", pd.DataFrame(rows), fig)
+    return paths + _artifacts(cfg, out_dir, "fig2_rewards", pd.DataFrame(rows), fig,
+                              tables={"fig2_summary.csv": summary, "fig2_timing.csv": timing})
 
 
 def _sweep(cfg: OgaConfig, out_dir: Path, stem: str, settings: list[tuple[str, Any, dict[str, Any]]],

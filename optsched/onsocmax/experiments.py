@@ -104,6 +104,11 @@ class OnsocmaxConfig:
         within_memory("n_slots", self.n_nodes * self.n_slots, "the capacity (n_nodes x n_slots)")
         # a job's units are its 1..max_nodes nodes over its window (at most n_slots slots)
         within_memory("n_jobs", self.n_jobs * self.max_nodes * self.n_slots, "the job draws (n_jobs x max_nodes x n_slots)")
+        if self.study == "sweep":
+            within_memory("repeats", len(self.values) * len(self.kinds) * self.repeats * len(POLICIES),
+                          "the sweep's rows (values x kinds x repeats x policies)")
+        else:
+            within_memory("instances", self.instances, "the ratio study's rows (one per instance)")
         require(not self.integral or self.study == "ratio", "integral", "only the ratio study has an integral variant")
         require(not self.integral or self.family == "section_iv", "family", "the integral variant uses section_iv")
         from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral

@@ -8,6 +8,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from optsched.config import MAX_WORKERS, whole_number
 from optsched.sweep.batches import Batches
 from optsched.sweep.executors import TIMING_COLUMNS, DaskTLS, check_dask_address, run_dask, run_pool, run_serial
 from optsched.sweep.grid import SweepRun, SweepConfig, expand, load_sweep
@@ -73,10 +74,10 @@ def run_sweep(
     "__main__":`` guard."""
     if executor not in ("serial", "pool", "dask"):
         raise ValueError(f"executor: must be serial, pool or dask, got {executor!r}")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024):
-        raise ValueError(f"--workers: must be a whole number in 1..1024, got {workers!r}")
-    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
-        raise ValueError(f"--batch-size: must be a whole number >= 1, got {batch_size!r}")
+    if workers is not None:
+        whole_number("--workers", workers, maximum=MAX_WORKERS)
+    if batch_size is not None:
+        whole_number("--batch-size", batch_size)
     if executor == "dask":
         check_dask_address(dask_address, dask_tls)
     spec = sweep if isinstance(sweep, SweepConfig) else load_sweep(sweep)
@@ -87,6 +88,9 @@ def run_sweep(
         raise ValueError("sweep: two runs have the same settings (a value repeated in the grid, seeds or lists?)")
     out = Path(out_dir)
     with Store(out / STORE).locked() as store:  # one writer per store, from clean-up to sweep.json
+        from optsched.artifacts import begin_set, package_versions, write_manifest
+
+        begin_set(out / METADATA)  # the set's manifest (optsched.artifacts), written last
         store.clean()
         stored = store.keys()
         pending = [r for r in runs if r.key not in stored]
@@ -118,10 +122,8 @@ def run_sweep(
         meta = {"sweep": asdict(spec), "runs": len(runs), "stored_before": len(runs) - len(pending), "ran": len(pending),
                 "executor": executor, "workers": n_workers, "batch_size": max(batches.sizes, default=0),
                 "batches": len(batches.sizes), "wall_s": wall}
-        from optsched.artifacts import package_versions, write_metadata
-
         meta["versions"] = package_versions()
-        files.append(write_metadata(out / METADATA, meta))
+        files.append(write_manifest(out / METADATA, meta, files))
         return SweepReport(len(runs), len(runs) - len(pending), len(pending), executor, n_workers,
                            max(batches.sizes, default=0), len(batches.sizes), wall, tuple(files))
 
