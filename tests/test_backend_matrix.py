@@ -75,6 +75,36 @@ def test_capability_flags_exclude_unfit_kinds() -> None:
     assert all_backends()["highs"].fits_kind(CapacityProjection) is None
 
 
+def _scaled(obj: Any, factor: float) -> Any:
+    """A model's dict with every float multiplied by ``factor`` (counts and names kept)."""
+    if isinstance(obj, dict):
+        return {k: v if k == "model" else _scaled(v, factor) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_scaled(v, factor) for v in obj]
+    return obj * factor if isinstance(obj, float) else obj
+
+
+@pytest.mark.parametrize("kind", sorted(kind_specs()))
+def test_admits_says_why_and_never_raises_at_extreme_scales(kind: str) -> None:
+    """Whether a backend takes a valid instance is an answer (None or the reason), never an
+    exception: ``optsched.backends(model)`` asks every backend (the DP raised on whole numbers of
+    1e99, beyond its int64 table, for budgeted IPs and budget families)."""
+    from optsched.generators import generate
+    from optsched.models import model_from_dict
+
+    for factor in (1e99, 1e19, 1e-99, 1e-300):
+        try:
+            model = model_from_dict(_scaled(generate(kind, 4, np.random.default_rng(0)).to_dict(), factor))
+        except ValueError:  # beyond what the kind holds (1e100): refused on construction
+            continue
+        for name in all_backends():
+            backend = get_backend(name)
+            if backend.fits_kind(type(model)) is None:
+                reason = backend.admits(model)
+                assert reason is None or (isinstance(reason, str) and reason.startswith(f"{name}:")), (name, factor, reason)
+        optsched.backends(model)
+
+
 def test_forms_are_derived_from_the_protocols_a_model_implements() -> None:
     from dataclasses import dataclass
 

@@ -80,14 +80,15 @@ class StandardForm:
     @property
     def objective_scale(self) -> float:
         """The power of two f with f * max|c_j| in [0.5, 1) (1 when c is zero; f within
-        2^-1000..2^1000): a MIP's objective is multiplied by it on every route to HiGHS and in
-        SCIP (``HIGHS_MIP_ORACLE_OPTIONS``)."""
+        2^-1000..2^1000): a MIP's objective is multiplied by it on every route to HiGHS, in
+        SCIP and in CP-SAT (whose absolute tolerances and precision assume costs of order 1;
+        ``HIGHS_MIP_ORACLE_OPTIONS``)."""
         finite = np.abs(self.c[np.isfinite(self.c)])
         largest = float(finite.max()) if finite.size else 0.0
         return 1.0 if largest == 0.0 else math.ldexp(1.0, min(1000, max(-1000, -math.frexp(largest)[1])))
 
     def scaled_objective(self) -> tuple["StandardForm", Callable[[float], float]]:
-        """What the highs and scip backends solve, and the map from its objective values (value,
+        """What the highs, scip and cpsat backends solve, and the map from its objective values (value,
         bound) back to this program's. A MIP: c and H multiplied by :attr:`objective_scale`, no
         offset (it cannot swamp the costs), v -> v / scale + offset. An LP or QP: itself (its
         duals keep their meaning), v -> v."""

@@ -457,6 +457,8 @@ class BudgetDpBackend(Backend):
             self._plan(model, DEFAULT_MAX_CELLS)
         except TableTooLarge as exc:
             return str(exc)
+        except ValueError as exc:  # whole numbers the int64 table cannot hold (from 2^63)
+            return f"dp: {exc}"
         return None
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:

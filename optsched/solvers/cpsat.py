@@ -139,8 +139,10 @@ class CpSatBackend(Backend):
             rlo = int(form.row_lower[i]) if np.isfinite(form.row_lower[i]) else -_BIG
             rhi = int(form.row_upper[i]) if np.isfinite(form.row_upper[i]) else _BIG
             m.add_linear_constraint(expr, rlo, rhi)
-        nz = np.flatnonzero(form.c)
-        objective = cp_model.LinearExpr.weighted_sum([xs[j] for j in nz], form.c[nz].tolist()) + form.offset
+        # costs of order 1: mip_wanted_precision is absolute (weights of 1e-12 came back "optimal" 37 % short)
+        scaled, to_model = form.scaled_objective()
+        nz = np.flatnonzero(scaled.c)
+        objective = cp_model.LinearExpr.weighted_sum([xs[j] for j in nz], scaled.c[nz].tolist()) + scaled.offset
         (m.maximize if form.maximize else m.minimize)(objective)
         session: CpSatSession = state if state is not None else CpSatSession()
         if options["warm_start"] and session.last_x is not None and session.last_x.shape[0] == form.n_vars:
@@ -168,8 +170,8 @@ class CpSatBackend(Backend):
             x = np.array([solver.value(v) for v in xs], dtype=np.float64)
             session.last_x = x if options["warm_start"] else None
             solution = as_standard(model).solution_from_vector(x)
-            objective_value = float(solver.objective_value)
-            bound = float(solver.best_objective_bound)
+            objective_value = to_model(float(solver.objective_value))
+            bound = to_model(float(solver.best_objective_bound))
             if name == "OPTIMAL" and options["absolute_gap_limit"] == 0:
                 # proven optimal at gap 0; CP-SAT leaves best_objective_bound stale when presolve
                 # alone solves the model (bound 17 for the optimum 0 of a 1-item knapsack whose
