@@ -20,6 +20,7 @@ from optsched.generators import generate
 from optsched.models.base import model_from_dict
 from optsched.models.escb_index import EscbIndex
 from optsched.result import Termination
+from optsched.solvers.registry import get_backend
 from optsched.solvers.escb_aescb import aescb_index, escb_scaled_coefficients
 from optsched.solvers.escb_aescb import theorem1_gap
 
@@ -166,3 +167,42 @@ def test_outer_approximation_is_exact_at_any_magnitude(magnitude: float) -> None
         assert oa.termination is Termination.OPTIMAL, oa.message
         assert oa.objective == pytest.approx(exact.objective, rel=1e-7)
         assert oa.iterations <= 50
+
+
+@pytest.mark.parametrize("value_scale,row_scale", [(1e-90, 1.0), (1e21, 1.0), (1e45, 2.0**-300), (1.0, 2.0**70),
+                                                   (1.0, 2.0**-1000), (1e-150, 2.0**300)])
+def test_every_backend_solves_p3_at_any_scale_of_values_and_rows(value_scale: float, row_scale: float) -> None:
+    """Mean f, variance f^2 and rows (weights and capacity) times a power of two g (exactly the
+    same constraints): P3's optimum is f times the unscaled one. Before the data were scaled to order 1, escb_oa returned infeasible points at
+    capacities of 1e21 (HiGHS's infinity is 1e20), SCIP printed "coefficient ... is infinite"
+    and failed, escb_oa overflowed at tiny data, and aescb said it fits and then raised with
+    numpy cast warnings (its integers wrapped past 2^63)."""
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        base = generate("escb_index", 6, rng)
+        reference = optsched.solve(base, "brute_force").objective
+        model = EscbIndex(mean=np.asarray(base.mean) * value_scale, variance=np.asarray(base.variance) * value_scale**2,
+                          weights=np.asarray(base.weights, dtype=float) * row_scale,
+                          capacity=np.asarray(base.capacity, dtype=float) * row_scale)
+        for backend in optsched.backends(model):
+            r = optsched.solve(model, backend, time_limit=30)
+            if get_backend(backend).EXACT:
+                assert r.termination is Termination.OPTIMAL, (backend, r.termination, r.message)
+                assert r.objective == pytest.approx(reference * value_scale, rel=1e-6, abs=0.0), backend
+            else:
+                assert r.ok, (backend, r.message)
+
+
+def test_aescb_refuses_xi_beyond_its_integers_and_data_beyond_any_xi() -> None:
+    """Upsilon and Sigma2 sums past 2^62 wrapped (a max_budget of -7.2e18 and cast warnings)."""
+    import warnings
+
+    model = EscbIndex(mean=[1e17, 2e17, 5e16], variance=[1e17] * 3, weights=[[1, 2, 1]], capacity=[3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert "aescb" in optsched.backends(model)
+        with pytest.raises(ValueError, match="xi: 32 scales these means and variances beyond the DP's integers"):
+            optsched.solve(model, "aescb")
+        assert optsched.solve(model, "aescb", xi=3).ok
+        huge = EscbIndex(mean=[1e19, 1.0, 1.0], variance=[1.0] * 3, weights=[[1, 2, 1]], capacity=[3])
+        assert "aescb" not in optsched.backends(huge)

@@ -84,8 +84,7 @@ class StandardForm:
         SCIP and in CP-SAT (whose absolute tolerances and precision assume costs of order 1;
         ``HIGHS_MIP_ORACLE_OPTIONS``)."""
         finite = np.abs(self.c[np.isfinite(self.c)])
-        largest = float(finite.max()) if finite.size else 0.0
-        return 1.0 if largest == 0.0 else math.ldexp(1.0, min(1000, max(-1000, -math.frexp(largest)[1])))
+        return power_of_two_scale(float(finite.max()) if finite.size else 0.0)
 
     def scaled_objective(self) -> tuple["StandardForm", Callable[[float], float]]:
         """What the highs, scip and cpsat backends solve, and the map from its objective values (value,
@@ -287,6 +286,23 @@ HIGHS_MIP_ORACLE_OPTIONS: Mapping[str, float] = MappingProxyType({
     "mip_feasibility_tolerance": 1e-10,
     "presolve_rule_off": 1 << 13,
 })
+
+
+def power_of_two_scale(largest: float) -> float:
+    """The power of two f with f * largest in [0.5, 1) (1 for 0), f within 2^-1000..2^1000:
+    multiplying by it is exact, and it brings data to the order 1 that solvers' absolute
+    tolerances assume."""
+    return 1.0 if largest == 0.0 else math.ldexp(1.0, min(1000, max(-1000, -math.frexp(largest)[1])))
+
+
+def scaled_rows(weights: np.ndarray, capacity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``W x <= capacity`` with each row multiplied by :func:`power_of_two_scale` of its largest
+    |entry| (the same constraint, exactly; an absolute feasibility tolerance of 1e-9 then means
+    1e-9 of the row's own scale)."""
+    w, c = np.asarray(weights, dtype=np.float64), np.asarray(capacity, dtype=np.float64)
+    largest = np.maximum(np.abs(w).max(axis=1, initial=0.0), np.abs(c))
+    f = np.array([power_of_two_scale(float(v)) for v in largest])
+    return w * f[:, None], c * f
 
 
 def mip_objective_scale(model: Any) -> float:

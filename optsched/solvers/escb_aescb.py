@@ -39,12 +39,30 @@ def theorem1_gap(n_chosen: int, xi: int) -> float:
 
 
 
+# Upsilon and Sigma2 are the DP's int64 budgets and values; they and their sums stay below this
+# (beyond it the sums wrapped: a max_budget of -7.2e18 at means of 1e17 and xi = 32).
+INTEGER_LIMIT = 2.0**62
+
+
+def largest_xi(mean: np.ndarray, variance: np.ndarray) -> float:
+    """The largest xi whose Upsilon (13) and Sigma2 (14), and their sums, stay below
+    :data:`INTEGER_LIMIT` (each ceiling adds less than 1); inf for all-zero data."""
+    n = float(np.asarray(mean).shape[0])
+    m, v = float(np.sum(mean)), float(np.sum(variance))
+    by_mean = (INTEGER_LIMIT - n) / m if m > 0 else math.inf
+    by_variance = math.sqrt((INTEGER_LIMIT - n) / v) if v > 0 else math.inf
+    return min(by_mean, by_variance)
+
+
 def escb_scaled_coefficients(mean: np.ndarray, variance: np.ndarray, xi: int) -> tuple[np.ndarray, np.ndarray]:
-    """Upsilon_e = ceil(xi * mean_e) (13) and Sigma2_e = ceil(xi^2 * variance_e) (14), as integers."""
-    return (
-        np.ceil(xi * np.asarray(mean, dtype=np.float64)).astype(np.int64),
-        np.ceil(float(xi) ** 2 * np.asarray(variance, dtype=np.float64)).astype(np.int64),
-    )
+    """Upsilon_e = ceil(xi * mean_e) (13) and Sigma2_e = ceil(xi^2 * variance_e) (14), as integers;
+    ValueError naming xi when they would not fit the DP's integers (:func:`largest_xi`)."""
+    mean, variance = np.asarray(mean, dtype=np.float64), np.asarray(variance, dtype=np.float64)
+    top = largest_xi(mean, variance)
+    if xi > top:
+        raise ValueError(f"xi: {xi} scales these means and variances beyond the DP's integers (2^62); "
+                         + (f"at most {math.floor(top)} fits them" if top >= 1 else "even xi = 1 does not fit them"))
+    return np.ceil(xi * mean).astype(np.int64), np.ceil(float(xi) ** 2 * variance).astype(np.int64)
 
 
 def envelope_pick(plan: FamilyPlan, max_cells: float = DEFAULT_MAX_CELLS) -> tuple[np.ndarray, dict[str, float]]:
@@ -193,7 +211,13 @@ class AescbBackend(Backend):
 
     def fits_instance(self, model: Model) -> str | None:
         m: Any = model
-        return None if m.is_integral else "aescb: weights and capacity must be whole numbers"
+        if not m.is_integral:
+            return "aescb: weights and capacity must be whole numbers"
+        if max(float(np.max(m.weights, initial=0.0)), float(np.max(m.capacity, initial=0.0))) >= 2.0**63:
+            return "aescb: weights and capacity must be below 2^63 (the DP's integers)"
+        if largest_xi(m.mean, m.variance) < 1:
+            return "aescb: the means and variances scaled by (13)-(14) pass the DP's integers (2^62) even at xi = 1"
+        return None
 
     def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> Any:
         if options["family_backend"] == "dp":

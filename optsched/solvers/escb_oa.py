@@ -16,7 +16,9 @@ smallest positive variance, is exact at u = 0 and at u = v_min and valid for eve
 u in {0} U [v_min, inf), which holds for every x.
 
 The MILPs are solved on the data scaled to an objective of order 1 (mean c, variance c^2, so
-every value is c times P3's): HiGHS's tolerances are absolute (1e-7), and with means and
+every value is c times P3's; c a power of two) and each capacity row to entries of order 1
+(capacities of 1e21 passed HiGHS's infinity of 1e20 and the rows vanished; a power of two per
+row keeps the constraint exact): HiGHS's tolerances are absolute (1e-7), and with means and
 variances of 1e-13 a cut violated within them returned the same x round after round (6,528
 MILPs in 60 s). Should an x come back all the same, its cut did not hold within the solver's
 tolerance: the loop stops with ``iteration_limit`` and the best x and bound so far.
@@ -31,6 +33,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
+from optsched.models.forms import power_of_two_scale, scaled_rows
 from optsched.result import Result, Termination
 from optsched.solvers.highs import highs_termination, new_highs, run_highs, set_option
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend
@@ -64,7 +67,8 @@ class EscbOuterApproximationBackend(Backend):
 
         m: Any = model
         scale = _scale(m.mean, m.variance)
-        n, var, mean = m.n_items, np.asarray(m.variance) * scale**2, np.asarray(m.mean) * scale
+        n, var, mean = m.n_items, np.asarray(m.variance) * scale * scale, np.asarray(m.mean) * scale
+        weights, capacity = scaled_rows(m.weights, m.capacity)
         h = new_highs(options["threads"])
         h.setOptionValue("mip_rel_gap", 0.0)
         # HiGHS 1.14.0 presolve also answered a wrong "optimal" 1.2127 (x = {0, 1}) on the first
@@ -81,9 +85,9 @@ class EscbOuterApproximationBackend(Backend):
         h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), [highspy.HighsVarType.kInteger] * n)
         h.addCol(1.0, 0.0, math.sqrt(float(var.sum())), 0, np.zeros(0, np.int32), np.zeros(0))
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
-        for k in range(m.weights.shape[0]):
-            nz = np.flatnonzero(m.weights[k]).astype(np.int32)
-            h.addRow(-inf, float(m.capacity[k]), len(nz), nz, m.weights[k, nz].astype(np.float64))
+        for k in range(weights.shape[0]):
+            nz = np.flatnonzero(weights[k]).astype(np.int32)
+            h.addRow(-inf, float(capacity[k]), len(nz), nz, weights[k, nz])
         cols = np.arange(n + 1, dtype=np.int32)
         positive = var[var > 0]
         if positive.size:
@@ -126,8 +130,8 @@ class EscbOuterApproximationBackend(Backend):
             cut.add(x.tobytes())
             root = math.sqrt(u)
             h.addRow(-inf, root / 2, n + 1, cols, np.append(-var / (2 * root), 1.0))
-            if options["reuse_cuts"] and u / scale**2 not in points:
-                points.append(u / scale**2)
+            if options["reuse_cuts"] and u / scale / scale not in points:
+                points.append(u / scale / scale)
                 del points[:-MAX_REMEMBERED_POINTS]
         return self._stop(m, Termination.ITERATION_LIMIT, best_x, best_val, bound, int(options["max_iterations"]),
                           scale)
@@ -148,7 +152,7 @@ class EscbOuterApproximationBackend(Backend):
 
 
 def _scale(mean: Any, variance: Any) -> float:
-    """c with c * (sum |mean| + sqrt(sum variance)) = 1 (1 for all-zero data): P3's objective
-    scaled to order 1 for the MILP solver's absolute tolerances."""
-    size = float(np.abs(mean).sum()) + math.sqrt(float(np.sum(variance)))
-    return 1.0 / size if size > 0 and math.isfinite(1.0 / size) else 1.0
+    """The power of two c with c * (sum |mean| + sqrt(sum variance)) in [0.5, 1) (1 for all-zero
+    data): P3's objective scaled to order 1 for the MILP solver's absolute tolerances, exactly
+    (``1 / size`` overflowed its square at sizes of 1e-160)."""
+    return power_of_two_scale(float(np.abs(mean).sum()) + math.sqrt(float(np.sum(variance))))

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_binary, as_standard
+from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_binary, as_standard, scaled_rows
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
@@ -103,23 +103,35 @@ def _add_standard_form(m: Any, form: StandardForm) -> list[Any]:
     return xs
 
 
-def _add_escb(m: Any, model: Any) -> list[Any]:
+def _add_escb(m: Any, model: Any) -> tuple[list[Any], float]:
+    """P3 on scaled data: mean c, variance c^2 (c a power of two, so every value is c times
+    P3's; the objective's size sum mean + sqrt(sum variance) in [16, 32)) and each capacity row
+    scaled by its own power of two. SCIP's values from 1e20 are infinite (means of 1e21 were
+    "error in input data", printed), and its tolerances are absolute: at data of 1e-90 any x
+    would do. Not [0.5, 1) as in ``escb_oa``: SCIP accepts t^2 <= u within 1e-6, which moves t
+    by about 1e-6 / (2 t), and 26 of 300 generated indices then ended ``gap_limit`` (0 of 400
+    at [16, 32), as unscaled). Returns the variables and c."""
     import pyscipopt
 
+    from optsched.solvers.escb_oa import _scale
+
+    c = _scale(model.mean, model.variance) * 2.0**5
+    mean, variance = np.asarray(model.mean) * c, np.asarray(model.variance) * c * c
+    weights, capacity = scaled_rows(model.weights, model.capacity)
     n = model.n_items
     xs = [m.addVar(vtype="B") for _ in range(n)]
-    t = m.addVar(lb=0.0, ub=float(np.sqrt(model.variance.sum())))
-    for k in range(model.weights.shape[0]):
-        nz = np.flatnonzero(model.weights[k])
-        m.addCons(pyscipopt.quicksum(float(model.weights[k, j]) * xs[j] for j in nz) <= float(model.capacity[k]))
-    u = pyscipopt.quicksum(float(model.variance[j]) * xs[j] for j in range(n))
+    t = m.addVar(lb=0.0, ub=float(np.sqrt(variance.sum())))
+    for k in range(weights.shape[0]):
+        nz = np.flatnonzero(weights[k])
+        m.addCons(pyscipopt.quicksum(float(weights[k, j]) * xs[j] for j in nz) <= float(capacity[k]))
+    u = pyscipopt.quicksum(float(variance[j]) * xs[j] for j in range(n))
     m.addCons(t * t <= u)
-    positive = model.variance[model.variance > 0]
+    positive = variance[variance > 0]
     # t <= variance.x / sqrt(v_min) holds for every x (as in escb_oa) and is linear: it keeps t at
     # 0 when variance.x = 0, where t^2 <= u alone allows t up to sqrt(SCIP's feasibility tolerance)
     m.addCons(t <= (u / float(np.sqrt(positive.min())) if positive.size else 0.0))
-    m.setObjective(pyscipopt.quicksum(float(model.mean[j]) * xs[j] for j in range(n)) + t, "maximize")
-    return xs
+    m.setObjective(pyscipopt.quicksum(float(mean[j]) * xs[j] for j in range(n)) + t, "maximize")
+    return xs, c
 
 
 @register_backend
@@ -151,12 +163,21 @@ class ScipBackend(Backend):
         start = time.perf_counter()
         m = _new_model(options)
         to_model: Callable[[float], float] = float
-        if model.name == "escb_index":
-            xs = _add_escb(m, model)
-        else:
-            # a MIP's costs of order 1: SCIP cuts off within 1e-4 (absolute) of an integral objective's step
-            form, to_model = as_standard(model).to_standard_form().scaled_objective()
-            xs = _add_standard_form(m, form)
+        with captured_c_output() as printed:  # SCIP prints what it refuses in the data
+            try:
+                if model.name == "escb_index":
+                    xs, c = _add_escb(m, model)
+                    to_model = lambda v: float(v) / c  # noqa: E731
+                else:
+                    # a MIP's costs of order 1: SCIP cuts off within 1e-4 (absolute) of an integral objective's step
+                    form, to_model = as_standard(model).to_standard_form().scaled_objective()
+                    xs = _add_standard_form(m, form)
+                refused = None
+            except Exception as exc:  # noqa: BLE001 - pyscipopt raises a bare Exception on bad data
+                refused = exc
+        if refused is not None:
+            said = printed[0].strip().splitlines()[0] if printed[0].strip() else ""
+            return Result(Termination.ERROR, extra={"message": f"SCIP refused the model: {refused}" + (f" ({said})" if said else "")})
         left = remaining(time_limit, start)
         if left is not None:
             m.setParam("limits/time", max(left, 1e-3))
