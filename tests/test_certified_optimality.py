@@ -259,3 +259,30 @@ def test_distinct_costs_of_any_scale_are_solved_relative_to_their_scale(factor):
             r = optsched.solve(model, backend)
             assert r.termination is Termination.OPTIMAL, (backend, r.termination, r.message)
             assert r.objective == pytest.approx(reference * factor, rel=1e-9, abs=0.0), backend
+
+
+@pytest.mark.parametrize("kind", ["budgeted_ip", "set_packing", "linear_program", "onsocmax_offline_integral"])
+def test_rows_and_costs_scaled_by_powers_of_two_keep_every_exact_answer(kind):
+    """Row i of A and its sides times g_i, the costs times f (powers of two: the same program,
+    exactly): every exact backend's optimum is f times the unscaled one. Before the solvers got
+    their rows scaled to order 1 (StandardForm.scaled_rows), 472 of 724 such solves came back
+    "optimal" at points beyond rows of 2^-40 (HiGHS drops coefficients below 1e-9; the MIP
+    solvers' feasibility tolerances are absolute), or failed on costs past SCIP's infinity."""
+    from optsched.generators import generate
+    from optsched.models.linear_program import LinearProgram
+
+    rng = np.random.default_rng(23)
+    for _ in range(3):
+        base = generate(kind, 6, rng)
+        form = base.to_standard_form()
+        reference = optsched.solve(base, fitting_backends(base)[0].NAME).objective
+        for g, f in ((2.0**-1000, 1.0), (2.0**-40, 1.0), (2.0**70, 2.0**-300), (2.0**-500, 2.0**300)):
+            g_rows = g * 2.0 ** rng.integers(-3, 4, form.n_rows)  # rows of different scales
+            model = LinearProgram(c=form.c * f, A=np.diag(g_rows) @ form.A.toarray(), row_lower=form.row_lower * g_rows,
+                                  row_upper=form.row_upper * g_rows, col_lower=form.col_lower,
+                                  col_upper=form.col_upper, integrality=form.integrality,
+                                  sense="max" if form.maximize else "min", offset=form.offset * f)
+            for backend in [b.NAME for b in fitting_backends(model) if b.EXACT]:
+                r = optsched.solve(model, backend)
+                assert r.termination is Termination.OPTIMAL, (kind, g, f, backend, r.termination, r.message)
+                assert r.objective == pytest.approx(reference * f, rel=1e-7, abs=0.0), (kind, g, f, backend)

@@ -110,8 +110,9 @@ class CvxpyBackend(Backend):
                              f"(HIGHS does)")
         solver_options = {**solver_options, **(options["solver_options"] or {})}
         scale = 1.0
-        if solver == "HIGHS" and problem.is_mixed_integer():  # what a HiGHS MIP needs (models/forms.py)
-            solver_options = {**HIGHS_MIP_ORACLE_OPTIONS, **solver_options}
+        if problem.is_mixed_integer():  # what a HiGHS or SCIP MIP needs (models/forms.py)
+            if solver == "HIGHS":
+                solver_options = {**HIGHS_MIP_ORACLE_OPTIONS, **solver_options}
             scale = mip_objective_scale(model)
             if scale != 1.0:
                 problem = cp.Problem(type(problem.objective)(problem.objective.expr * scale), problem.constraints)

@@ -265,6 +265,7 @@ class HighsBackend(Backend):
         if form.hessian is not None and form.is_mip:
             return Result(Termination.ERROR, extra={"message": "HiGHS has no MIQP"})
         form, to_model = form.scaled_objective()  # a MIP's costs of order 1 (HIGHS_MIP_ORACLE_OPTIONS)
+        form, row_scale = form.scaled_rows()  # each row's coefficients of order 1 (its tolerances act there)
         session: HighsSession = state
         h = session.h
         _apply_options(h, options)
@@ -301,7 +302,8 @@ class HighsBackend(Backend):
             solution = as_standard(model).solution_from_vector(x)
             objective = to_model(info.objective_function_value)
             if not form.is_mip and info.dual_solution_status == 2:
-                duals = (np.asarray(sol.row_dual, dtype=np.float64), np.asarray(sol.col_dual, dtype=np.float64))
+                duals = (np.asarray(sol.row_dual, dtype=np.float64) * row_scale,
+                         np.asarray(sol.col_dual, dtype=np.float64))
         if form.is_mip:
             if np.isfinite(info.mip_dual_bound) and solution is not None:
                 bound = to_model(info.mip_dual_bound)

@@ -103,18 +103,18 @@ class PyomoBackend(Backend):
         }
         if getattr(model, "is_mip_formulation", True):
             kwargs["rel_gap"] = float(options["rel_gap"])
+            import pyomo.environ as pyo
+
+            from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, mip_objective_scale
+
             if name == "highs":  # what a HiGHS MIP needs to be an oracle (models/forms.py)
-                import pyomo.environ as pyo
-
-                from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, mip_objective_scale
-
                 kwargs["solver_options"].setdefault("mip_abs_gap", 0.0)  # as the highs backend
                 for key, value in HIGHS_MIP_ORACLE_OPTIONS.items():
                     kwargs["solver_options"].setdefault(key, value)
-                scale = mip_objective_scale(model)
-                if scale != 1.0:
-                    objective = next(m.component_data_objects(pyo.Objective, active=True))
-                    objective.set_value(objective.expr * scale)
+            scale = mip_objective_scale(model)  # costs of order 1, for HiGHS and SCIP alike
+            if scale != 1.0:
+                objective = next(m.component_data_objects(pyo.Objective, active=True))
+                objective.set_value(objective.expr * scale)
         if name == "scip_direct":
             from optsched.solvers.scip import ORACLE_PARAMS
 

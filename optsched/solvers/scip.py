@@ -104,18 +104,16 @@ def _add_standard_form(m: Any, form: StandardForm) -> list[Any]:
 
 
 def _add_escb(m: Any, model: Any) -> tuple[list[Any], float]:
-    """P3 on scaled data: mean c, variance c^2 (c a power of two, so every value is c times
-    P3's; the objective's size sum mean + sqrt(sum variance) in [16, 32)) and each capacity row
-    scaled by its own power of two. SCIP's values from 1e20 are infinite (means of 1e21 were
-    "error in input data", printed), and its tolerances are absolute: at data of 1e-90 any x
-    would do. Not [0.5, 1) as in ``escb_oa``: SCIP accepts t^2 <= u within 1e-6, which moves t
-    by about 1e-6 / (2 t), and 26 of 300 generated indices then ended ``gap_limit`` (0 of 400
-    at [16, 32), as unscaled). Returns the variables and c."""
+    """P3 on scaled data, as ``escb_oa`` solves it: mean c, variance c^2 (c a power of two, so
+    every value is c times P3's; ``escb_oa._scale``) and each capacity row scaled by its own
+    power of two. SCIP's values from 1e20 are infinite (means of 1e21 were "error in input
+    data", printed), and its tolerances are absolute: at data of 1e-90 any x would do. Returns
+    the variables and c."""
     import pyscipopt
 
     from optsched.solvers.escb_oa import _scale
 
-    c = _scale(model.mean, model.variance) * 2.0**5
+    c = _scale(model.mean, model.variance)
     mean, variance = np.asarray(model.mean) * c, np.asarray(model.variance) * c * c
     weights, capacity = scaled_rows(model.weights, model.capacity)
     n = model.n_items
@@ -171,7 +169,7 @@ class ScipBackend(Backend):
                 else:
                     # a MIP's costs of order 1: SCIP cuts off within 1e-4 (absolute) of an integral objective's step
                     form, to_model = as_standard(model).to_standard_form().scaled_objective()
-                    xs = _add_standard_form(m, form)
+                    xs = _add_standard_form(m, form.scaled_rows()[0])  # and rows of order 1
                 refused = None
             except Exception as exc:  # noqa: BLE001 - pyscipopt raises a bare Exception on bad data
                 refused = exc
