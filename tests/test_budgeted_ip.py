@@ -296,3 +296,17 @@ def test_cvxpy_highs_mip_has_the_parallel_rows_presolve_rule_off(options: dict) 
     solver, solver_options = model.to_standard_form().cvxpy_solver()
     problem.solve(solver=solver, **solver_options)  # the form's own advice, for a cvxpy user
     assert problem.value == pytest.approx(8.0)
+
+
+def test_a_member_the_inner_backend_cannot_hold_is_an_error_result_not_an_exception() -> None:
+    """Values past HiGHS's infinity: budget_exact fits the family (the inner backend is an
+    option), so ``compare`` and ``bench`` solve with it; the member's refusal is its result's
+    message (it raised ValueError after the checks had passed)."""
+    fam = BudgetFamily([5e21, 1.0, 2.0], [[1, 1, 1]], [2], [1, 1, 1], 2)
+    r = optsched.solve(fam, "budget_exact")
+    assert r.termination is Termination.ERROR
+    assert "P4(0): the inner backend 'highs' does not take it: highs: this instance holds the value 5e+21" in r.message
+    assert optsched.solve(fam, "budget_exact", inner="cpsat").termination is Termination.ERROR
+    assert optsched.solve(fam, "budget_exact", inner="brute_force").ok
+    table = optsched.compare(fam)
+    assert set(table["backend"]) >= {"budget_exact", "dp"}

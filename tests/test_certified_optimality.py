@@ -286,3 +286,29 @@ def test_rows_and_costs_scaled_by_powers_of_two_keep_every_exact_answer(kind):
                 r = optsched.solve(model, backend)
                 assert r.termination is Termination.OPTIMAL, (kind, g, f, backend, r.termination, r.message)
                 assert r.objective == pytest.approx(reference * f, rel=1e-7, abs=0.0), (kind, g, f, backend)
+
+
+@pytest.mark.parametrize("g", [2.0**-1000, 2.0**-40, 1.0, 2.0**60])
+def test_verification_judges_a_scaled_program_as_the_unscaled_one(g):
+    """A row's slack scales with the row (validate.row_slack): every 0-1 point of a budgeted IP
+    and of its linear program is feasible for the rows times g exactly when it is for the
+    unscaled rows. With a floor of 1 on the slack, rows of 2^-40 accepted points a whole item
+    beyond their capacity, so a solver's wrong answer there passed the seam's check."""
+    from optsched.generators import generate
+    from optsched.models.linear_program import LinearProgram
+
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        base = generate("budgeted_ip", 8, rng)
+        scaled = BudgetedIP(base.values, base.weights * g, base.capacity * g, budget_coeffs=base.budget_coeffs * g,
+                            budget=base.budget * g, mask=base.mask)
+        form = base.to_standard_form()
+        lp = LinearProgram(c=form.c, A=form.A.toarray() * g, row_lower=form.row_lower * g, row_upper=form.row_upper * g,
+                           col_lower=form.col_lower, col_upper=form.col_upper, integrality=form.integrality, sense="max")
+        for _ in range(40):
+            x = rng.random(base.n_items) < 0.5
+            x &= base.mask
+            chosen = np.flatnonzero(x)
+            feasible = not base.violations(chosen)
+            assert (not scaled.violations(chosen)) == feasible, (g, chosen)
+            assert (not lp.violations(x.astype(float))) == feasible, (g, chosen)

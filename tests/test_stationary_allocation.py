@@ -269,3 +269,27 @@ def test_first_order_answer_does_not_depend_on_how_its_kernels_were_compiled(tmp
                            check=True).stdout for _ in range(2)]
     assert any(tmp_path.rglob("*stationary_allocation_kernel*.nbi")), "the first run did not write the cache"
     assert runs[0] == runs[1]
+
+
+def test_dual_bound_ends_when_the_root_lies_among_subnormal_prices() -> None:
+    """Weights of 1e-320 put the root mu of a group's load among subnormal numbers, where
+    1e-13 of the bracket underflows to 0: the bracket stopped at one ulp and the loop never
+    ended (the bad-input fuzz met it through ``optsched solve``). It now stops after at most
+    ROOT_STEPS halvings; the bound is still a valid one (D at a mu where the load fits)."""
+    import signal
+
+    from optsched.solvers import stationary_allocation_kernel as kern
+
+    def hung(signum: int, frame: object) -> None:
+        raise TimeoutError("dual_bound did not return")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(30)
+    try:
+        total, mu, y = kern.dual_bound(np.array([1, 1]), np.array([1e-320, 2e-320]), np.array([1.0, 1.0]),
+                                       np.array([1.0, 1.0]), np.array([0, 2]), np.array([0, 1]), np.array([0.5]),
+                                       np.array([0.0, 0.0]))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert mu[0] > 0 and y.sum() <= 0.5 and np.isfinite(total)

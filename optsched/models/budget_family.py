@@ -19,7 +19,7 @@ import numpy as np
 
 from optsched.models.base import Model, register_fuzz, register_generator, register_model
 from optsched.models.budgeted_ip import ESDP_SLOT, BudgetedIP, esdp_slot_statistics, knapsack_fuzz_data
-from optsched.models.validate import positive_int, solution_indices
+from optsched.models.validate import positive_int, row_slack, solution_indices
 
 
 @register_model
@@ -87,7 +87,7 @@ class BudgetFamily(Model):
                 continue
             problems = base.violations(entry, tol=tol)
             got = float(self.budget_coeffs[solution_indices(entry)].sum())
-            if got < s - tol * max(1.0, s):
+            if got < s - float(row_slack(tol, np.float64(s), np.abs(self.budget_coeffs).max(initial=0.0))):
                 problems.append(f"budget_coeffs.x = {got:g} < {s}")
             if problems:
                 return [f"s = {s}: {problems[0]}"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import finite_float, float_array, solution_indices
+from optsched.models.validate import finite_float, float_array, row_slack, solution_indices
 
 if TYPE_CHECKING:
     pass
@@ -58,8 +58,9 @@ def index_violations(idx: np.ndarray, n: int, mask: np.ndarray) -> list[str]:
 
 
 def capacity_violations(w: np.ndarray, c: np.ndarray, idx: np.ndarray, tol: float) -> list[str]:
+    """Rows ``w x <= c`` broken by the 0-1 selection ``idx`` (:func:`row_slack` with x <= 1)."""
     load = w[:, idx].sum(axis=1)
-    over = np.flatnonzero(load > c + tol * np.maximum(1.0, np.abs(c)))
+    over = np.flatnonzero(load > c + row_slack(tol, c, np.abs(w).max(axis=1, initial=0.0)))
     return [f"resource {int(k)}: load {load[k]:g} > capacity {c[k]:g}" for k in over[:3]]
 
 
@@ -117,7 +118,7 @@ class BudgetedIP(Model):
             return problems
         problems = capacity_violations(self.weights, self.capacity, idx, tol)
         got = float(self.budget_coeffs[idx].sum())
-        if got < self.budget - tol * max(1.0, self.budget):
+        if got < self.budget - float(row_slack(tol, np.float64(self.budget), np.abs(self.budget_coeffs).max(initial=0.0))):
             problems.append(f"budget: budget_coeffs.x = {got:g} < {self.budget:g}")
         return problems
 

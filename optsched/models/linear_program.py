@@ -22,7 +22,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import finite_float, float_array, solution_vector
+from optsched.models.validate import finite_float, float_array, row_slack, solution_vector
 
 
 def _bounds(name: str, value: Any, length: int, missing: float) -> np.ndarray:
@@ -127,13 +127,18 @@ class LinearProgram(Model):
         if not np.isfinite(x).all():
             return ["solution has a non-finite entry"]
         out = []
-        for j in np.flatnonzero((x < self.col_lower - tol * (1 + np.abs(self.col_lower)))
-                                | (x > self.col_upper + tol * (1 + np.abs(self.col_upper))))[:3]:
+        # the variables' magnitude: the largest finite bound or |x_j| (a program scaled as a whole
+        # is checked as the unscaled one; row_slack scales each row's slack with the row)
+        finite = np.abs(np.concatenate([self.col_lower, self.col_upper, x]))
+        magnitude = float(finite[np.isfinite(finite)].max(initial=0.0))
+        for j in np.flatnonzero((x < self.col_lower - row_slack(tol, self.col_lower, magnitude))
+                                | (x > self.col_upper + row_slack(tol, self.col_upper, magnitude)))[:3]:
             out.append(f"x[{j}] = {x[j]:.9g} outside [{self.col_lower[j]:g}, {self.col_upper[j]:g}]")
         for j in np.flatnonzero(self.integrality & (np.abs(x - np.round(x)) > max(tol, 1e-6)))[:3]:
             out.append(f"x[{j}] = {x[j]:.9g} is not integer")
         ax = self.A @ x
-        bad = (ax < self.row_lower - tol * (1 + np.abs(self.row_lower))) | (ax > self.row_upper + tol * (1 + np.abs(self.row_upper)))
+        reach = abs(self.A).max(axis=1).toarray().ravel() * magnitude if self.A.shape[0] else np.zeros(0)
+        bad = (ax < self.row_lower - row_slack(tol, self.row_lower, reach)) | (ax > self.row_upper + row_slack(tol, self.row_upper, reach))
         for i in np.flatnonzero(bad)[:3]:
             out.append(f"row {i}: {ax[i]:.9g} outside [{self.row_lower[i]:g}, {self.row_upper[i]:g}]")
         return out

@@ -205,3 +205,10 @@ def check_keys(name: str, data: Any, *, required: Sequence[str], optional: Seque
     unknown = sorted(set(data) - set(required) - set(optional))
     if unknown:
         raise ValueError(f"{name}: unknown key {unknown[0]!r}")
+
+
+def row_slack(tol: float, side: np.ndarray, row_magnitude: np.ndarray) -> np.ndarray:
+    """How far past its side a row may be: ``tol`` times the row's own scale, the larger of
+    |side| and its largest |coefficient| times the variables' magnitude. Scaling a row scales
+    its slack (a floor of 1 let rows of 2^-40 pass points a whole item beyond their capacity)."""
+    return tol * np.maximum(np.abs(side), row_magnitude)

@@ -54,7 +54,12 @@ class BudgetExactBackend(Backend):
         solves = 0
         s = 0
         while s <= S:
-            r = inner.solve(fam.member(s), time_limit=remaining(time_limit, start))
+            member = fam.member(s)
+            refused = inner.fits(member)
+            if refused is not None:  # e.g. numbers past the inner solver's infinity: a result, as any failure
+                return Result(Termination.ERROR, iterations=solves,
+                              extra={"message": f"P4({s}): the inner backend {options['inner']!r} does not take it: {refused}"})
+            r = inner.solve(member, time_limit=remaining(time_limit, start))
             solves += 1
             if r.termination is Termination.INFEASIBLE:
                 if options["reuse"]:

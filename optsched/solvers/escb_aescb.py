@@ -247,6 +247,9 @@ class AescbBackend(Backend):
         upsilon, sigma2 = escb_scaled_coefficients(m.mean, m.variance, xi)
         S = int(upsilon.sum()) if max_budget is None else max_budget
         fam = BudgetFamily(sigma2.astype(np.float64), m.weights, m.capacity, upsilon, S)
+        refused = family.fits(fam)
+        if refused is not None:
+            return None, f"the family backend {family.name!r} does not take the scaled family: {refused}"
         r = family.solve(fam)
         if not r.ok:
             return None, f"the budget family by {family.name!r} ended {r.termination.value}: {r.message}"

@@ -17,6 +17,7 @@ from optsched.solvers.projection_kernel import project
 
 SPG_MEMORY = 8  # non-monotone Armijo search: compared with the worst of the last 8 values
 ARMIJO = 1e-4
+ROOT_STEPS = 2200  # each step of dual_bound's root search at least halves the bracket: from 1e308 to 5e-324 in < 2200
 STEP_MIN = 1e-10  # the Barzilai-Borwein step is kept in [STEP_MIN, REACH box / |g|_inf]
 REACH = 1e3  # a step never aims further than 1e3 box widths: beyond, the projection's
 # threshold t ~ |z| cancels against z and loses digits (1e10 lost 1e-7 of the optimum)
@@ -294,7 +295,9 @@ def dual_bound(kind, weight, alpha, upper, group_ptr, group_members, capacity, p
     one group at a time: mu_g = 0 when the responses fit c_g, else the root of the load
     sum_i y_i(price_i + mu) = c_g (decreasing in mu; every y_i is 0 above max_i w_i f_i'(0)),
     bracketed and found by regula falsi (Illinois), halving the bracket whenever a step does
-    not shrink it by half, to a relative width of 1e-13. D is valid at any mu >= 0; the mu
+    not shrink it by half, to a relative width of 1e-13 or for ``ROOT_STEPS`` steps (with
+    subnormal prices, where 1e-13 of hi underflows, the bracket stopped at one ulp and the loop
+    never ended). D is valid at any mu >= 0; the mu
     used is the bracket's upper end, where the load fits. Returns (D, mu, y) with y the
     responses at mu (a point of Y)."""
     G = capacity.size
@@ -315,8 +318,10 @@ def dual_bound(kind, weight, alpha, upper, group_ptr, group_members, capacity, p
             lo, hi = 0.0, top
             f_hi = -c  # no load at top
             side = 0
-            while hi - lo > 1e-13 * hi:
+            for _ in range(ROOT_STEPS):
                 width = hi - lo
+                if not width > 1e-13 * hi:
+                    break
                 t = lo + f_lo * (hi - lo) / (f_lo - f_hi) if f_lo > f_hi else 0.5 * (lo + hi)
                 if not lo < t < hi:
                     t = 0.5 * (lo + hi)
