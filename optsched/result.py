@@ -13,7 +13,8 @@ import enum
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
-# Objective and bound "agree" within this relative tolerance (floor 1: absolute below 1);
+# Objective and bound "agree" within this relative tolerance (absolute below 1, or below the
+# model's own smaller scale: ``agree``'s floor);
 # ``optimal`` is only said when they do. Also the tolerance of the objective re-check.
 OBJECTIVE_RTOL = 1e-6
 
@@ -66,9 +67,10 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
     return abs(bound - objective) / max(abs(bound), abs(objective), 1.0)
 
 
-def agree(objective: float, bound: float) -> bool:
-    """Objective and bound are equal within ``OBJECTIVE_RTOL`` (relative, absolute below 1)."""
-    return abs(bound - objective) <= OBJECTIVE_RTOL * max(1.0, abs(objective))
+def agree(objective: float, bound: float, floor: float = 1.0) -> bool:
+    """Objective and bound are equal within ``OBJECTIVE_RTOL`` (relative, absolute below
+    ``floor``: 1, or the model's own smaller scale, ``Model.objective_magnitude``)."""
+    return abs(bound - objective) <= OBJECTIVE_RTOL * max(floor, abs(objective))
 
 
 @dataclass(frozen=True, slots=True, init=False, eq=False)

@@ -229,11 +229,12 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         objective = model.objective(solution)
     if not math.isfinite(objective):
         return _error(model, result, f"the solution's objective is not finite ({objective})", backend, runtime_s, extra)
-    if result.objective is not None and not agree(objective, result.objective):
+    floor = _agreement_floor(model, objective)
+    if result.objective is not None and not agree(objective, result.objective, floor):
         return _error(model, result, f"reported objective {result.objective} but the solution's is {objective}",
                       backend, runtime_s, extra)
     bound = _finite_or_none(result.bound)
-    if term is Termination.OPTIMAL and bound is not None and not agree(objective, bound):
+    if term is Termination.OPTIMAL and bound is not None and not agree(objective, bound, floor):
         term = Termination.GAP_LIMIT
         extra = {**extra, "message": f"the solver stopped with objective {objective:.10g} and bound "
                                      f"{bound:.10g} further apart than {OBJECTIVE_RTOL:g} (a gap option?)"}
@@ -242,6 +243,15 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         extra = {**extra, "optimality": f"not certified: the options {loosened} change what the solver's optimal proves"}
     return sealed(term, objective, bound, solution, runtime_s, result.iterations, result.duals, result.best_bound,
                   model.name, backend, extra)
+
+
+def _agreement_floor(model: Model, objective: float) -> float:
+    """Below what |objective| agreement is absolute: 1, or the model's own scale when smaller
+    (asked only for objectives below 1: a policy's usual solve does not pay for it)."""
+    if abs(objective) >= 1.0:
+        return 1.0
+    magnitude = model.objective_magnitude()
+    return min(1.0, magnitude) if magnitude > 0 else 1.0
 
 
 def _feasible_at_zero(model: Model) -> bool:

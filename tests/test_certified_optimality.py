@@ -312,3 +312,21 @@ def test_verification_judges_a_scaled_program_as_the_unscaled_one(g):
             feasible = not base.violations(chosen)
             assert (not scaled.violations(chosen)) == feasible, (g, chosen)
             assert (not lp.violations(x.astype(float))) == feasible, (g, chosen)
+
+
+def test_optimal_needs_objective_and_bound_to_agree_at_the_models_own_scale():
+    """Agreement is absolute only below the model's own scale (Model.objective_magnitude): with
+    weights of 1e-12, a bound twice the objective agreed "within 1e-6" of 1 and stood as optimal."""
+    from optsched.models import SetPacking
+    from optsched.result import Result
+    from optsched.solve import finish
+
+    for scale, expected in ((1e-12, Termination.GAP_LIMIT), (1.0, Termination.GAP_LIMIT), (1e-3, Termination.GAP_LIMIT)):
+        model = SetPacking(3, [[0], [1], [2]], np.array([1.0, 2.0, 3.0]) * scale)
+        value = model.objective([0, 1, 2])
+        said = finish(model, Result(Termination.OPTIMAL, objective=value, bound=2 * value, solution=np.array([0, 1, 2])))
+        assert said.termination is expected, scale
+        right = finish(model, Result(Termination.OPTIMAL, objective=value, bound=value * (1 + 1e-9),
+                                     solution=np.array([0, 1, 2])))
+        assert right.termination is Termination.OPTIMAL, scale
+    assert SetPacking(3, [[0], [1], [2]], [1e-12, 2e-12, 3e-12]).objective_magnitude() == pytest.approx(6e-12)

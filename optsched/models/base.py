@@ -42,6 +42,17 @@ def cached_form(method: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _form_magnitude(model: Any) -> float:
+    form = model.to_standard_form()
+    reach = np.maximum(np.abs(form.col_lower), np.abs(form.col_upper))
+    c = np.abs(form.c)
+    total = float(c[c > 0] @ reach[c > 0]) + abs(float(form.offset))
+    if form.hessian is not None:
+        h = abs(form.hessian).tocoo()
+        total += 0.5 * float(np.sum(h.data * reach[h.row] * reach[h.col]))
+    return total if math.isfinite(total) else math.inf
+
+
 def register_model(cls: type["Model"]) -> type["Model"]:
     """Class decorator: make a model kind loadable by its ``name`` from JSON, with its ``FORMS``
     derived from the form protocols it implements (:func:`optsched.models.forms.forms_of`)."""
@@ -190,6 +201,16 @@ class Model(FrozenArrays):
         if "standard" in forms:
             return self.solution_from_vector(np.zeros(as_standard(self).to_standard_form().n_vars))  # type: ignore[attr-defined]
         return None
+
+    def objective_magnitude(self) -> float:
+        """A bound on |objective| over the model's points: the scale below which the seam's
+        agreement of objective and bound (:func:`optsched.result.agree`) is absolute. A standard
+        form's is sum_j |c_j| m_j + sum_ij |H_ij| m_i m_j / 2 + |offset| with m_j the larger
+        |bound| of x_j (costs of 1e-12 then agree within 1e-6 of their own scale, not of 1);
+        1 for a kind that does not say (agreement absolute below 1)."""
+        if "standard" not in type(self).FORMS:
+            return 1.0
+        return self.memo("objective_magnitude", lambda: _form_magnitude(self))
 
     def is_feasible(self, solution: Any, *, tol: float = 1e-9) -> bool:
         return not self.violations(solution, tol=tol)

@@ -55,6 +55,10 @@ class EscbIndex(Model):
     def is_integral(self) -> bool:
         return bool(np.all(self.weights == np.round(self.weights)) and np.all(self.capacity == np.round(self.capacity)))
 
+    def objective_magnitude(self) -> float:
+        """sum mean + sqrt(sum variance): the largest value any x can reach (``Model``)."""
+        return float(self.mean.sum() + math.sqrt(float(self.variance.sum())))
+
     def objective(self, solution: Any) -> float:
         idx = solution_indices(solution, self.n_items)
         return float(self.mean[idx].sum() + math.sqrt(float(self.variance[idx].sum())))
