@@ -372,3 +372,28 @@ def test_violations_report_each_constraint() -> None:
     assert "upper" in m.violations([1.2, 0.0])[0]
     assert "capacity" in m.violations([1.0, 1.0])[0]
     assert "shape" in m.violations([1.0])[0]
+
+
+@pytest.mark.parametrize("factor", [2.0**-300, 2.0**-40, 2.0**40])
+def test_projection_at_any_scale_is_optimal_where_certified(factor: float) -> None:
+    """z, upper and capacity times f: the projection is f times the unscaled one and its
+    objective f^2 times. HiGHS's tolerances are absolute: at f = 2^-40 it said "optimal" at twice
+    the optimum (all 30 of 30); the highs backend now scales columns and objective
+    (StandardForm.scaled_continuous). The cvxpy and Pyomo routes solve the program as stated and
+    say ``feasible`` (not certified) where its objective moves less than their tolerances."""
+    from optsched.generators import generate
+    from optsched.models import model_from_dict
+
+    rng = np.random.default_rng(41)
+    for _ in range(6):
+        base = generate("capacity_projection", 8, rng)
+        reference = optsched.solve(base, "highs").objective
+        d = base.to_dict()
+        model = model_from_dict({**d, **{k: [v * factor for v in d[k]] for k in ("z", "upper", "capacity")}})
+        for backend in optsched.backends(model):
+            r = optsched.solve(model, backend)
+            if backend in ("highs", "fast"):
+                assert r.termination is Termination.OPTIMAL, (backend, r.message)
+                assert r.objective == pytest.approx(reference * factor**2, rel=1e-6, abs=0.0), backend
+            elif backend in ("cvxpy", "pyomo") and factor < 1:
+                assert r.termination is Termination.FEASIBLE and "not certified" in r.extra["optimality"], backend

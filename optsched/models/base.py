@@ -42,15 +42,24 @@ def cached_form(method: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _form_magnitude(model: Any) -> float:
+def _form_magnitude(model: Any, *, offset: bool = True) -> float:
+    """sum_j |c_j| m_j + sum_ij |H_ij| m_i m_j / 2 (+ |offset|) of the model's standard form."""
     form = model.to_standard_form()
     reach = np.maximum(np.abs(form.col_lower), np.abs(form.col_upper))
     c = np.abs(form.c)
-    total = float(c[c > 0] @ reach[c > 0]) + abs(float(form.offset))
+    total = float(c[c > 0] @ reach[c > 0]) + (abs(float(form.offset)) if offset else 0.0)
     if form.hessian is not None:
         h = abs(form.hessian).tocoo()
         total += 0.5 * float(np.sum(h.data * reach[h.row] * reach[h.col]))
     return total if math.isfinite(total) else math.inf
+
+
+def objective_reach(model: "Model") -> float | None:
+    """How far a standard-form model's objective can move over its box (its magnitude without
+    the offset); None for a kind without a standard form."""
+    if "standard" not in type(model).FORMS:
+        return None
+    return model.memo("objective_reach", lambda: _form_magnitude(model, offset=False))
 
 
 def register_model(cls: type["Model"]) -> type["Model"]:

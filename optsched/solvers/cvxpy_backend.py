@@ -19,7 +19,7 @@ from optsched.models.base import Model
 from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy, mip_objective_scale
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
-from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
+from optsched.solvers.registry import Backend, Option, below_tolerance_scale, register_backend, remaining, tolerance_keys
 
 STATUS_TABLE: dict[str, Termination] = {
     "optimal": Termination.OPTIMAL,
@@ -141,6 +141,9 @@ class CvxpyBackend(Backend):
             termination = Termination.FEASIBLE
             uncertified = {"optimality": f"not certified: {solver} at its default tolerances is not this model's "
                                          f"oracle ({own_solver} with tight ones)"}
+        tiny = below_tolerance_scale(model)
+        if termination is Termination.OPTIMAL and tiny is not None:
+            termination, uncertified = Termination.FEASIBLE, {"optimality": tiny}
         solution = duals = None
         if termination in (Termination.OPTIMAL, Termination.FEASIBLE):
             # The objective is the model's own value of the returned point (the seam computes

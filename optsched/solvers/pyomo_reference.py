@@ -13,7 +13,7 @@ from optsched.models.base import Model
 from optsched.models.forms import SOLVER_INFINITY, as_pyomo, as_standard
 from optsched.result import Result, Termination
 from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, HIGHS_ACCURACY_OPTIONS
-from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
+from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
 
 # Pyomo TerminationCondition name -> termination. Every optsched model is bounded, so
 # "infeasibleOrUnbounded" can only mean infeasible.
@@ -141,6 +141,9 @@ class PyomoBackend(Backend):
             objective = float(res.incumbent_objective) / scale
             if res.objective_bound is not None and abs(res.objective_bound) != float("inf"):
                 bound = float(res.objective_bound) / scale
+        tiny = below_tolerance_scale(model)
+        if termination is Termination.OPTIMAL and tiny is not None:
+            termination = Termination.FEASIBLE
         return Result(termination, objective=objective, bound=bound, solution=solution,
-                      extra={"solver_status": term, "solver": name,
+                      extra={"solver_status": term, "solver": name, **({"optimality": tiny} if tiny else {}),
                              **({"log": buffer.getvalue()} if buffer is not None else {})})

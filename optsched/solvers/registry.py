@@ -63,6 +63,26 @@ def _memory_limit_bytes(raw: str) -> float:
     return gb * 2**30
 
 
+# Below this, a continuous program's objective moves less over its whole box than the absolute
+# tolerances of HiGHS (1e-7) and Clarabel: the cvxpy and Pyomo routes solve it as stated, and
+# their "optimal" is not a proof there (projections of data of 1e-12 came back at twice the
+# optimum through Pyomo and HiGHS). The highs backend scales such programs first.
+ABSOLUTE_TOLERANCE_SCALE = 1e-6
+
+
+def below_tolerance_scale(model: Model) -> str | None:
+    """Why a continuous program is too small for absolutely toleranced solvers to certify, or
+    None (a MIP's objective and rows are scaled on every route)."""
+    from optsched.models.base import objective_reach
+
+    reach = objective_reach(model)
+    # reach 0: the objective is constant on the box, and any feasible point is optimal
+    if reach is None or not 0 < reach < ABSOLUTE_TOLERANCE_SCALE or as_standard(model).to_standard_form().is_mip:
+        return None
+    return (f"not certified: this program's objective moves by at most {reach:.3g} over its box, below the "
+            f"solver's absolute tolerances ({ABSOLUTE_TOLERANCE_SCALE:g}); the highs backend scales it first")
+
+
 def form_elements(model: Model, backend: "Backend") -> float:
     """Variables + constraint nonzeros of the model's standard form when the backend solves that
     form (a size proxy for its set-up and memory; the form is built for the solve anyway), else
