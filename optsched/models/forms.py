@@ -122,8 +122,9 @@ class StandardForm:
     def scaled_rows(self) -> tuple["StandardForm", np.ndarray]:
         """This program with row i of A and its two sides multiplied by g_i, the power of two
         that brings the row's largest |coefficient| into [1, 2) (rows whose largest is within
-        :data:`ROWS_KEPT`, and empty rows, keep g_i = 1), and g. The same feasible set, exactly; what changes is what the
-        solvers' absolute numbers act on: HiGHS drops coefficients below 1e-9 and every MIP
+        :data:`ROWS_KEPT`, and empty rows, keep g_i = 1), and g. The same feasible set,
+        exactly; what changes is what the solvers' absolute numbers act on: HiGHS drops
+        coefficients below 1e-9 and every MIP
         solver accepts a row within an absolute tolerance, so rows of weights 2^-40 came back
         "optimal" at points 2 % to 90 % beyond their capacities. A row's dual on the original row
         is g_i times its dual here."""
@@ -366,13 +367,15 @@ def power_of_two_scale(largest: float) -> float:
     return 1.0 if largest == 0.0 else math.ldexp(1.0, min(1000, max(-1000, -math.frexp(largest)[1])))
 
 
-def scaled_rows(weights: np.ndarray, capacity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``W x <= capacity`` with each row multiplied by :func:`power_of_two_scale` of its largest
-    |entry| (the same constraint, exactly; an absolute feasibility tolerance of 1e-9 then means
-    1e-9 of the row's own scale)."""
+def scaled_capacity_rows(weights: np.ndarray, capacity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``W x <= capacity`` with each row whose largest |entry| (capacity included) is outside
+    :data:`ROWS_KEPT` multiplied by the power of two that brings it into [1, 2): the same
+    constraint, exactly, with the solvers' absolute tolerances acting on the row's own scale
+    (:meth:`StandardForm.scaled_rows` for a standard form's rows)."""
     w, c = np.asarray(weights, dtype=np.float64), np.asarray(capacity, dtype=np.float64)
     largest = np.maximum(np.abs(w).max(axis=1, initial=0.0), np.abs(c))
-    f = np.array([power_of_two_scale(float(v)) for v in largest])
+    kept = (largest == 0) | ((largest >= ROWS_KEPT[0]) & (largest < ROWS_KEPT[1]))
+    f = np.array([1.0 if keep else 2.0 * power_of_two_scale(float(v)) for keep, v in zip(kept, largest)])
     return w * f[:, None], c * f
 
 

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import power_of_two_scale, scaled_rows
+from optsched.models.forms import power_of_two_scale, scaled_capacity_rows
 from optsched.result import Result, Termination
 from optsched.solvers.highs import highs_termination, new_highs, run_highs, set_option
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend
@@ -68,7 +68,7 @@ class EscbOuterApproximationBackend(Backend):
         m: Any = model
         scale = _scale(m.mean, m.variance)
         n, var, mean = m.n_items, np.asarray(m.variance) * scale * scale, np.asarray(m.mean) * scale
-        weights, capacity = scaled_rows(m.weights, m.capacity)
+        weights, capacity = scaled_capacity_rows(m.weights, m.capacity)
         h = new_highs(options["threads"])
         h.setOptionValue("mip_rel_gap", 0.0)
         # HiGHS 1.14.0 presolve also answered a wrong "optimal" 1.2127 (x = {0, 1}) on the first

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_binary, as_standard, scaled_rows
+from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_binary, as_standard, scaled_capacity_rows
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
@@ -115,7 +115,7 @@ def _add_escb(m: Any, model: Any) -> tuple[list[Any], float]:
 
     c = _scale(model.mean, model.variance)
     mean, variance = np.asarray(model.mean) * c, np.asarray(model.variance) * c * c
-    weights, capacity = scaled_rows(model.weights, model.capacity)
+    weights, capacity = scaled_capacity_rows(model.weights, model.capacity)
     n = model.n_items
     xs = [m.addVar(vtype="B") for _ in range(n)]
     t = m.addVar(lb=0.0, ub=float(np.sqrt(variance.sum())))
