@@ -33,7 +33,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import power_of_two_scale, scaled_capacity_rows
+from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, power_of_two_scale, scaled_capacity_rows
 from optsched.result import Result, Termination
 from optsched.solvers.highs import highs_termination, new_highs, run_highs, set_option
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend
@@ -77,6 +77,10 @@ class EscbOuterApproximationBackend(Backend):
         # presolve rule switched off fixes it, presolve "off" does (found by the fuzz long run).
         # These MILPs have n + 1 columns and K + cuts rows: presolve buys little here.
         set_option(h, "presolve", "off")
+        # cuts that hold to 1e-10, not HiGHS's default 1e-6: a cut violated within 1e-6 returned
+        # its x again (iteration_limit, 1.8e-6 short) at some objective scales
+        for key in ("primal_feasibility_tolerance", "mip_feasibility_tolerance", "small_matrix_value"):
+            set_option(h, key, HIGHS_MIP_ORACLE_OPTIONS[key])
         # a primal heuristic with a fixed cost of ~4 ms a run, several times these small MILPs
         set_option(h, "mip_heuristic_run_feasibility_jump", False)
         inf = highspy.kHighsInf
