@@ -147,8 +147,14 @@ class _Program:
                 + s * np.maximum(y / s + x - m.xbar, 0.0) - s * np.maximum(z / s - x, 0.0))
 
     def projected_norm(self, x: np.ndarray, grad: np.ndarray) -> float:
-        """|| x - P(x - grad) ||: the gradient norm on the domain x <= C - w."""
-        return float(np.linalg.norm(x - np.minimum(x - grad, self.top)))
+        """|| x - P(x - grad) ||: the gradient norm on the domain x <= C - w, computed on the
+        vector divided by its largest entry (squares of entries past 1e154 overflowed, with a
+        warning, under penalties the option fuzz draws)."""
+        v = np.abs(x - np.minimum(x - grad, self.top))
+        top = float(v.max(initial=0.0))
+        if not 0.0 < top < math.inf:
+            return top
+        return top * math.sqrt(float(np.sum((v / top) ** 2)))
 
     def violation(self, x: np.ndarray, mu: float, y: np.ndarray, z: np.ndarray, s: float) -> float:
         """(25), with absolute values of its terms."""
@@ -267,7 +273,10 @@ class PseudoWelfareALMBackend(Backend):
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         assert isinstance(model, PseudoWelfare)
         deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
-        sol = alm_solve(model, **{k: options[k] for k in self.OPTIONS}, deadline=deadline)
+        # penalties the options allow (sigma0 = 1e2, p = 100, ...) overflow the Lagrangian to inf:
+        # alm_solve stops on a non-finite violation, and diverged iterates are an error below
+        with np.errstate(over="ignore", invalid="ignore"):
+            sol = alm_solve(model, **{k: options[k] for k in self.OPTIONS}, deadline=deadline)
         extra = {"outer": sol.outer, "inner": sol.inner, "violation": sol.violation,
                  "grad_norm": sol.grad_norm, "converged": sol.converged, "inner_limit_hits": sol.inner_limit_hits,
                  "raw_max_infeasibility": float(np.max(np.abs(sol.raw_x - sol.x))) if np.isfinite(sol.raw_x).all() else np.inf}
