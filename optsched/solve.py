@@ -229,12 +229,11 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         objective = model.objective(solution)
     if not math.isfinite(objective):
         return _error(model, result, f"the solution's objective is not finite ({objective})", backend, runtime_s, extra)
-    floor = _agreement_floor(model, objective)
-    if result.objective is not None and not agree(objective, result.objective, floor):
+    if result.objective is not None and not _agrees(model, objective, result.objective):
         return _error(model, result, f"reported objective {result.objective} but the solution's is {objective}",
                       backend, runtime_s, extra)
     bound = _finite_or_none(result.bound)
-    if term is Termination.OPTIMAL and bound is not None and not agree(objective, bound, floor):
+    if term is Termination.OPTIMAL and bound is not None and not _agrees(model, objective, bound):
         term = Termination.GAP_LIMIT
         extra = {**extra, "message": f"the solver stopped with objective {objective:.10g} and bound "
                                      f"{bound:.10g} further apart than {OBJECTIVE_RTOL:g} (a gap option?)"}
@@ -245,13 +244,16 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
                   model.name, backend, extra)
 
 
-def _agreement_floor(model: Model, objective: float) -> float:
-    """Below what |objective| agreement is absolute: 1, or the model's own scale when smaller
-    (asked only for objectives below 1: a policy's usual solve does not pay for it)."""
+def _agrees(model: Model, objective: float, other: float) -> bool:
+    """:func:`agree` with absolute agreement below 1, or below the model's own scale when it is
+    smaller (``Model.objective_magnitude``, asked only when the relative test alone fails for
+    an objective below 1: a policy's usual solve does not pay for it)."""
+    if agree(objective, other, 0.0):
+        return True
     if abs(objective) >= 1.0:
-        return 1.0
+        return False
     magnitude = model.objective_magnitude()
-    return min(1.0, magnitude) if magnitude > 0 else 1.0
+    return agree(objective, other, min(1.0, magnitude) if magnitude > 0 else 1.0)
 
 
 def _feasible_at_zero(model: Model) -> bool:

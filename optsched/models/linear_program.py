@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
-from optsched.models.forms import StandardForm
+from optsched.models.forms import StandardForm, row_largest
 from optsched.models.validate import finite_float, float_array, row_slack, solution_vector
 
 
@@ -137,7 +137,7 @@ class LinearProgram(Model):
         for j in np.flatnonzero(self.integrality & (np.abs(x - np.round(x)) > max(tol, 1e-6)))[:3]:
             out.append(f"x[{j}] = {x[j]:.9g} is not integer")
         ax = self.A @ x
-        reach = abs(self.A).max(axis=1).toarray().ravel() * magnitude if self.A.shape[0] else np.zeros(0)
+        reach = self.memo("row_largest", lambda: row_largest(self.A)) * magnitude
         bad = (ax < self.row_lower - row_slack(tol, self.row_lower, reach)) | (ax > self.row_upper + row_slack(tol, self.row_upper, reach))
         for i in np.flatnonzero(bad)[:3]:
             out.append(f"row {i}: {ax[i]:.9g} outside [{self.row_lower[i]:g}, {self.row_upper[i]:g}]")
