@@ -206,3 +206,15 @@ def test_aescb_refuses_xi_beyond_its_integers_and_data_beyond_any_xi() -> None:
         assert optsched.solve(model, "aescb", xi=3).ok
         huge = EscbIndex(mean=[1e19, 1.0, 1.0], variance=[1.0] * 3, weights=[[1, 2, 1]], capacity=[3])
         assert "aescb" not in optsched.backends(huge)
+
+
+def test_outer_approximation_cuts_hold_on_the_long_runs_instance_2055() -> None:
+    """Instance 2055 of the escb fuzz long run: with HiGHS's default feasibility tolerance (1e-6)
+    a cut violated within it returned its x again and escb_oa stopped at ``iteration_limit``;
+    its MILPs now hold cuts to 1e-10."""
+    model = EscbIndex(mean=[0.8970464598685896, 0.7280036027872115, 0.44441096757691867],
+                      variance=[0.10765808816451178, 0.10607159531394252, 0.2193161377169974],
+                      weights=[[1.573, 2.804, 0.994], [1.421, 0.515, 0.073]], capacity=[2.81, 0.96])
+    r = optsched.solve(model, "escb_oa", reuse_cuts=False)
+    assert r.termination is Termination.OPTIMAL, r.message
+    assert r.objective == pytest.approx(optsched.solve(model, "brute_force").objective, rel=1e-9)
