@@ -86,16 +86,15 @@ class StandardForm:
         finite = np.abs(self.c[np.isfinite(self.c)])
         return power_of_two_scale(float(finite.max()) if finite.size else 0.0)
 
-    def scaled_objective(self) -> tuple["StandardForm", Callable[[float], float]]:
-        """What the highs, scip and cpsat backends solve, and the map from its objective values (value,
-        bound) back to this program's. A MIP: c and H multiplied by :attr:`objective_scale`, no
-        offset (it cannot swamp the costs), v -> v / scale + offset. An LP or QP: itself (its
-        duals keep their meaning), v -> v."""
+    def scaled_objective(self) -> tuple["StandardForm", "Unscaling"]:
+        """What the highs, scip and cpsat backends solve for a MIP, and the :class:`Unscaling`
+        back to this program: c and H multiplied by :attr:`objective_scale`, no offset (it
+        cannot swamp the costs). An LP or QP: itself (:meth:`scaled_continuous` scales it)."""
         if not self.is_mip:
-            return self, float
-        f, offset = self.objective_scale, self.offset
+            return self, Unscaling()
+        f = self.objective_scale
         scaled = replace(self, c=self.c * f, offset=0.0, hessian=None if self.hessian is None else self.hessian * f)
-        return scaled, lambda v: float(v) / f + offset
+        return scaled, Unscaling(objective=f, offset=float(self.offset))
 
     def scaled_continuous(self) -> tuple["StandardForm", "Unscaling"]:
         """An LP or QP as the highs backend solves it: x = s x' with s the power of two that
@@ -358,8 +357,9 @@ def _kept(largest: Any) -> Any:
 
 @dataclass(frozen=True)
 class Unscaling:
-    """From a program scaled by :meth:`StandardForm.scaled_continuous` (x = column * x',
-    objective times ``objective`` without ``offset``) back to the original."""
+    """From a program scaled by :meth:`StandardForm.scaled_objective` or
+    :meth:`StandardForm.scaled_continuous` (x = column * x', objective times ``objective``
+    without ``offset``) back to the original."""
 
     column: float = 1.0
     objective: float = 1.0

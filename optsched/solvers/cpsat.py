@@ -140,7 +140,7 @@ class CpSatBackend(Backend):
             rhi = int(form.row_upper[i]) if np.isfinite(form.row_upper[i]) else _BIG
             m.add_linear_constraint(expr, rlo, rhi)
         # costs of order 1: mip_wanted_precision is absolute (weights of 1e-12 came back "optimal" 37 % short)
-        scaled, to_model = form.scaled_objective()
+        scaled, back = form.scaled_objective()
         nz = np.flatnonzero(scaled.c)
         objective = cp_model.LinearExpr.weighted_sum([xs[j] for j in nz], scaled.c[nz].tolist()) + scaled.offset
         (m.maximize if form.maximize else m.minimize)(objective)
@@ -170,8 +170,8 @@ class CpSatBackend(Backend):
             x = np.array([solver.value(v) for v in xs], dtype=np.float64)
             session.last_x = x if options["warm_start"] else None
             solution = as_standard(model).solution_from_vector(x)
-            objective_value = to_model(float(solver.objective_value))
-            bound = to_model(float(solver.best_objective_bound))
+            objective_value = back.value(solver.objective_value)
+            bound = back.value(solver.best_objective_bound)
             if name == "OPTIMAL" and options["absolute_gap_limit"] == 0:
                 # proven optimal at gap 0; CP-SAT leaves best_objective_bound stale when presolve
                 # alone solves the model (bound 17 for the optimum 0 of a 1-item knapsack whose

@@ -264,8 +264,8 @@ class HighsBackend(Backend):
         form = as_standard(model).to_standard_form()
         if form.hessian is not None and form.is_mip:
             return Result(Termination.ERROR, extra={"message": "HiGHS has no MIQP"})
-        form, to_model = form.scaled_objective()  # a MIP's costs of order 1 (HIGHS_MIP_ORACLE_OPTIONS)
-        form, back = form.scaled_continuous()  # an LP's or QP's columns and objective of order 1
+        # a MIP's costs of order 1 (HIGHS_MIP_ORACLE_OPTIONS); an LP's or QP's columns and objective
+        form, back = form.scaled_objective() if form.is_mip else form.scaled_continuous()
         form, row_scale = form.scaled_rows()  # each row's coefficients of order 1 (its tolerances act there)
         session: HighsSession = state
         h = session.h
@@ -301,13 +301,13 @@ class HighsBackend(Backend):
             x = np.asarray(sol.col_value, dtype=np.float64)
             session.last_x = x if options["warm_start"] else None
             solution = as_standard(model).solution_from_vector(back.x(x))
-            objective = back.value(to_model(info.objective_function_value))
+            objective = back.value(info.objective_function_value)
             if not form.is_mip and info.dual_solution_status == 2:
                 duals = (back.row_duals(np.asarray(sol.row_dual, dtype=np.float64) * row_scale),
                          back.column_duals(np.asarray(sol.col_dual, dtype=np.float64)))
         if form.is_mip:
             if np.isfinite(info.mip_dual_bound) and solution is not None:
-                bound = to_model(info.mip_dual_bound)
+                bound = back.value(info.mip_dual_bound)
         elif termination is Termination.OPTIMAL:
             bound = objective
         iterations = int(info.mip_node_count) if form.is_mip else int(

@@ -13,12 +13,13 @@ above 1e-6 the seam reports ``gap_limit`` (with the optimal objective) rather th
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_binary, as_standard, scaled_capacity_rows
+from optsched.models.forms import (SOLVER_INFINITY, StandardForm, Unscaling, as_binary, as_standard,
+                                   scaled_capacity_rows)
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
@@ -160,15 +161,14 @@ class ScipBackend(Backend):
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         start = time.perf_counter()
         m = _new_model(options)
-        to_model: Callable[[float], float] = float
         with captured_c_output() as printed:  # SCIP prints what it refuses in the data
             try:
                 if model.name == "escb_index":
                     xs, c = _add_escb(m, model)
-                    to_model = lambda v: float(v) / c  # noqa: E731
+                    back = Unscaling(objective=c)
                 else:
                     # a MIP's costs of order 1: SCIP cuts off within 1e-4 (absolute) of an integral objective's step
-                    form, to_model = as_standard(model).to_standard_form().scaled_objective()
+                    form, back = as_standard(model).to_standard_form().scaled_objective()
                     xs = _add_standard_form(m, form.scaled_rows()[0])  # and rows of order 1
                 refused = None
             except Exception as exc:  # noqa: BLE001 - pyscipopt raises a bare Exception on bad data
@@ -202,6 +202,6 @@ class ScipBackend(Backend):
             x = np.array([m.getSolVal(best, v) for v in xs], dtype=np.float64)
             solution = (as_binary(model) if model.name == "escb_index" else as_standard(model)).solution_from_vector(x)
             dual = m.getDualbound()
-            bound = to_model(dual) if np.isfinite(dual) else None
+            bound = back.value(dual) if np.isfinite(dual) else None
         return Result(termination, bound=bound, solution=solution, iterations=int(m.getNNodes()),
                       extra={"solver_status": name, **({"log": log} if options["log"] or log else {})})
