@@ -135,9 +135,7 @@ class StandardForm:
         "optimal" at points 2 % to 90 % beyond their capacities. A row's dual on the original row
         is g_i times its dual here."""
         a = self.A.tocsr()
-        largest = row_largest(a)
-        exponent = np.frexp(largest)[1]  # largest = m 2^e, m in [0.5, 1)
-        g = np.where(_kept(largest), 1.0, np.ldexp(1.0, np.clip(1 - exponent, -1000, 1000)))
+        g = row_factors(row_largest(a))
         if np.all(g == 1.0):
             return self, g
         import scipy.sparse as sp
@@ -355,6 +353,13 @@ def _kept(largest: Any) -> Any:
     return (largest == 0) | ((largest >= ROWS_KEPT[0]) & (largest < ROWS_KEPT[1]))
 
 
+def row_factors(largest: np.ndarray) -> np.ndarray:
+    """Per row, the power of two that brings its largest |entry| into [1, 2); 1 for a row
+    that is empty or within :data:`ROWS_KEPT`."""
+    exponent = np.frexp(largest)[1]  # largest = m 2^e, m in [0.5, 1)
+    return np.where(_kept(largest), 1.0, np.ldexp(1.0, np.clip(1 - exponent, -1000, 1000)))
+
+
 @dataclass(frozen=True)
 class Unscaling:
     """From a program scaled by :meth:`StandardForm.scaled_objective` or
@@ -391,8 +396,7 @@ def scaled_capacity_rows(weights: np.ndarray, capacity: np.ndarray) -> tuple[np.
     constraint, exactly, with the solvers' absolute tolerances acting on the row's own scale
     (:meth:`StandardForm.scaled_rows` for a standard form's rows)."""
     w, c = np.asarray(weights, dtype=np.float64), np.asarray(capacity, dtype=np.float64)
-    largest = np.maximum(np.abs(w).max(axis=1, initial=0.0), np.abs(c))
-    f = np.array([1.0 if keep else 2.0 * power_of_two_scale(float(v)) for keep, v in zip(_kept(largest), largest)])
+    f = row_factors(np.maximum(np.abs(w).max(axis=1, initial=0.0), np.abs(c)))
     return w * f[:, None], c * f
 
 
