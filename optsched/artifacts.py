@@ -165,11 +165,8 @@ def begin_set(manifest: str | Path) -> None:
 
 
 def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def write_manifest(path: str | Path, meta: dict[str, Any], files: list[Path]) -> Path:

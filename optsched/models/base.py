@@ -42,12 +42,13 @@ def cached_form(method: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _form_magnitude(model: Any, *, offset: bool = True) -> float:
-    """sum_j |c_j| m_j + sum_ij |H_ij| m_i m_j / 2 (+ |offset|) of the model's standard form."""
+def _form_reach(model: Any) -> float:
+    """sum_j |c_j| m_j + sum_ij |H_ij| m_i m_j / 2 of the model's standard form, m_j the larger
+    |bound| of x_j."""
     form = model.to_standard_form()
     reach = np.maximum(np.abs(form.col_lower), np.abs(form.col_upper))
     c = np.abs(form.c)
-    total = float(c[c > 0] @ reach[c > 0]) + (abs(float(form.offset)) if offset else 0.0)
+    total = float(c[c > 0] @ reach[c > 0])
     if form.hessian is not None:
         h = abs(form.hessian).tocoo()
         total += 0.5 * float(np.sum(h.data * reach[h.row] * reach[h.col]))
@@ -59,7 +60,7 @@ def objective_reach(model: "Model") -> float | None:
     the offset); None for a kind without a standard form."""
     if "standard" not in type(model).FORMS:
         return None
-    return model.memo("objective_reach", lambda: _form_magnitude(model, offset=False))
+    return model.memo("objective_reach", lambda: _form_reach(model))
 
 
 def register_model(cls: type["Model"]) -> type["Model"]:
@@ -217,9 +218,8 @@ class Model(FrozenArrays):
         form's is sum_j |c_j| m_j + sum_ij |H_ij| m_i m_j / 2 + |offset| with m_j the larger
         |bound| of x_j (costs of 1e-12 then agree within 1e-6 of their own scale, not of 1);
         1 for a kind that does not say (agreement absolute below 1)."""
-        if "standard" not in type(self).FORMS:
-            return 1.0
-        return self.memo("objective_magnitude", lambda: _form_magnitude(self))
+        reach = objective_reach(self)
+        return 1.0 if reach is None else reach + abs(float(self.to_standard_form().offset))  # type: ignore[attr-defined]
 
     def is_feasible(self, solution: Any, *, tol: float = 1e-9) -> bool:
         return not self.violations(solution, tol=tol)
