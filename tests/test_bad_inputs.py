@@ -219,6 +219,15 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "delorme_underscore_digits.dat": instance("delorme_underscore_digits.dat", "the profits holds a bad token: '1_0' is not an integer"),
     "delorme_plus_sign.dat": instance("delorme_plus_sign.dat", "the profits holds a bad token: '+1' is not an integer"),
     "delorme_non_ascii_digit.dat": instance("delorme_non_ascii_digit.dat", "the profits holds a bad token: '\u0661' is not an integer"),
+    # DIMACS clique graphs (.clq)
+    "clq_truncated.clq": instance("clq_truncated.clq", "the problem line declares 2 edges, the file lists 1"),
+    "clq_vertex_out_of_range.clq": instance("clq_vertex_out_of_range.clq", "line 2: vertex 4 outside 1..3"),
+    "clq_loop.clq": instance("clq_loop.clq", "line 2: a loop at vertex 2"),
+    "clq_negative_weight.clq": instance("clq_negative_weight.clq", "line 2: vertex 1 has a negative weight (-5)"),
+    "clq_edge_before_problem.clq": instance("clq_edge_before_problem.clq", "line 1: 'e' line before the problem line"),
+    "clq_unknown_line.clq": instance("clq_unknown_line.clq", "line 2: unknown line type 'v'"),
+    "clq_complement_too_large.clq": instance("clq_complement_too_large.clq", "12497500 non-adjacent vertex pairs, more than 1e+06"),
+    "clq_plus_sign.clq": instance("clq_plus_sign.clq", "line 2: '+2' is not an integer"),
     # OR-Library mknap (.txt)
     "mknap_truncated.txt": instance("mknap_truncated.txt", "instance 1: ends early"),
     "mknap_count_too_high.txt": instance("mknap_count_too_high.txt", "instance 2: ends early"),

@@ -127,14 +127,17 @@ def test_bench_reads_real_files_and_notes_absent_ones(tmp_path: Path) -> None:
     (data / "setpacking").mkdir(parents=True)
     # a Delorme file: m n; n profits; per row its count and its 1-based columns
     (data / "setpacking" / "didactic.dat").write_text("2 3\n5 4 3\n2\n1 2\n2\n2 3\n")
+    (data / "mwis").mkdir()  # a DIMACS graph: its heaviest clique is {1, 2} (4 + 3)
+    (data / "mwis" / "johnson8-4-4.clq").write_text("p edge 3 1\nn 1 4\nn 2 3\nn 3 6\ne 1 2\n")
     messages: list[str] = []
     cfg = BenchConfig(quick=True, models=("set_packing", "budgeted_ip"), repeats=1,
                       sizes={"set_packing": (5,), "budgeted_ip": (5,)}, data_dir=data, capture_papers=False)
     run_bench(cfg, tmp_path / "out", log=messages.append)
     df = pd.read_csv(tmp_path / "out" / "bench.csv")
     files = df[df["source"] == "file"]
-    assert set(files["instance"]) == {"didactic.dat"}
-    assert (files.loc[files["exact"], "objective"] == 8).all()  # sets {0, 2}: 5 + 3
+    assert set(files["instance"]) == {"didactic.dat", "johnson8-4-4.clq"}
+    exact = files[files["exact"]].groupby("instance")["objective"]
+    assert (exact.min() == exact.max()).all() and exact.min().to_dict() == {"didactic.dat": 8, "johnson8-4-4.clq": 7}
     assert any("absent" in m for m in messages)  # pb_100rnd0100.dat and orlib/mknap1.txt
     assert "absent" in (tmp_path / "out" / "summary.md").read_text()
 

@@ -8,11 +8,13 @@ names); with ``-m slow`` each benchmark runs end to end on its smallest argument
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_DATA
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted([*ROOT.glob("benchmarks/*.py"), *ROOT.glob("scripts/*.py")])
@@ -21,6 +23,7 @@ SCRIPTS = sorted([*ROOT.glob("benchmarks/*.py"), *ROOT.glob("scripts/*.py")])
 TINY_RUNS: dict[str, list[str]] = {
     "bench_aescb_gap": ["--instances", "3", "--slots", "10", "--per-slot", "2"],
     "bench_all": ["--quick", "--out", "{tmp}"],
+    "bench_cliques": ["--graphs", "johnson8-2-4", "MANN_a9", "--repeats", "3"],
     "bench_budget_dp": ["--repeats", "1", "--sample", "2", "--t", "50", "--max-cells", "1e8", "--pareto-box", "1e4",
                         "--reuse-upto", "8"],
     "bench_esdp": ["--horizon", "50", "--old-horizon", "20", "--repeats", "1"],
@@ -35,6 +38,9 @@ TINY_RUNS: dict[str, list[str]] = {
     "bench_sweep": ["--frames", "100", "--seeds", "1", "--repeats", "1"],
     "bench_time_limits": ["--limits", "0.2", "--big", "10000"],
 }
+
+
+NEEDS_SHARED_DATA = {"bench_cliques"}
 
 
 def test_every_benchmark_has_a_tiny_run() -> None:
@@ -57,8 +63,11 @@ def test_script_imports(path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TINY_RUNS))
 def test_benchmark_tiny_run(name: str, tmp_path: Path) -> None:
+    if name in NEEDS_SHARED_DATA and not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data directory {SHARED_DATA} is absent")
     args = [a.replace("{tmp}", str(tmp_path / "out")) for a in TINY_RUNS[name]]
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), *args], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=1800)
+                          capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "OPTSCHED_SHARED_DATA": str(SHARED_DATA)})
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr

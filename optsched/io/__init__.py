@@ -83,4 +83,4 @@ def load_instance(path: str | Path, instance: int | None = None) -> Model:
     return models[instance - 1]
 
 
-from optsched.io import delorme, json_instance, model_files, orlib  # noqa: E402,F401  (register the readers)
+from optsched.io import delorme, dimacs, json_instance, model_files, orlib  # noqa: E402,F401  (register the readers)
