@@ -23,7 +23,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import finite_float, float_array, row_slack, solution_indices
+from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, row_slack, solution_indices
 
 if TYPE_CHECKING:
     pass
@@ -57,10 +57,15 @@ def index_violations(idx: np.ndarray, n: int, mask: np.ndarray) -> list[str]:
     return [f"item {int(i)} is masked out" for i in off[:3]]
 
 
+def capacity_slack(w: np.ndarray, c: np.ndarray, tol: float = FEASIBILITY_TOL) -> np.ndarray:
+    """How far past ``c`` the rows ``w x <= c`` may load 0-1 selections (:func:`row_slack`, x <= 1)."""
+    return row_slack(tol, c, np.abs(w).max(axis=1, initial=0.0))
+
+
 def capacity_violations(w: np.ndarray, c: np.ndarray, idx: np.ndarray, tol: float) -> list[str]:
-    """Rows ``w x <= c`` broken by the 0-1 selection ``idx`` (:func:`row_slack` with x <= 1)."""
+    """Rows ``w x <= c`` broken by the 0-1 selection ``idx``."""
     load = w[:, idx].sum(axis=1)
-    over = np.flatnonzero(load > c + row_slack(tol, c, np.abs(w).max(axis=1, initial=0.0)))
+    over = np.flatnonzero(load > c + capacity_slack(w, c, tol))
     return [f"resource {int(k)}: load {load[k]:g} > capacity {c[k]:g}" for k in over[:3]]
 
 
@@ -118,14 +123,18 @@ class BudgetedIP(Model):
             return problems
         problems = capacity_violations(self.weights, self.capacity, idx, tol)
         got = float(self.budget_coeffs[idx].sum())
-        if got < self.budget - float(row_slack(tol, np.float64(self.budget), np.abs(self.budget_coeffs).max(initial=0.0))):
+        if got < self.budget - self.budget_slack(tol):
             problems.append(f"budget: budget_coeffs.x = {got:g} < {self.budget:g}")
         return problems
 
+    def budget_slack(self, tol: float = FEASIBILITY_TOL) -> float:
+        """How far short of ``budget`` the budget row may fall (:func:`row_slack`)."""
+        return float(row_slack(tol, np.float64(self.budget), np.abs(self.budget_coeffs).max(initial=0.0)))
+
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        x = rows.astype(np.float64)
-        feasible = np.all(x @ self.weights.T <= self.capacity, axis=1)
-        feasible &= x @ self.budget_coeffs >= self.budget
+        x = rows.astype(np.float64)  # the rows of violations, at its default tolerance
+        feasible = np.all(x @ self.weights.T <= self.capacity + capacity_slack(self.weights, self.capacity), axis=1)
+        feasible &= x @ self.budget_coeffs >= self.budget - self.budget_slack()
         feasible &= ~np.any(rows[:, ~self.mask], axis=1)
         return feasible, x @ self.values
 

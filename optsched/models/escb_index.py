@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from optsched.models.base import Model, register_fuzz, register_generator, register_model
-from optsched.models.budgeted_ip import (ESDP_SLOT, capacity_violations, esdp_slot_statistics,
+from optsched.models.budgeted_ip import (ESDP_SLOT, capacity_slack, capacity_violations, esdp_slot_statistics,
                                          index_violations, knapsack_fuzz_data, knapsack_rows)
 from optsched.models.validate import float_array, solution_indices
 
@@ -69,8 +69,8 @@ class EscbIndex(Model):
         return problems or capacity_violations(self.weights, self.capacity, idx, tol)
 
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        x = rows.astype(np.float64)
-        feasible = np.all(x @ self.weights.T <= self.capacity, axis=1)
+        x = rows.astype(np.float64)  # the rows of violations, at its default tolerance
+        feasible = np.all(x @ self.weights.T <= self.capacity + capacity_slack(self.weights, self.capacity), axis=1)
         return feasible, x @ self.mean + np.sqrt(x @ self.variance)
 
     def solution_from_vector(self, x: np.ndarray) -> np.ndarray:

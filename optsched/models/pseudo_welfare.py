@@ -30,7 +30,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import finite_float, float_array, solution_vector
+from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, solution_vector
 from optsched.models import prices, utilities
 
 if TYPE_CHECKING:
@@ -253,7 +253,7 @@ class PseudoWelfareIntegral(JobWelfare):
 
     @property
     def takeable(self) -> np.ndarray:
-        return self.usage + self.xbar <= self.capacity
+        return self.usage + self.xbar <= self.capacity  # Phi_r is not defined past C_r
 
     @property
     def unit_values(self) -> np.ndarray:
@@ -292,7 +292,8 @@ class PseudoWelfareIntegral(JobWelfare):
 
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         z = rows.astype(np.float64)
-        feasible = (z @ self.xbar <= self.rho * (1 + 1e-12)) & ~(rows & ~self.takeable).any(axis=1)
+        # the rows of violations, at its default tolerance
+        feasible = (z @ self.xbar <= self.rho + FEASIBILITY_TOL * max(1.0, self.rho)) & ~(rows & ~self.takeable).any(axis=1)
         return feasible, z @ self.unit_values
 
 

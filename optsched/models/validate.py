@@ -207,6 +207,12 @@ def check_keys(name: str, data: Any, *, required: Sequence[str], optional: Seque
         raise ValueError(f"{name}: unknown key {unknown[0]!r}")
 
 
+# The models' own feasibility tolerance: ``violations``' default ``tol``, and what every
+# vectorised test of the same rows (brute force's ``evaluate_binary``, the DP's budget) uses.
+# A strict float test is not the model's math: 0.1 + 0.2 > 0.3 in floats.
+FEASIBILITY_TOL = 1e-9
+
+
 def row_slack(tol: float, side: np.ndarray, row_magnitude: np.ndarray) -> np.ndarray:
     """How far past its side a row may be: ``tol`` times the row's own scale, the larger of
     |side| and its largest |coefficient| times the variables' magnitude. Scaling a row scales

@@ -93,6 +93,11 @@ def _check(values: Any, weights: Any, capacity: Any, budget_coeffs: Any, max_bud
     b = _int_vector("budget_coeffs", budget_coeffs, n)
     if isinstance(max_budget, bool) or not float(max_budget).is_integer() or max_budget < 0:
         raise ValueError(f"max_budget: expected a whole number >= 0, got {max_budget!r}")
+    # the table sums weights and budget coefficients in int64: every such sum must fit
+    if w.size and np.any(w.sum(axis=1, dtype=np.float64) >= SUM_LIMIT):
+        raise ValueError("weights: a row sums to 2^62 or more, beyond the DP's int64 sums")
+    if b.sum(dtype=np.float64) >= SUM_LIMIT or max_budget > SUM_LIMIT:
+        raise ValueError("budget_coeffs: they (or max_budget) reach 2^62 or more, beyond the DP's int64 sums")
     keep = np.ones(n, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
     if keep.shape != (n,):
         raise ValueError(f"mask: expected a vector of length {n}")
@@ -102,6 +107,7 @@ def _check(values: Any, weights: Any, capacity: Any, budget_coeffs: Any, max_bud
 # Entries a table may hold: dense cells (1 bit each kept, plus two live levels of 8 bytes) or
 # Pareto points (24 bytes each: 2e8 points are 4.8 GB).
 DEFAULT_MAX_CELLS = 2e8
+SUM_LIMIT = 2.0**62
 
 
 class TableTooLarge(ValueError):
@@ -407,11 +413,14 @@ def _member_result(model: Any, fam: BudgetFamilySolution) -> dict[str, Any]:
 
 
 def _member_budget(model: Any) -> int:
-    """The table's last s for one ``budgeted_ip``: its budget, or one past the most the budget
-    coefficients can sum to when the budget is beyond it (every such budget is unreachable
-    alike; a budget of 2^63 overflowed the table's int64 budget axis)."""
+    """The table's last s for one ``budgeted_ip``: the least whole s the model's budget row
+    accepts (its budget less the row's slack, ``BudgetedIP.budget_slack``: a budget of 2 + 1e-12
+    is met by 2), or one past the most the budget coefficients can sum to when the budget is
+    beyond it (every such budget is unreachable alike; a budget of 2^63 overflowed the table's
+    int64 budget axis)."""
     reachable = float(np.sum(model.budget_coeffs))
-    return int(math.ceil(model.budget)) if model.budget <= reachable else int(min(reachable, 2.0**62)) + 1
+    least = max(0, math.ceil(model.budget - model.budget_slack()))
+    return int(least) if least <= reachable else int(min(reachable, SUM_LIMIT)) + 1
 
 
 # model kind -> (largest budget the table needs, how to read the result back)

@@ -1,0 +1,106 @@
+"""One feasibility rule per model: every vectorised test of a model's rows (brute force's
+``evaluate_binary``, the DP's budget) accepts exactly what the
+model's own ``violations`` accepts at its default tolerance (``FEASIBILITY_TOL``), on every
+vector where the model's objective is defined.
+
+A strict float test is not the model's math: with weights 0.1 and 0.2 and a capacity of 0.3
+the sum is 0.30000000000000004, and brute force called a worse selection "optimal" while every
+solver and ``violations`` took both items. The instances here sit on their rows' boundaries:
+capacities and budgets are sums of random subsets of decimal data, summed in another order
+and moved by a few ulps or by 1e-12 of the row either way."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import optsched
+from optsched.models import BudgetedIP, EscbIndex
+from optsched.models.forms import all_binary_rows, as_binary
+from optsched.models.pseudo_welfare import PseudoWelfareIntegral
+from optsched.result import Termination
+
+DECIMALS = np.array([0.1, 0.2, 0.3, 0.7, 1.1, 2.675, 1e-3, 0.35])
+
+
+def _boundary(rng: np.random.Generator, data: np.ndarray) -> float:
+    """A subset's sum of ``data`` in reverse order, moved by a few ulps or 1e-12 relative."""
+    subset = data[rng.random(data.shape[0]) < 0.5][::-1]
+    total = float(sum(subset.tolist()))
+    move = rng.choice([0.0, 1.0, -1.0, 2.0, -2.0, 1e3, -1e3, 1e4, -1e4])
+    return max(0.0, total + move * np.spacing(max(total, 1.0)))
+
+
+def boundary_models(seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 8))
+    w = rng.choice(DECIMALS, size=(2, n))
+    values = rng.choice(DECIMALS, size=n) * rng.choice([-1.0, 1.0], size=n)
+    b = rng.choice(DECIMALS, size=n)
+    capacity = [_boundary(rng, w[k]) for k in range(2)]
+    models = [
+        BudgetedIP(values=values, weights=w, capacity=capacity, budget_coeffs=b, budget=_boundary(rng, b)),
+        EscbIndex(mean=np.abs(values), variance=rng.choice(DECIMALS, size=n), weights=w, capacity=capacity),
+    ]
+    xbar = rng.choice(DECIMALS, size=n)
+    usage = rng.choice(DECIMALS, size=n) * (rng.random(n) < 0.5)
+    capacity = np.array([usage[r] + xbar[r] for r in range(n)]) * rng.choice([1.0, 1 + 1e-12, 1 - 1e-12], size=n)
+    models.append(PseudoWelfareIntegral(utility="linear", a=np.full(n, 2.0), beta=np.full(n, 0.3), capacity=capacity,
+                                        xbar=xbar, rho=_boundary(rng, xbar), usage=usage))
+    return models
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_brute_force_rows_are_the_models_own_rule(seed: int) -> None:
+    for model in boundary_models(seed):
+        form = as_binary(model)
+        rows = all_binary_rows(form.n_binary, 0, 1 << form.n_binary)
+        feasible, values = form.evaluate_binary(rows)
+        for row, ok, value in zip(rows, feasible, values):
+            if isinstance(model, PseudoWelfareIntegral) and (row & ~model.takeable).any():
+                continue  # a unit past C_r: its price, hence its value, is not defined there
+            solution = form.solution_from_vector(row.astype(np.float64))
+            assert bool(ok) == (model.violations(solution) == []), (model.name, row, model.violations(solution))
+            if ok:
+                assert value == pytest.approx(model.objective(solution), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_brute_force_dp_and_highs_agree_on_the_boundary(seed: int) -> None:
+    model = boundary_models(seed)[0]
+    results = {b: optsched.solve(model, b) for b in ("brute_force", "highs", "dp") if b in optsched.backends(model)}
+    terms = {b: r.termination for b, r in results.items()}
+    if any(t is Termination.OPTIMAL for t in terms.values()):
+        assert all(t is Termination.OPTIMAL for t in terms.values()), terms
+        best = results["brute_force"].objective
+        assert all(r.objective == pytest.approx(best, rel=1e-9, abs=1e-9) for r in results.values())
+    else:
+        assert all(t is Termination.INFEASIBLE for t in terms.values()), terms
+
+
+def test_decimal_weights_that_sum_to_the_capacity() -> None:
+    """The reviewer's case: 0.1 + 0.2 meets 0.3; brute force said "optimal" 2 instead of 3."""
+    for model in (BudgetedIP(values=[1, 2, 3], weights=[[0.1, 0.2, 0.7]], capacity=[0.3]),
+                  EscbIndex(mean=[1, 2, 3], variance=[0, 0, 0], weights=[[0.1, 0.2, 0.7]], capacity=[0.3])):
+        result = optsched.solve(model, "brute_force")
+        assert result.termination is Termination.OPTIMAL and result.objective == 3.0
+
+
+@pytest.mark.parametrize(("values", "budget", "optimum"), [([-1.0, -2.0], 1e-12, 0.0), ([1.0, 2.0], 2 + 1e-12, 3.0)])
+def test_a_budget_a_hair_past_a_whole_number_is_the_rows_own(values: list[float], budget: float, optimum: float) -> None:
+    """The DP took ceil(budget): 1e-12 became a budget of 1 and 2 + 1e-12 one of 3, which the
+    model's own budget row (and HiGHS, SCIP, cvxpy, Pyomo) does not ask for."""
+    model = BudgetedIP(values=values, weights=[[1, 1]], capacity=[2], budget_coeffs=[1, 1], budget=budget)
+    for backend in ("dp", "brute_force", "highs"):
+        result = optsched.solve(model, backend)
+        assert result.termination is Termination.OPTIMAL and result.objective == optimum, backend
+
+
+def test_dp_refuses_sums_its_int64_table_cannot_hold_instead_of_raising_overflow() -> None:
+    model = BudgetedIP(values=[1, 2, 3], weights=[[1, 1, 1]], capacity=[3], budget_coeffs=[2**62, 2**62, 1], budget=2**63)
+    assert "dp" not in optsched.backends(model)
+    assert optsched.solve(model).termination is Termination.OPTIMAL  # the default backend: HiGHS
+    with pytest.raises(ValueError, match="budget_coeffs: they .or max_budget. reach 2\\^62"):
+        optsched.solve(model, "dp")
+    heavy = BudgetedIP(values=[1, 2], weights=[[2**62, 2**62]], capacity=[2**62])
+    assert "dp" not in optsched.backends(heavy) and optsched.solve(heavy, "highs").objective == 2.0
