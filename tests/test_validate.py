@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import optsched
 from optsched.models.validate import LARGE, MAX_MAGNITUDE, float_array, finite_float
 
 SIZES = [1, LARGE - 1, LARGE, 3 * LARGE + 7]
@@ -74,3 +75,49 @@ def test_float_array_large_path_keeps_shape_order_and_options(size):
         float_array("v", y, nonnegative=True)
     y[-1] = np.inf
     assert float_array("v", y, allow_inf=True)[-1] == np.inf
+
+
+def test_a_linear_program_owns_its_sparse_matrices() -> None:
+    """A caller's scipy matrices were kept by reference: changing them afterwards changed the
+    frozen model (and could put NaN past its validation)."""
+    import scipy.sparse as sp
+
+    from optsched.models import LinearProgram
+
+    A = sp.csr_matrix(np.array([[2.0, 3.0]]))
+    H = sp.csc_matrix(np.array([[2.0, 0.0], [0.0, 2.0]]))
+    model = LinearProgram(c=[-1.0, -1.0], A=A, row_lower=[None], row_upper=[1.0], col_lower=[0, 0], col_upper=[3, 3],
+                          hessian=H)
+    before = optsched.solve(model, "highs").objective
+    A.data[0], H.data[0] = np.nan, -1.0
+    assert not np.shares_memory(model.A.data, A.data) and not np.shares_memory(model.hessian.data, H.data)
+    assert optsched.solve(model, "highs").objective == before
+    with pytest.raises(ValueError):
+        model.A.data[0] = 5.0  # read-only, as every array of a model
+
+
+@pytest.mark.parametrize(("field", "matrix", "words"), [
+    ("A", "sparse", "A: contains NaN"),
+    ("A", "huge", "A: holds 1e+200"),
+    ("hessian", "sparse", "hessian: contains NaN"),
+    ("hessian", "huge", "hessian: holds 1e+200"),
+    ("hessian", "indefinite", "hessian: not positive semidefinite (least eigenvalue -1)"),
+    ("hessian", "indefinite_dense", "hessian: not positive semidefinite (least eigenvalue -1)"),
+])
+def test_a_linear_programs_sparse_data_is_checked_as_its_dense_data(field: str, matrix: str, words: str) -> None:
+    import scipy.sparse as sp
+
+    from optsched.models import LinearProgram
+
+    data = {"sparse": sp.csr_matrix(np.array([[np.nan, 0.0], [0.0, 2.0]])),
+            "huge": sp.csr_matrix(np.array([[1e200, 0.0], [0.0, 2.0]])),
+            "indefinite": sp.csc_matrix(np.array([[1.0, 0.0], [0.0, -1.0]])),
+            "indefinite_dense": [[0.0, 1.0], [1.0, 0.0]]}[matrix]
+    kwargs = {"c": [-1.0, -1.0], "A": [[1.0, 1.0]], "row_lower": [None], "row_upper": [1.0], "col_lower": [0, 0],
+              "col_upper": [3, 3]}
+    if field == "A":
+        kwargs.update(A=data, row_lower=[None, None], row_upper=[1.0, 1.0])
+    else:
+        kwargs["hessian"] = data
+    with pytest.raises(ValueError, match=words.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")):
+        LinearProgram(**kwargs)

@@ -32,6 +32,40 @@ def _bounds(name: str, value: Any, length: int, missing: float) -> np.ndarray:
     return float_array(name, value, shape=(length,), allow_inf=True)
 
 
+def _own_sparse(name: str, value: Any, layout: Any) -> Any:
+    """The model's own copy of a scipy sparse matrix (a caller changing theirs afterwards leaves
+    the model alone), its entries checked as :func:`float_array` checks dense ones, read-only."""
+    matrix = layout(value, dtype=np.float64, copy=True)
+    matrix.sum_duplicates()
+    matrix.data = float_array(name, matrix.data)
+    for part in (matrix.indices, matrix.indptr):
+        part.setflags(write=False)
+    return matrix
+
+
+# Positive semidefinite up to this much of the Hessian's largest entry (rounding of a PSD
+# matrix's eigenvalues); the check is dense, so only up to SEMIDEFINITE_CHECK_MAX columns.
+SEMIDEFINITE_RTOL = 1e-10
+SEMIDEFINITE_CHECK_MAX = 4000
+
+
+def _check_semidefinite(hess: Any) -> None:
+    """ValueError unless ``hess`` is positive semidefinite (the solvers' convex QP; a HiGHS or
+    SCIP run on an indefinite one only fails): the least eigenvalue of its symmetric part, for
+    up to SEMIDEFINITE_CHECK_MAX columns; beyond, the diagonal must be >= 0 (necessary)."""
+    scale = float(abs(hess).max()) if hess.nnz else 0.0
+    if scale == 0.0:
+        return
+    if hess.shape[0] > SEMIDEFINITE_CHECK_MAX:
+        if (hess.diagonal() < 0).any():
+            raise ValueError("hessian: has a negative diagonal entry, so it is not positive semidefinite")
+        return
+    least = float(np.linalg.eigvalsh(hess.toarray() / scale)[0])
+    if least < -SEMIDEFINITE_RTOL:
+        raise ValueError(f"hessian: not positive semidefinite (least eigenvalue {least * scale:.3g}); "
+                         "only convex quadratic objectives are solved")
+
+
 @register_model
 @dataclass(frozen=True, eq=False)
 class LinearProgram(Model):
@@ -62,9 +96,7 @@ class LinearProgram(Model):
         c = float_array("c", self.c, min_size=1)
         n = c.shape[0]
         if sp.issparse(self.A):
-            A = sp.csr_matrix(self.A, dtype=np.float64)
-            if A.nnz and not np.isfinite(A.data).all():
-                raise ValueError("A: contains a non-finite value")
+            A = _own_sparse("A", self.A, sp.csr_matrix)
         else:
             dense = float_array("A", self.A, ndim=2) if np.size(self.A) else np.zeros((0, n))
             A = sp.csr_matrix(dense)
@@ -89,10 +121,11 @@ class LinearProgram(Model):
             raise ValueError(f"sense: expected 'min' or 'max', got {self.sense!r}")
         hess = None
         if self.hessian is not None:
-            hess = sp.csc_matrix(self.hessian if sp.issparse(self.hessian) else float_array("hessian", self.hessian,
-                                                                                           ndim=2, shape=(n, n)))
+            hess = (_own_sparse("hessian", self.hessian, sp.csc_matrix) if sp.issparse(self.hessian)
+                    else sp.csc_matrix(float_array("hessian", self.hessian, ndim=2, shape=(n, n))))
             if hess.shape != (n, n) or abs(hess - hess.T).max() > 1e-12 * max(1.0, abs(hess).max()):
                 raise ValueError("hessian: expected a symmetric (n, n) matrix")
+            _check_semidefinite(hess)
             if self.sense == "max" or integ.any():
                 raise ValueError("hessian: quadratic objectives only for minimisation without integer variables")
         for key, value in (("c", c), ("A", A), ("row_lower", rlo), ("row_upper", rhi), ("col_lower", clo),

@@ -198,7 +198,7 @@ class AescbBackend(Backend):
     OPTIONS: Mapping[str, Option] = {
         "xi": Option(32, int, "scaling xi of (13)-(14)", minimum=1, maximum=2**20),
         "max_budget": Option(None, int, "largest budget S of the family (default: sum of Upsilon)", minimum=0,
-                             nullable=True),
+                             maximum=2**62, nullable=True),
         "method": Option("envelope", str, "DP route: envelope (only s*) or a whole-family DP method",
                          choices=("envelope", *DP_METHODS)),
         "family_backend": Option("dp", str, "budget_family backend of the family (dp: Algorithm 2)", per_solve=False),
@@ -227,6 +227,10 @@ class AescbBackend(Backend):
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         m: Any = model
         xi = int(options["xi"])
+        top = largest_xi(m.mean, m.variance)
+        if xi > top:  # the instance fits at xi = 1 (fits_instance), not at this xi: a status, not a raise
+            return Result(Termination.ERROR, extra={"message": f"xi: {xi} scales these means and variances beyond the "
+                                                               f"DP's integers (2^62); at most {math.floor(top)} fits them"})
         if options["family_backend"] == "dp":
             x, value = aescb_index(m.mean, m.variance, m.weights, m.capacity, xi, options["max_budget"],
                                    method=options["method"])
