@@ -73,6 +73,18 @@ def agree(objective: float, bound: float, floor: float = 1.0) -> bool:
     return abs(bound - objective) <= OBJECTIVE_RTOL * max(floor, abs(objective))
 
 
+def agrees_at_scale(model: Any, objective: float, other: float) -> bool:
+    """:func:`agree` with absolute agreement below 1, or below the model's own scale when it is
+    smaller (``Model.objective_magnitude``, asked only when the relative test alone fails for
+    an objective below 1: a policy's usual solve does not pay for it)."""
+    if agree(objective, other, 0.0):
+        return True
+    if abs(objective) >= 1.0:
+        return False
+    magnitude = model.objective_magnitude()
+    return agree(objective, other, min(1.0, magnitude) if magnitude > 0 else 1.0)
+
+
 @dataclass(frozen=True, slots=True, init=False, eq=False)
 class Result:
     """What a backend returns through the seam (``optsched.solve``, ``Prepared.solve``).

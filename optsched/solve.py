@@ -34,7 +34,7 @@ import numpy as np
 from optsched.config import MAX_WORKERS, whole_number, within_memory
 from optsched.models.base import Model, model_kinds
 from optsched.models.validate import finite_float
-from optsched.result import OBJECTIVE_RTOL, Result, Termination, agree, relative_gap, sealed
+from optsched.result import OBJECTIVE_RTOL, Result, Termination, agrees_at_scale, relative_gap, sealed
 from optsched.solvers.registry import Backend, fitting_backends, get_backend, kind_backends
 
 if TYPE_CHECKING:
@@ -229,11 +229,11 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         objective = model.objective(solution)
     if not math.isfinite(objective):
         return _error(model, result, f"the solution's objective is not finite ({objective})", backend, runtime_s, extra)
-    if result.objective is not None and not _agrees(model, objective, result.objective):
+    if result.objective is not None and not agrees_at_scale(model, objective, result.objective):
         return _error(model, result, f"reported objective {result.objective} but the solution's is {objective}",
                       backend, runtime_s, extra)
     bound = _finite_or_none(result.bound)
-    if term is Termination.OPTIMAL and bound is not None and not _agrees(model, objective, bound):
+    if term is Termination.OPTIMAL and bound is not None and not agrees_at_scale(model, objective, bound):
         term = Termination.GAP_LIMIT
         extra = {**extra, "message": f"the solver stopped with objective {objective:.10g} and bound "
                                      f"{bound:.10g} further apart than {OBJECTIVE_RTOL:g} (a gap option?)"}
@@ -242,18 +242,6 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         extra = {**extra, "optimality": f"not certified: the options {loosened} change what the solver's optimal proves"}
     return sealed(term, objective, bound, solution, runtime_s, result.iterations, result.duals, result.best_bound,
                   model.name, backend, extra)
-
-
-def _agrees(model: Model, objective: float, other: float) -> bool:
-    """:func:`agree` with absolute agreement below 1, or below the model's own scale when it is
-    smaller (``Model.objective_magnitude``, asked only when the relative test alone fails for
-    an objective below 1: a policy's usual solve does not pay for it)."""
-    if agree(objective, other, 0.0):
-        return True
-    if abs(objective) >= 1.0:
-        return False
-    magnitude = model.objective_magnitude()
-    return agree(objective, other, min(1.0, magnitude) if magnitude > 0 else 1.0)
 
 
 def _feasible_at_zero(model: Model) -> bool:

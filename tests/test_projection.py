@@ -397,3 +397,44 @@ def test_projection_at_any_scale_is_optimal_where_certified(factor: float) -> No
                 assert r.objective == pytest.approx(reference * factor**2, rel=1e-6, abs=0.0), backend
             elif backend in ("cvxpy", "pyomo") and factor < 1:
                 assert r.termination is Termination.FEASIBLE and "not certified" in r.extra["optimality"], backend
+
+
+def test_highs_qp_optimal_is_certified_by_its_duals_on_mixed_scales() -> None:
+    """HiGHS's QP solver said optimal at 9.0e9 where the optimum is 0.5 (z of 1e6 beside 1), and
+    at 0.500001125 for 0.5 (z of 3e4); optimal now needs the Lagrangian bound of its own duals
+    (``StandardForm.lagrangian_gap``) to agree, else the result is feasible with that bound."""
+    rng = np.random.default_rng(7)
+    certified = 0
+    for scale in [1.0, 3e4, 1e6, *10.0 ** rng.uniform(0, 7, 40)]:
+        n = int(rng.integers(2, 6))
+        z = np.concatenate([[scale], rng.uniform(0, 2, n - 1)])
+        upper = np.concatenate([[scale], rng.uniform(0.5, 2, n - 1)])
+        model = CapacityProjection(z=z, upper=upper, group=np.zeros(n, dtype=int), capacity=[scale])
+        exact = optsched.solve(model, "fast")
+        res = optsched.solve(model, "highs")
+        if res.termination is Termination.OPTIMAL:
+            certified += 1
+            assert res.objective == pytest.approx(exact.objective, rel=1e-6, abs=1e-6), scale
+        if res.bound is not None and res.termination is not Termination.ERROR:
+            assert res.bound <= exact.objective + 1e-9 * max(1.0, exact.objective), scale  # a lower bound
+    assert certified >= 10  # the certificate is not vacuous: most instances still certify
+
+
+def test_lagrangian_gap_is_a_valid_bound_for_any_point_and_multipliers() -> None:
+    """f(x) - gap <= the optimum for arbitrary x and y (weak duality), diagonal and full H."""
+    from optsched.models import LinearProgram
+
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        n, m = int(rng.integers(1, 5)), int(rng.integers(1, 4))
+        root = rng.normal(size=(n, n)) if trial % 2 else np.diag(rng.uniform(0, 2, n))
+        model = LinearProgram(c=rng.normal(size=n), A=rng.normal(size=(m, n)), row_lower=[None] * m,
+                              row_upper=rng.uniform(0.5, 2, m), col_lower=-rng.uniform(0, 2, n),
+                              col_upper=rng.uniform(0, 2, n), hessian=root @ root.T)
+        optimum = optsched.solve(model, "highs").objective
+        form = model.to_standard_form()
+        for _ in range(5):
+            x = rng.uniform(form.col_lower, form.col_upper)
+            y = rng.normal(size=m) * rng.choice([0.0, 1.0, 10.0])
+            gap = form.lagrangian_gap(x, y)
+            assert model.objective(x) - gap <= optimum + 1e-9 * max(1.0, abs(optimum))

@@ -309,3 +309,37 @@ def test_a_unit_filled_to_capacity_has_a_finite_welfare() -> None:
     assert model.objective(x * (1 + 1e-3)) == -np.inf and model.violations(x * (1 + 1e-3))  # a real overload
     result = optsched.solve(model, "kkt")
     assert result.ok and np.isfinite(result.objective)
+
+
+def test_kkt_carries_its_dual_bound_and_any_multiplier_bounds_the_optimum() -> None:
+    """D(mu) = mu rho + sum_r max_x [welfare_r(x) - mu x] bounds P3 from above for every mu >= 0
+    (weak duality); at kkt's mu* it is the optimum, which is kkt's proven bound."""
+    from optsched.generators import generate
+    from optsched.result import Termination
+    from optsched.solvers.certificates import welfare_dual_bound
+
+    rng = np.random.default_rng(11)
+    for seed in range(40):
+        model = generate("pseudo_welfare", int(rng.integers(1, 12)), np.random.default_rng(seed))
+        res = optsched.solve(model, "kkt")
+        assert res.termination is Termination.OPTIMAL and res.bound == pytest.approx(res.objective, rel=1e-9, abs=1e-9)
+        for mu in [0.0, *rng.exponential(res.extra["mu"] + 1e-3, 5)]:
+            assert welfare_dual_bound(model, mu) >= res.objective - 1e-9 * max(1.0, abs(res.objective))
+
+
+@pytest.mark.parametrize("capacity", [1e6, 1e8, 1e9])
+def test_cvxpy_optimal_on_a_big_cluster_job_is_proven_by_its_multiplier(capacity: float) -> None:
+    """Clarabel said optimal 2.5e-4 below kkt's optimum at capacities of 1e9 (and below x = 0's
+    value on another job); its multiplier of (4) now has to prove it, else ``feasible``."""
+    from optsched.result import Termination
+
+    model = PseudoWelfare(utility="log", a=[1.5, 2.0], beta=[0.2, 0.3], capacity=[capacity] * 2,
+                          xbar=[capacity / 10] * 2, rho=0.15 * capacity)
+    exact = optsched.solve(model, "kkt").objective
+    res = optsched.solve(model, "cvxpy")
+    assert res.ok
+    if res.termination is Termination.OPTIMAL:
+        assert res.objective == pytest.approx(exact, rel=1e-6, abs=1e-6)
+    else:
+        assert res.termination is Termination.FEASIBLE and "not certified" in res.extra["optimality"]
+        assert res.bound is None or res.bound >= exact - 1e-6 * max(1.0, abs(exact))

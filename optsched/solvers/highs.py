@@ -21,6 +21,7 @@ from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, SOLVER_INFINITY, Sta
 from optsched.result import Result, Termination
 import time
 
+from optsched.solvers.certificates import certified_qp
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining, tolerance_keys
 
 # HiGHS model status name -> termination (names, so the table needs no import).
@@ -305,14 +306,16 @@ class HighsBackend(Backend):
             if not form.is_mip and info.dual_solution_status == 2:
                 duals = (back.row_duals(np.asarray(sol.row_dual, dtype=np.float64) * row_scale),
                          back.column_duals(np.asarray(sol.col_dual, dtype=np.float64)))
+        extra = {"solver_status": status_name, "warm": warm, **({"log": log} if options["log"] else {})}
         if form.is_mip:
             if np.isfinite(info.mip_dual_bound) and solution is not None:
                 bound = back.value(info.mip_dual_bound)
+        elif termination is Termination.OPTIMAL and form.hessian is not None and solution is not None:
+            termination, bound = certified_qp(model, solution, back.x(x), None if duals is None else duals[0], extra)
         elif termination is Termination.OPTIMAL:
             bound = objective
         iterations = int(info.mip_node_count) if form.is_mip else int(
             info.simplex_iteration_count + info.ipm_iteration_count + info.qp_iteration_count
         )
-        extra = {"solver_status": status_name, "warm": warm, **({"log": log} if options["log"] else {})}
         return Result(termination, objective=objective, bound=bound, solution=solution, iterations=iterations,
                       duals=duals, extra=extra)

@@ -86,6 +86,16 @@ def kkt_solve(
     return KKTSolution(x, float(mu), int(evals))
 
 
+def kernel_inputs(model: Any) -> tuple[Any, ...]:
+    """(kind, a, beta, capacity, xbar, usage, iota, alpha) of a ``pseudo_welfare`` job as
+    :func:`~optsched.solvers.pseudo_welfare_kkt_kernel.allocation_at` takes them."""
+    kind, a, beta, capacity, xbar, usage, _rho, iota, upsilon, alpha = model.kernel_args()
+    al = float(alpha_hat(upsilon / iota)) if alpha is None else float(alpha)
+    return (np.array(kind, dtype=np.int64), np.array(a, dtype=np.float64), np.array(beta, dtype=np.float64),
+            np.array(capacity, dtype=np.float64), np.array(xbar, dtype=np.float64),
+            np.array(usage, dtype=np.float64), float(iota), al)
+
+
 @register_backend
 class PseudoWelfareKKTBackend(Backend):
     NAME = "kkt"
@@ -99,5 +109,8 @@ class PseudoWelfareKKTBackend(Backend):
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         assert isinstance(model, PseudoWelfare)
+        from optsched.solvers.certificates import welfare_dual_bound
+
         sol = kkt_solve(*model.kernel_args())
-        return Result(Termination.OPTIMAL, solution=sol.x, iterations=sol.iterations, extra={"mu": sol.mu})
+        bound = welfare_dual_bound(model, sol.mu)  # D(mu*): the optimum, proven by weak duality
+        return Result(Termination.OPTIMAL, bound=bound, solution=sol.x, iterations=sol.iterations, extra={"mu": sol.mu})

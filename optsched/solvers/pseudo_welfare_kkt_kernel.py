@@ -140,8 +140,8 @@ def _total(mu, kind, ac, b, w, ub, scale, iota, alpha, shift, big_k, xk, d0, dk,
 
 
 @njit(cache=True)
-def kkt_kernel(kind, a, beta, capacity, xbar, usage, rho, iota, alpha):
-    """Exact P3: (x, mu*, evaluations of S). Inputs: int64 kind codes, float64 arrays."""
+def _setup(kind, a, beta, capacity, xbar, usage, iota, alpha):
+    """Per unit: (ac, b, w, ub, scale, xk, d0, dk, dub) of :func:`_unit`, and shift, big_k."""
     n = a.shape[0]
     shift = alpha / (alpha - 1.0)
     big_k = iota * (alpha - 1.0) / alpha
@@ -171,6 +171,24 @@ def kkt_kernel(kind, a, beta, capacity, xbar, usage, rho, iota, alpha):
         dub[r] = _d(k, ac[r], b[r], w[r], ub[r], scale[r], w_hat, iota, alpha, shift)
         # left limit at the kink (price iota); for a linear unit exactly d0 (flat piece)
         dk[r] = _fp(k, ac[r], xk[r]) + b[r] - iota if xk[r] > 0.0 else d0[r]
+    return ac, b, w, ub, scale, xk, d0, dk, dub, shift, big_k
+
+
+@njit(cache=True)
+def allocation_at(mu, kind, a, beta, capacity, xbar, usage, iota, alpha):
+    """x(mu): every unit's maximiser of its welfare less mu x_r on [0, u_r] (the Lagrangian of
+    (4) at the multiplier mu >= 0, one unit at a time)."""
+    ac, b, w, ub, scale, xk, d0, dk, dub, shift, big_k = _setup(kind, a, beta, capacity, xbar, usage, iota, alpha)
+    x = np.zeros(a.shape[0])
+    _total(mu, kind, ac, b, w, ub, scale, iota, alpha, shift, big_k, xk, d0, dk, dub, x)
+    return x
+
+
+@njit(cache=True)
+def kkt_kernel(kind, a, beta, capacity, xbar, usage, rho, iota, alpha):
+    """Exact P3: (x, mu*, evaluations of S). Inputs: int64 kind codes, float64 arrays."""
+    n = a.shape[0]
+    ac, b, w, ub, scale, xk, d0, dk, dub, shift, big_k = _setup(kind, a, beta, capacity, xbar, usage, iota, alpha)
 
     x = np.zeros(n)
     s0, _ = _total(0.0, kind, ac, b, w, ub, scale, iota, alpha, shift, big_k, xk, d0, dk, dub, x)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from typing import Any, Mapping
 
+import numpy as np
+
 from optsched.models.base import Model
 from optsched.models.forms import SOLVER_INFINITY, as_pyomo, as_standard
 from optsched.result import Result, Termination
@@ -27,6 +29,27 @@ STATUS_TABLE: dict[str, Termination] = {
     "infeasibleOrUnbounded": Termination.INFEASIBLE,  # for a bounded kind; see run
     "unbounded": Termination.UNBOUNDED,
 }
+
+
+def _is_qp(model: Model) -> bool:
+    return "standard" in type(model).FORMS and as_standard(model).to_standard_form().hessian is not None
+
+
+def _row_duals(m: Any, res: Any, n_rows: int) -> np.ndarray | None:
+    """The row duals of a Pyomo model whose constraints are indexed by the standard form's row
+    numbers (the generic ``rows[i]``, a projection's ``cap[g]``), in HiGHS's sign; None when the
+    solver gives none or the constraints are not so indexed."""
+    try:
+        duals = res.solution_loader.get_duals()
+    except Exception:  # noqa: BLE001 - a solver interface without duals
+        return None
+    y = np.zeros(n_rows)
+    for constraint, value in duals.items():
+        index = constraint.index()
+        if not isinstance(index, int) or not 0 <= index < n_rows:
+            return None
+        y[index] = float(value)
+    return y
 
 
 @register_backend
@@ -141,9 +164,19 @@ class PyomoBackend(Backend):
             objective = float(res.incumbent_objective) / scale
             if res.objective_bound is not None and abs(res.objective_bound) != float("inf"):
                 bound = float(res.objective_bound) / scale
+        extra: dict[str, Any] = {"solver_status": term, "solver": name}
         tiny = below_tolerance_scale(model)
         if termination is Termination.OPTIMAL and tiny is not None:
             termination = Termination.FEASIBLE
-        return Result(termination, objective=objective, bound=bound, solution=solution,
-                      extra={"solver_status": term, "solver": name, **({"optimality": tiny} if tiny else {}),
-                             **({"log": buffer.getvalue()} if buffer is not None else {})})
+            extra["optimality"] = tiny
+        elif termination is Termination.OPTIMAL and solution is not None and _is_qp(model):
+            # the QP solver's optimal is checked as the highs backend checks it (highs.certified_qp)
+            from optsched.solvers.certificates import certified_qp
+
+            form = as_standard(model).to_standard_form()
+            x = np.asarray(solution, dtype=np.float64)  # a QP kind's solution is its vector x
+            duals = _row_duals(m, res, form.n_rows) if x.shape == (form.n_vars,) else None
+            termination, bound = certified_qp(model, solution, x, duals, extra, solver=f"Pyomo's {name}")
+        if buffer is not None:
+            extra["log"] = buffer.getvalue()
+        return Result(termination, objective=objective, bound=bound, solution=solution, extra=extra)
