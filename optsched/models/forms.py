@@ -148,30 +148,39 @@ class StandardForm:
         lower bound on the optimum whatever x and y are, so a solver's "optimal" is certified
         only when the gap is within the seam's tolerance.
 
-        For every feasible point x' = x + t: f(x') >= f(x) + r't + (1/2) t'H_d t + y'(A x' - A x),
-        with H_d the diagonal of H when H is diagonal (exact: a separable QP) and 0 otherwise
-        (H is positive semidefinite). Each term is minimised over its own interval: t_j within the
-        column's bounds less x_j, (A x')_i within the row's. The terms are products of residuals,
-        so the gap is not lost to the rounding of f's own large parts (an offset of 1e12 beside
-        an optimum of 0.5). A multiplier facing an infinite side makes the gap infinite, except a
-        reduced cost within rounding of its parts (1e-12 of them), taken as 0."""
+        For every feasible point x' = x + t: f(x') = f(x) + r't + t'Ht / 2 + y'(A x' - A x), and
+        each part is bounded below on its own: the rows' term over each row's interval for A x',
+        the columns' term over the box of t. For a diagonal H the box minimum is exact (one
+        interval per column). Otherwise, with F the columns whose r_j t_j is unbounded below over
+        their interval (a free column's reduced cost, a solver's 1e-6 residual) and B the rest:
+        t'Ht >= t_F' S t_F for the Schur complement S = H_FF - H_FB H_BB^+ H_BF, so the term is at
+        least r_B't_B over B's box plus the unconstrained minimum -r_F'S^+r_F / 2 (when r_F lies
+        in the range of S; dense, up to ``UNCONSTRAINED_MAX`` columns). The terms are products of residuals, so the
+        gap is not lost to the rounding of f's own large parts (an offset of 1e12 beside an
+        optimum of 0.5). A reduced cost within rounding of its parts (1e-12 of them) is 0."""
         x = np.asarray(x, dtype=np.float64)
         y = np.asarray(row_duals, dtype=np.float64)
         grad = np.asarray(self.c, dtype=np.float64).copy()
         curvature = np.zeros_like(grad)
+        full = None
         if self.hessian is not None:
             grad += self.hessian @ x
-            off_diagonal = self.hessian.nnz - np.count_nonzero(self.hessian.diagonal())
-            if off_diagonal == 0:
+            if self.hessian.nnz == np.count_nonzero(self.hessian.diagonal()):
                 curvature = np.asarray(self.hessian.diagonal(), dtype=np.float64)
+            else:
+                full = self.hessian
         pulled = np.asarray(self.A.T @ y, dtype=np.float64) if self.A.shape[0] else np.zeros_like(grad)
         reduced = grad - pulled
         reduced[np.abs(reduced) <= 1e-12 * (np.abs(grad) + np.abs(pulled))] = 0.0
         lo, hi = self.column_bounds()
-        columns = _interval_minimum(reduced, curvature, lo - x, hi - x)
+        each = _interval_minimum(reduced, curvature, lo - x, hi - x)
+        unbounded = np.isneginf(each)
+        columns = float(each[~unbounded].sum())
+        if unbounded.any():
+            columns += -np.inf if full is None else _schur_minimum(full, reduced, unbounded)
         ax = np.asarray(self.A @ x, dtype=np.float64) if self.A.shape[0] else np.zeros(0)
         rows = _interval_minimum(y, np.zeros_like(y), self.row_lower - ax, self.row_upper - ax)
-        return -float(columns.sum() + rows.sum())
+        return -(columns + float(rows.sum()))
 
     def column_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower, upper) with the integer columns' bounds rounded inward (ceil, floor): the same
@@ -456,6 +465,27 @@ class Traits:
 
     continuous: bool  # some variable is continuous
     quadratic: bool  # the objective has a quadratic term
+
+
+UNCONSTRAINED_MAX = 4000  # columns of a dense pseudo-inverse solve in lagrangian_gap
+
+
+def _schur_minimum(hessian: Any, r: np.ndarray, free: np.ndarray) -> float:
+    """A lower bound on min over t_F of t'Ht / 2 + r_F't_F for any t_B (:meth:`StandardForm.lagrangian_gap`):
+    -r_F's / 2 with S s = r_F, S the Schur complement of H_BB in H; -inf when r_F is not in the
+    range of S (the residual past 1e-9 of |r_F|) or past UNCONSTRAINED_MAX columns."""
+    if r.shape[0] > UNCONSTRAINED_MAX:
+        return -np.inf
+    dense = hessian.toarray()
+    rest = ~free
+    schur = dense[np.ix_(free, free)]
+    if rest.any():
+        schur = schur - dense[np.ix_(free, rest)] @ np.linalg.pinv(dense[np.ix_(rest, rest)], hermitian=True) @ dense[np.ix_(rest, free)]
+    rf = r[free]
+    s = np.linalg.lstsq(schur, rf, rcond=None)[0]
+    if np.linalg.norm(schur @ s - rf) > 1e-9 * np.linalg.norm(rf):
+        return -np.inf
+    return -0.5 * float(rf @ s)
 
 
 def _interval_minimum(r: np.ndarray, q: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
