@@ -73,7 +73,9 @@ def write_atomically(path: Path, write: Callable[[str], None], *, suffix: str = 
     path.parent.mkdir(parents=True, exist_ok=True)
     check_output_path(path)
     try:
-        fd, tmp = create_temporary(path.parent, f".{path.name}.", suffix)
+        # a short ASCII name whatever the target's: a name of 255 bytes leaves no room for more,
+        # and HiGHS's writer takes only UTF-8 paths (the rename then gives any name)
+        fd, tmp = create_temporary(path.parent, ".optsched-", suffix)
     except OSError as exc:  # a read-only directory: name the file asked for, not the temporary's name
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     os.close(fd)
@@ -89,7 +91,13 @@ def write_atomically(path: Path, write: Callable[[str], None], *, suffix: str = 
 
 
 def write_text(path: str | Path, text: str) -> Path:
-    return write_atomically(Path(path), lambda tmp: Path(tmp).write_text(text))
+    return write_atomically(Path(path), lambda tmp: _write_utf8(tmp, text))
+
+
+def _write_utf8(path: str, text: str) -> None:
+    """UTF-8, with a file name's undecodable bytes (Python's surrogate escapes, from names that
+    are not UTF-8) written as backslash escapes instead of failing the write."""
+    Path(path).write_text(text, encoding="utf-8", errors="backslashreplace")
 
 
 def write_csv(df: "pd.DataFrame", path: str | Path) -> Path:
@@ -98,8 +106,9 @@ def write_csv(df: "pd.DataFrame", path: str | Path) -> Path:
     faster on a 10,000-row trajectory)."""
     text = csv_text(df)
     if text is None:
-        return write_atomically(Path(path), lambda tmp: df.to_csv(tmp, index=False, float_format=FLOAT_FORMAT, lineterminator="\n"))
-    return write_atomically(Path(path), lambda tmp: Path(tmp).write_text(text))
+        return write_atomically(Path(path), lambda tmp: df.to_csv(tmp, index=False, float_format=FLOAT_FORMAT,
+                                                                  lineterminator="\n", errors="backslashreplace"))
+    return write_atomically(Path(path), lambda tmp: _write_utf8(tmp, text))
 
 
 FLOAT_FORMAT = "%.10g"

@@ -372,6 +372,10 @@ def _one_line_warning(message: Any, category: Any, filename: str, lineno: int, f
 def main(argv: Sequence[str] | None = None) -> int:
     import warnings
 
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 prints escaped, not as a crash
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
         return _main(argv)

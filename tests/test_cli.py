@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -233,3 +234,58 @@ def test_a_damaged_store_part_is_named_not_taken_as_done(capsys, tmp_path: Path)
         part.write_text(damaged, encoding="latin-1" if damaged.startswith("\xff") else "utf-8")
         code, _, err = run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(tmp_path / "s"))
         assert code == 2 and "is a damaged store part" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_store_part_that_is_a_fifo_or_holds_another_runs_row_is_named(capsys, tmp_path: Path) -> None:
+    """A part replaced by a FIFO hung the resume (read without the bounded reader); a row whose
+    settings were changed (another model kind, no seed) raised KeyError with a traceback."""
+    sweep = tmp_path / "small.toml"
+    sweep.write_text('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["greedy"]\nsizes = [4]\nseeds = [0]\n')
+    out = tmp_path / "s"
+    assert run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(out))[0] == 0
+    part = sorted((out / "store").glob("part-*.csv"))[0]
+    text = part.read_text()
+    for changed, needle in ((text.replace(",set_packing,", ",other_kind,", 1), "does not hold that run's settings"),
+                            (text.replace(",seed,", ",sead,", 1), "does not hold that run's settings")):
+        part.write_text(changed)
+        code, _, err = run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(out))
+        assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+    part.unlink()
+    os.mkfifo(part)
+    code, _, err = run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(out))
+    assert code == 2 and "is a damaged store part" in err and "not a regular file" in err, err
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_bad_input_met_inside_a_sweep_run_is_one_line_naming_the_run(capsys, tmp_path: Path, workers: str) -> None:
+    """A value refused only when a run executes (HiGHS refusing an option value) was wrapped in a
+    RuntimeError: a traceback and exit 1 where ``solve`` exits 2 with one line."""
+    sweep = tmp_path / "h.toml"
+    sweep.write_text('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["highs"]\nsizes = [5]\n'
+                     '[options.highs]\nhighs_options = {presolve = "maybe"}\n')
+    code, _, err = run_cli(capsys, "sweep", str(sweep), "--workers", workers, "--out", str(tmp_path / "s"))
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "sweep run" in lines[0] and "HiGHS rejects option 'presolve'" in lines[0]
+
+
+def test_file_names_that_are_not_utf8_or_use_all_255_bytes(capsys, tmp_path: Path) -> None:
+    """highspy takes only UTF-8 paths (a TypeError traceback reading or exporting an MPS/LP file
+    named in Latin-1), a CSV could not hold such a name (bench --instances), and the atomic
+    writer's temporary added 18 bytes to a name of 238-255 bytes (File name too long)."""
+    lp = tmp_path / os.fsdecode(b"n\xffx.lp")
+    lp.write_text("max\n obj: x + 2 y\nst\n c1: x + y <= 4\nbounds\n x <= 3\n y <= 2\nend\n")
+    code, out, err = run_cli(capsys, "solve", str(lp), "--json")
+    assert code == 0 and json.loads(out)["objective"] == 6.0, err
+    for target in (tmp_path / os.fsdecode(b"out\xfe.mps"), tmp_path / ("y" * 251 + ".mps")):
+        code, _, err = run_cli(capsys, "export", str(lp), "--format", "mps", "--out", str(target))
+        assert code == 0 and target.is_file(), err
+        code, out, err = run_cli(capsys, "solve", str(target), "--json")
+        assert code == 0 and json.loads(out)["objective"] == 6.0, err
+    captures = tmp_path / "captures"
+    captures.mkdir()
+    (captures / os.fsdecode(b"x\xffy.jsonl")).write_text(
+        '{"model": "set_packing", "n_elements": 4, "sets": [[0, 1], [1, 2, 3]], "weights": [0.3072, 0.3645]}\n')
+    code, _, err = run_cli(capsys, "bench", "--instances", str(captures), "--backends", "greedy,enumerate",
+                           "--repeats", "1", "--out", str(tmp_path / "b"))
+    assert code == 0, err
+    assert "x\\udcffy.jsonl" in (tmp_path / "b" / "bench.csv").read_text(encoding="utf-8")

@@ -122,6 +122,14 @@ BASE_LP = "max\n obj: 3 x0 + 5 x1\nst\n r0: 2 x0 + 4 x1 <= 5\nbounds\n x0 <= 1\n
     (".lp", "3 x0", "nan x0", "'nan' is not a number"),
     (".lp", "3 x0", "0x10 x0", "'0x10' is not a number"),
     (".lp", "<= 5", "<= 1e400", "out of the float range"),
+    # a third pair on a line, a repeated objective variable, a constant on a constraint's left
+    # side: HiGHS dropped the pair and the constant and kept only the variable's last coefficient
+    (".mps", "    x0        Obj       3\n    x0        r0        2", "    x0   Obj   3   r0   2   Obj   1",
+     "one or two (row, value) pairs"),
+    (".mps", "RHS_V     r0        5", "RHS_V     r0        5   r0   1   Obj   2", "one or two (row, value) pairs"),
+    (".lp", "3 x0 + 5 x1", "2 x0 + 5 x1 + x0", "variable 'x0' appears twice in the objective"),
+    (".lp", "2 x0 + 4 x1 <= 5", "2 x0 + 4 x1 + 1 <= 6", "a constant (1) on a constraint's left side"),
+    (".lp", "2 x0 + 4 x1 <= 5", "-1 + 2 x0 + 4 x1 <= 4", "a constant (1) on a constraint's left side"),
 ])
 def test_model_files_that_hold_something_else_than_they_say_are_refused(suffix: str, old: str, new: str, words: str,
                                                                          tmp_path: Path) -> None:

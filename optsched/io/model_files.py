@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +16,23 @@ from optsched.models.base import Model
 from optsched.models.forms import MODEL_SUFFIXES
 from optsched.models.linear_program import LinearProgram
 
+
+
+def _read_by_highs(h: Any, path: Path, text: str) -> bool:
+    """HiGHS's reader on ``path``, or on a copy of ``text`` under an ASCII name when the path is
+    not UTF-8 (highspy takes only UTF-8 strings); the suffix, which names the format, is kept."""
+    import highspy
+
+    try:
+        str(path).encode("utf-8")
+        return h.readModel(str(path)) == highspy.HighsStatus.kOk
+    except UnicodeEncodeError:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as scratch:
+            copy = Path(scratch) / f"model{path.suffix.lower()}"
+            copy.write_text(text, encoding="utf-8")
+            return h.readModel(str(copy)) == highspy.HighsStatus.kOk
 
 
 _INFINITE_WORDS = {"inf", "infinity"}
@@ -56,7 +74,7 @@ def check_mps_text(text: str) -> str | None:
     ``1_000`` as 1, ``1e400`` as an infinite bound: the constraint dropped), a row name COLUMNS,
     RHS or RANGES do not declare in ROWS (the entry dropped), a column BOUNDS names that no
     COLUMNS line has (a new variable), an entry given twice (the second dropped), a malformed
-    marker. Free MPS: names hold no spaces; data lines may start in column 1, and RHS, RANGES
+    marker, a third (row, value) pair on a line (dropped). Free MPS: names hold no spaces; data lines may start in column 1, and RHS, RANGES
     and BOUNDS lines may leave out the set name. Returns the sense OBJSENSE declares (HiGHS
     read ``OBJSENSE MAXIMIZE`` on one line as a minimisation), or None."""
     rows: set[str] = set()
@@ -89,8 +107,8 @@ def check_mps_text(text: str) -> str | None:
                 if len(fields) != 3 or fields[2] not in ("'INTORG'", "'INTEND'"):
                     raise ValueError(f"{where}: a marker is \"name 'MARKER' 'INTORG'|'INTEND'\"")
                 continue
-            if len(fields) < 3 or len(fields) % 2 == 0:
-                raise ValueError(f"{where}: expected a column and (row, value) pairs")
+            if len(fields) not in (3, 5):  # HiGHS reads two pairs a line and drops a third
+                raise ValueError(f"{where}: expected a column and one or two (row, value) pairs")
             columns.add(fields[0])
             for row, value in zip(fields[1::2], fields[2::2]):
                 if row not in rows:
@@ -101,8 +119,8 @@ def check_mps_text(text: str) -> str | None:
                 _number(value, where)
         elif section in ("RHS", "RANGES"):
             pairs = fields[len(fields) % 2:]  # an odd count starts with the set's name
-            if not pairs:
-                raise ValueError(f"{where}: expected (row, value) pairs")
+            if len(pairs) not in (2, 4):  # HiGHS reads two pairs a line and drops a third
+                raise ValueError(f"{where}: expected one or two (row, value) pairs")
             for row, value in zip(pairs[::2], pairs[1::2]):
                 if row not in rows:
                     raise ValueError(f"{where}: row {row!r} is not declared in ROWS")
@@ -177,6 +195,51 @@ def check_lp_text(text: str) -> None:
             _number(digits, where)
     if not ended:
         raise ValueError("no 'end' line (the file is cut short)")
+    _check_lp_expressions(text)
+
+
+_LP_OBJECTIVE = re.compile(r"^\s*(max|maximize|maximise|maximum|min|minimize|minimise|minimum)\b", re.IGNORECASE)
+_LP_CONSTRAINTS = re.compile(r"^\s*(subject\s+to|such\s+that|st|s\.t\.)(?=\s|$)", re.IGNORECASE)
+_LP_OTHER = re.compile(r"^\s*(bounds?|generals?|gen|integers?|binary|binaries|bin|semi-continuous|semis?|sos|end)\b",
+                       re.IGNORECASE)
+_LP_TOKEN = re.compile(r"(?P<quad>\[[^\]]*\](?:\s*/\s*2)?)|(?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+                       r"|(?P<cmp><=|>=|=<|=>|<|>|=)|(?P<sign>[+-])|(?P<colon>:)|(?P<name>[^\s+\-<>=:\[\]]+)")
+
+
+def _check_lp_expressions(text: str) -> None:
+    """What HiGHS's LP reader reads as another program (measured): a variable twice in the
+    objective keeps only its last coefficient (``2 x + 3 x`` is 3 x), and a constant on a
+    constraint's left side is dropped (``x + 2 <= 4`` is x <= 4). Both are refused."""
+    section = ""
+    tokens: dict[str, list[tuple[int, str, str]]] = {"objective": [], "constraints": []}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("\\", 1)[0]
+        for pattern, name in ((_LP_OBJECTIVE, "objective"), (_LP_CONSTRAINTS, "constraints"), (_LP_OTHER, "other")):
+            match = pattern.match(line)
+            if match:
+                section, line = name, line[match.end():]
+                break
+        if section in tokens:
+            tokens[section] += [(number, m.lastgroup or "", m.group()) for m in _LP_TOKEN.finditer(line)]
+    seen: dict[str, int] = {}
+    for i, (number, kind, word) in enumerate(tokens["objective"]):
+        follows = tokens["objective"][i + 1][1] if i + 1 < len(tokens["objective"]) else ""
+        if kind == "name" and follows != "colon":
+            if word in seen:
+                raise ValueError(f"line {number}: variable {word!r} appears twice in the objective (HiGHS would keep "
+                                 "only its last coefficient); add the coefficients")
+            seen[word] = number
+    left = True
+    stream = tokens["constraints"]
+    for i, (number, kind, word) in enumerate(stream):
+        follows = stream[i + 1][1] if i + 1 < len(stream) else ""
+        if kind == "cmp":
+            left = False
+        elif not left and kind in ("num", "name"):
+            left = True  # the right side's one number (or infinity) ends the constraint
+        elif left and kind == "num" and follows != "name":
+            raise ValueError(f"line {number}: a constant ({word}) on a constraint's left side (HiGHS would drop it); "
+                             "move it to the right side")
 
 
 @register_path_reader(*MODEL_SUFFIXES)
@@ -196,7 +259,7 @@ def read_model_file(path: str | Path) -> list[Model]:
         raise ValueError(f"file: {path.name}: {exc}") from None
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    if h.readModel(str(path)) != highspy.HighsStatus.kOk:
+    if not _read_by_highs(h, path, text):
         raise ValueError(f"file: HiGHS cannot read {path.name} as an {path.suffix.lstrip('.').upper()} model "
                          "(malformed, or a feature it does not read: quadratic constraints, SOS, ...)")
     model = h.getModel()

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from optsched.observe import SubproblemError
 from optsched.sweep.batches import Batches
 from optsched.sweep.grid import SweepRun, canonical_json
 from optsched.sweep.store import Row, cell
@@ -109,6 +110,9 @@ def run_one(run: SweepRun) -> Row:
         main = threading.current_thread() is threading.main_thread()
         with contextlib.redirect_stderr(io.StringIO()) if main else contextlib.nullcontext():
             metrics = (_run_experiment if run.kind == "experiment" else _solve)(run, config)
+    except (ValueError, SubproblemError) as exc:  # bad input met at run time, a policy's solver failing:
+        # the same one line (and exit status) as the run outside a sweep, naming the run
+        raise type(exc)(f"sweep run {run.key} ({run.target}, {run.variant}, seed {run.seed}): {exc}") from None
     except Exception as exc:
         raise RuntimeError(f"sweep run {run.key} ({run.target}, {run.variant}, seed {run.seed}) failed: {exc!r}") from exc
     timing = {"runtime_s": time.perf_counter() - start, "cpu_s": time.process_time() - cpu}

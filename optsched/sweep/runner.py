@@ -118,7 +118,7 @@ def run_sweep(
         finally:
             bar.close()
         wall = time.perf_counter() - start
-        files = consolidate(store, keys, out)
+        files = consolidate(store, runs, out)
         meta = {"sweep": asdict(spec), "runs": len(runs), "stored_before": len(runs) - len(pending), "ran": len(pending),
                 "executor": executor, "workers": n_workers, "batch_size": max(batches.sizes, default=0),
                 "batches": len(batches.sizes), "wall_s": wall}
@@ -128,13 +128,21 @@ def run_sweep(
                            max(batches.sizes, default=0), len(batches.sizes), wall, tuple(files))
 
 
-def consolidate(store: Store, keys: list[str], out: Path) -> list[Path]:
-    """``results.csv`` and ``timings.csv`` of the sweep's keys, rows sorted by key."""
+def consolidate(store: Store, runs: list[SweepRun], out: Path) -> list[Path]:
+    """``results.csv`` and ``timings.csv`` of the sweep's runs, rows sorted by key. A stored row
+    whose settings are not its run's (a part changed from outside) is a ValueError naming it."""
     have = store.rows()
-    missing = [k for k in keys if k not in have]
+    missing = [r.key for r in runs if r.key not in have]
     if missing:
         raise RuntimeError(f"sweep: {len(missing)} runs missing from the store after the sweep (first {missing[0]})")
-    rows = with_best_bounds([have[k] for k in sorted(keys)])
+    for run in runs:
+        row = have[run.key]
+        target, variant = ("experiment", "policy") if run.kind == "experiment" else ("model", "backend")
+        if (row.get(target), row.get(variant), row.get("seed"), row.get("config")) != (
+                run.target, run.variant, str(run.seed), run.config):
+            raise ValueError(f"sweep: the stored row of run {run.key} does not hold that run's settings (a store part "
+                             f"changed from outside); remove the part holding it to run it again")
+    rows = with_best_bounds([have[r.key] for r in sorted(runs, key=lambda r: r.key)])
     columns = [c for c in column_order(rows) if c not in TIMING_COLUMNS]
     timing = ["key", *(c for c in TIMING_COLUMNS if any(c in r for r in rows))]
     return [write_table(out / RESULTS, rows, columns), write_table(out / TIMINGS, rows, timing)]

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from optsched.artifacts import create_temporary, write_text
+from optsched.files import read_user_bytes
 
 Row = dict[str, str]
 LOCK = ".lock"
@@ -114,8 +115,8 @@ class Store:
         out: dict[str, Row] = {}
         for part in self.parts():
             damaged = f"sweep: {part} is a damaged store part"
-            try:
-                text = part.read_text(encoding="utf-8")
+            try:  # the bounded reader: a part replaced by a FIFO or a link to /dev/zero is refused, not read
+                text = read_user_bytes(part, "sweep store part").decode("utf-8")
                 if not text.endswith("\n"):  # every part is written whole, rows ending in "\n"
                     raise ValueError(f"{damaged} (cut short); remove it to run its runs again")
                 with io.StringIO(text, newline="") as fh:
@@ -129,6 +130,11 @@ class Store:
                         out.setdefault(row["key"], {k: v or "" for k, v in row.items()})
             except UnicodeDecodeError:
                 raise ValueError(f"{damaged} (not UTF-8 text); remove it to run its runs again") from None
+            except ValueError as exc:
+                if str(exc).startswith("sweep store part:"):  # not a regular file, or past the size cap
+                    raise ValueError(f"{damaged} ({str(exc).removeprefix('sweep store part: ')}); remove it to run "
+                                     "its runs again") from None
+                raise
         return out
 
     def keys(self) -> set[str]:
