@@ -352,6 +352,21 @@ COLUMNS = ("model", "source", "instance", "size", "param", "backend", "exact", "
            "versions", "message")
 
 
+def _check_captures_fit(cfg: BenchConfig, instances: list[Instance]) -> None:
+    """The captured instances' counterpart of the config's check on generated ones: --models
+    that keep none of them, or --backends that solve none of their kinds, are refused (a bench of
+    0 rows was written and exit 0)."""
+    from optsched.solvers.registry import get_backend
+
+    if not instances:
+        raise ValueError(f"--instances: {cfg.instances_from} holds no instance of the models benchmarked "
+                         f"({', '.join(cfg.models)})")
+    kinds = sorted({i.kind for i in instances})
+    for name in cfg.backends:
+        if all(get_backend(name).fits_kind(model_kinds()[k]) is not None for k in kinds):
+            raise ValueError(f"backends: {name!r} solves none of the captured models ({', '.join(kinds)})")
+
+
 def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print) -> list[Path]:
     """Run the benchmark and write CSV, PNGs, summary.md and bench.json into ``out``."""
     import pandas as pd
@@ -361,6 +376,10 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
     if cfg.data_dir is not None and not Path(cfg.data_dir).is_dir():  # only the default may be absent
         raise ValueError(f"--data: {cfg.data_dir} is not a directory")
     out = Path(out)
+    captured = None
+    if cfg.instances_from is not None:  # read and checked before the old set is touched
+        captured = [i for i in captured_instances(Path(cfg.instances_from)) if not cfg.models or i.kind in cfg.models]
+        _check_captures_fit(cfg, captured)
     begin_set(out / "bench.json")  # the set's manifest (optsched.artifacts), written last
     start, load0 = time.perf_counter(), os.getloadavg()
     from optsched.io import default_data_dir
@@ -375,8 +394,8 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
     import tempfile
 
     tmp = tempfile.TemporaryDirectory(prefix="optsched-bench-")
-    if cfg.instances_from is not None:
-        instances = [i for i in captured_instances(Path(cfg.instances_from)) if not cfg.models or i.kind in cfg.models]
+    if captured is not None:
+        instances = captured
     else:
         instances = list(generated_instances(cfg))
         if cfg.use_files:

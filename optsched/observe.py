@@ -157,7 +157,9 @@ class Observer:
             self._capture = Path(self.capture_dir)
             if self._capture.exists() and not self._capture.is_dir():
                 raise ValueError(f"--capture: {self._capture} is not a directory")
-            self._capture.mkdir(parents=True, exist_ok=True)
+            from optsched.artifacts import begin_set
+
+            begin_set(self._capture / "run.json")  # run.json is the capture's manifest, written last
             for old in self._capture.glob("*.jsonl"):
                 old.unlink()
 
@@ -242,13 +244,14 @@ class Observer:
 
     def write(self, out_dir: str | Path) -> list[Path]:
         """``shadow.csv`` and ``shadow.png`` (with shadows), ``DIR/run.json`` (with capture)."""
-        from optsched.artifacts import package_versions, write_metadata
+        from optsched.artifacts import package_versions, write_manifest
 
         paths: list[Path] = []
         if self.capture_dir is not None:
-            paths.append(write_metadata(Path(self.capture_dir) / "run.json",
+            captured = [Path(self.capture_dir) / f"{kind}.jsonl" for kind in sorted(self._captured)]
+            paths.append(write_manifest(Path(self.capture_dir) / "run.json",
                                         {**self.run_info, "versions": package_versions(),
-                                         "captured": dict(self._captured), "every": self.capture_every}))
+                                         "captured": dict(self._captured), "every": self.capture_every}, captured))
         if self.shadow:
             import pandas as pd
 

@@ -110,6 +110,8 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
     unknown_runs = sorted(set(only or ()) - set(labels))
     if unknown_runs:
         raise ValueError(f"runs: {paper.name} has no run {unknown_runs[0]!r} (known: {', '.join(labels)})")
+    for stale in ("report.md", "claims.csv"):  # derived from the runs: gone until they are all rewritten
+        (base / stale).unlink(missing_ok=True)
     for run in paper.runs:
         if only is not None and run.subdir not in only:  # kept as an earlier run into OUT wrote it
             continue
@@ -174,6 +176,8 @@ def reproduce(paper: str, *, out: Path, full: bool = False, settings: Mapping[st
     start, load0 = time.perf_counter(), os.getloadavg()[0]
     paths: list[Path] = []
     sections = []
+    if paper == "all":
+        (Path(out) / "report.md").unlink(missing_ok=True)  # rewritten after every paper's report
     for name in names:
         keys = config_keys(get_paper(name))
         own = {k: v for k, v in (settings or {}).items() if paper != "all" or k in keys}

@@ -203,3 +203,17 @@ def test_time_limit_hits_are_recorded_once_and_cut_larger_sizes(tmp_path: Path) 
     paper = df[df["backend"] == "paper"]
     assert (paper["termination"] == "error").all() and paper["message"].str.contains("infeasible").all()
     assert f"paper on capacity_projection: {len(paper)} error row(s); first: returned solution is infeasible" in summary
+
+
+def test_bench_of_captures_that_nothing_fits_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--backends or --models that fit none of the captured instances wrote a bench of 0 rows and
+    exited 0 (the generated mode refused the same mismatch)."""
+    captures = tmp_path / "in"
+    captures.mkdir()
+    (captures / "sp.jsonl").write_text('{"model": "set_packing", "n_elements": 2, "sets": [[0], [1]], "weights": [1, 2]}\n')
+    for extra, needle in ((["--backends", "kkt"], "'kkt' solves none of the captured models (set_packing)"),
+                          (["--models", "budgeted_ip"], "holds no instance of the models benchmarked (budgeted_ip)")):
+        code = main(["bench", "--instances", str(captures), *extra, "--out", str(tmp_path / "out")])
+        err = capsys.readouterr().err
+        assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+        assert not (tmp_path / "out" / "bench.csv").exists()

@@ -289,3 +289,19 @@ def test_file_names_that_are_not_utf8_or_use_all_255_bytes(capsys, tmp_path: Pat
                            "--repeats", "1", "--out", str(tmp_path / "b"))
     assert code == 0, err
     assert "x\\udcffy.jsonl" in (tmp_path / "b" / "bench.csv").read_text(encoding="utf-8")
+
+
+def test_a_capture_directorys_run_json_is_its_manifest(capsys, tmp_path: Path) -> None:
+    """A rerun that failed after capturing left the new .jsonl beside the previous run's run.json
+    (its seed, its count). run.json is now removed first and written last with the files' hashes."""
+    import hashlib
+
+    cap = tmp_path / "cap"
+    argv = ["run", "maxweight", "--preset", "quick", "--capture", str(cap), "--capture-every", "50"]
+    assert run_cli(capsys, *argv, "--seed", "1", "--out", str(tmp_path / "o"))[0] == 0
+    meta = json.loads((cap / "run.json").read_text())
+    assert set(meta["files"]) == {"set_packing_batch.jsonl"}
+    assert meta["files"]["set_packing_batch.jsonl"] == hashlib.sha256((cap / "set_packing_batch.jsonl").read_bytes()).hexdigest()
+    (tmp_path / "a_file").write_text("")
+    code, _, err = run_cli(capsys, *argv, "--seed", "2", "--out", str(tmp_path / "a_file"))
+    assert code == 2 and not (cap / "run.json").exists(), err

@@ -180,3 +180,21 @@ def test_only_some_runs_rerun_and_the_claims_read_the_rest(tiny_all: Path, tmp_p
     assert "--preset fig5" in report and "--preset fig3" not in report and "Fig. 3:" in report
     with pytest.raises(ValueError, match="no run 'nope'"):
         reproduce("maxweight", out=out, only=["nope"])
+
+
+def test_a_rerun_cut_short_leaves_no_report_of_the_earlier_runs(tiny_all: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """report.md and claims.csv stood beside runs an interrupted rerun had rewritten (the report
+    quoted frames = 1000 over runs of 3000): they go before the first run and come back last."""
+    import shutil
+
+    out = tmp_path / "out"
+    shutil.copytree(tiny_all / "maxweight", out / "maxweight")
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt  # as Ctrl-C arrives in the first run
+
+    monkeypatch.setattr("optsched.observe.Observer", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        reproduce("maxweight", out=out, only=["fig5"], log=lambda _m: None)
+    assert not (out / "maxweight" / "report.md").exists() and not (out / "maxweight" / "claims.csv").exists()

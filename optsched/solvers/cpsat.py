@@ -17,6 +17,7 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_standard
 from optsched.result import Result, Termination
+from optsched.solvers.interrupt import interruptible
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
 
 STATUS_TABLE: dict[str, Termination] = {
@@ -154,6 +155,9 @@ class CpSatBackend(Backend):
         solver.parameters.random_seed = int(options["random_seed"])
         solver.parameters.absolute_gap_limit = float(options["absolute_gap_limit"])
         solver.parameters.mip_wanted_precision = float(options["mip_wanted_precision"])
+        # CP-SAT's own SIGINT handler ended a solve as if by its time limit (exit 0 after Ctrl-C)
+        # and left SIGINT at SIG_DFL; Python's stays, and stops the solve (solvers/interrupt.py)
+        solver.parameters.catch_sigint_signal = False
         lines: list[str] = []
         if options["log"]:
             solver.parameters.log_search_progress = True
@@ -162,7 +166,7 @@ class CpSatBackend(Backend):
         left = remaining(time_limit, start)
         if left is not None:
             solver.parameters.max_time_in_seconds = max(left, 1e-3)
-        code = solver.solve(m)
+        code = interruptible(lambda: solver.solve(m), solver.stop_search)
         name = solver.status_name(code)
         termination = STATUS_TABLE.get(name, Termination.ERROR)
         solution = objective_value = bound = None

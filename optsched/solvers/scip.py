@@ -30,7 +30,6 @@ STATUS_TABLE: dict[str, Termination] = {
     "inforunbd": Termination.INFEASIBLE,  # every optsched model is bounded
     "unbounded": Termination.UNBOUNDED,
     "timelimit": Termination.TIME_LIMIT,
-    "userinterrupt": Termination.TIME_LIMIT,
     "nodelimit": Termination.ITERATION_LIMIT,
     "totalnodelimit": Termination.ITERATION_LIMIT,
     "stallnodelimit": Termination.ITERATION_LIMIT,
@@ -195,6 +194,8 @@ class ScipBackend(Backend):
                 m.optimize()
             log = printed[0]
         name = m.getStatus()
+        if name == "userinterrupt":  # SCIP caught a Ctrl-C: the caller's interrupt, not a time limit
+            raise KeyboardInterrupt
         termination = STATUS_TABLE.get(name, Termination.ERROR)
         solution = bound = None
         if m.getNSols() > 0 and termination is not Termination.INFEASIBLE:
