@@ -52,6 +52,9 @@ class _Capped(io.RawIOBase):
 
     def readinto(self, buffer: "bytearray | memoryview") -> int:  # type: ignore[override]
         n = self._file.readinto(buffer)
+        if n is None:  # the descriptor stays non-blocking: a pseudo-file with nothing to give now
+            raise ValueError(f"{self._what}: {self._path} would block the read (a kernel pseudo-file such as "
+                             "/proc/kmsg, not a data file)")
         self._count += n or 0
         if self._count > self._limit:
             raise _too_big(self._what, self._path, self._limit)
@@ -67,8 +70,8 @@ def open_user_file(path: str | Path, what: str) -> IO[bytes]:
     readable regular file, and on a read that passes the cap.
 
     The file is opened non-blocking (a FIFO would otherwise block the open until a writer
-    comes) and checked with ``fstat`` on the open descriptor, so nothing can swap it in
-    between."""
+    comes), and stays so, and is checked with ``fstat`` on the open descriptor, so nothing can
+    swap it in between."""
     path = Path(path)
     limit = max_input_bytes()
     try:
@@ -85,7 +88,8 @@ def open_user_file(path: str | Path, what: str) -> IO[bytes]:
             raise ValueError(f"{what}: {path} is not a regular file (a FIFO, device or socket is refused)")
         if info.st_size > limit:
             raise _too_big(what, path, limit)
-        os.set_blocking(fd, True)
+        # left non-blocking: no effect on a regular file's reads, while a pseudo-file that passes
+        # for one (/proc/kmsg, size 0) ends the read at once instead of blocking it for ever
         return io.BufferedReader(_Capped(fd, what, path, limit))
     except BaseException:
         os.close(fd)

@@ -305,11 +305,21 @@ def _arrays(obj: Any, path: str = "") -> list[tuple[str, np.ndarray]]:
     """Every numpy array a model holds, nested optsched objects included (``family.indptr``)."""
     out = []
     for key, value in vars(obj).items():
-        if isinstance(value, np.ndarray):
-            out.append((path + key, value))
-        elif hasattr(value, "__dict__") and type(value).__module__.startswith("optsched"):
-            out += _arrays(value, f"{path}{key}.")
+        out += _held(value, path + key)
     return out
+
+
+def _held(value: object, name: str) -> list[tuple[str, np.ndarray]]:
+    """The arrays in ``value``: itself, its items (a tuple of sets), a sparse matrix's parts."""
+    if isinstance(value, np.ndarray):
+        return [(name, value)]
+    if isinstance(value, (tuple, list)):
+        return [a for i, item in enumerate(value) for a in _held(item, f"{name}[{i}]")]
+    if hasattr(value, "indptr") and hasattr(value, "data"):
+        return [(f"{name}.{part}", getattr(value, part)) for part in ("data", "indices", "indptr")]
+    if hasattr(value, "__dict__") and type(value).__module__.startswith("optsched"):
+        return _arrays(value, f"{name}.")
+    return []
 
 
 @pytest.mark.parametrize("kind", sorted(kind_specs()))

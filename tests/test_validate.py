@@ -121,3 +121,16 @@ def test_a_linear_programs_sparse_data_is_checked_as_its_dense_data(field: str, 
         kwargs["hessian"] = data
     with pytest.raises(ValueError, match=words.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")):
         LinearProgram(**kwargs)
+
+
+@pytest.mark.parametrize("value", [[2**53 + 1], np.array([2**53 + 1], dtype=np.int64), np.array([2**64 - 1], dtype=np.uint64),
+                                   [[1, -(2**60) - 1]]])
+def test_an_integer_float64_cannot_hold_is_refused(value: object) -> None:
+    """A weight of 2^53 + 1 was silently 2^53 and fit a capacity of 2^53 for every backend."""
+    with pytest.raises(ValueError, match="is not exactly a float64 number"):
+        float_array("weights", value, ndim=np.ndim(value))
+
+
+def test_integers_float64_holds_exactly_pass_whatever_their_size() -> None:
+    assert float_array("w", [2**53, 2**60, -(2**62), 10**20]).tolist() == [2.0**53, 2.0**60, -(2.0**62), 1e20]
+    assert float_array("w", np.array([2**53 + 1.0])).tolist() == [2.0**53]  # a float is taken as given

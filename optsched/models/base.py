@@ -172,9 +172,21 @@ class FrozenArrays:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for value in state.values():
-            if isinstance(value, np.ndarray):
-                value.setflags(write=False)
+            _freeze(value)
         self.__dict__.update(state)
+
+
+def _freeze(value: Any) -> None:
+    """Read-only again after unpickling: an array, the arrays of a tuple or list of them (a set
+    packing's sets, a mesh's nodes), and a scipy sparse matrix's arrays (a linear program's A)."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _freeze(item)
+    elif hasattr(value, "indptr") and hasattr(value, "data"):
+        for part in (value.data, value.indices, value.indptr):
+            _freeze(part)
 
 
 class Model(FrozenArrays):

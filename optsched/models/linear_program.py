@@ -36,9 +36,15 @@ def _own_sparse(name: str, value: Any, layout: Any) -> Any:
     """The model's own copy of a scipy sparse matrix (a caller changing theirs afterwards leaves
     the model alone), its entries checked as :func:`float_array` checks dense ones, read-only."""
     matrix = layout(value, dtype=np.float64, copy=True)
-    matrix.sum_duplicates()
+    matrix.sum_duplicates()  # in place: before the data are read-only
     matrix.data = float_array(name, matrix.data)
-    for part in (matrix.indices, matrix.indptr):
+    return _read_only(matrix)
+
+
+def _read_only(matrix: Any) -> Any:
+    """``matrix`` in canonical form (sorted, no duplicates) with its arrays read-only."""
+    matrix.sum_duplicates()
+    for part in (matrix.data, matrix.indices, matrix.indptr):
         part.setflags(write=False)
     return matrix
 
@@ -99,7 +105,7 @@ class LinearProgram(Model):
             A = _own_sparse("A", self.A, sp.csr_matrix)
         else:
             dense = float_array("A", self.A, ndim=2) if np.size(self.A) else np.zeros((0, n))
-            A = sp.csr_matrix(dense)
+            A = _read_only(sp.csr_matrix(dense))
         if A.shape[1] != n:
             raise ValueError(f"A: has {A.shape[1]} columns, expected {n} (one per entry of c)")
         m = A.shape[0]
@@ -122,7 +128,7 @@ class LinearProgram(Model):
         hess = None
         if self.hessian is not None:
             hess = (_own_sparse("hessian", self.hessian, sp.csc_matrix) if sp.issparse(self.hessian)
-                    else sp.csc_matrix(float_array("hessian", self.hessian, ndim=2, shape=(n, n))))
+                    else _read_only(sp.csc_matrix(float_array("hessian", self.hessian, ndim=2, shape=(n, n)))))
             if hess.shape != (n, n) or abs(hess - hess.T).max() > 1e-12 * max(1.0, abs(hess).max()):
                 raise ValueError("hessian: expected a symmetric (n, n) matrix")
             _check_semidefinite(hess)

@@ -55,7 +55,24 @@ def _to_array(name: str, value: Any, dtype: type, bools: bool = False) -> np.nda
     except (TypeError, ValueError) as exc:
         why = "rows of different lengths" if "inhomogeneous" in str(exc) else str(exc).split(".")[0]
         raise ValueError(f"{name}: not a rectangular array of numbers ({why})") from None
+    if dtype is np.float64 and not (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
+        _exact_integers(name, value, arr)
     return arr
+
+
+EXACT_INTEGER_LIMIT = 2.0**53
+
+
+def _exact_integers(name: str, value: Any, arr: np.ndarray) -> None:
+    """ValueError for an integer the float64 array does not hold exactly: past 2^53 integers
+    lose their last digits (a weight of 2^53 + 1 became 2^53 and fit a capacity of 2^53)."""
+    if not arr.size or not np.isfinite(arr).all() or float(np.abs(arr).max()) < EXACT_INTEGER_LIMIT:
+        return
+    given = np.asarray(value, dtype=object).reshape(-1)
+    for original, held in zip(given.tolist(), arr.reshape(-1).tolist()):
+        if isinstance(original, (int, np.integer)) and not isinstance(original, bool) and int(original) != int(held):
+            raise ValueError(f"{name}: the integer {int(original)} is not exactly a float64 number (past 2^53 an "
+                             "integer loses digits); give it as a float if the nearest float is meant")
 
 
 def float_array(
