@@ -152,12 +152,12 @@ class StandardForm:
         each part is bounded below on its own: the rows' term over each row's interval for A x',
         the columns' term over the box of t. For a diagonal H the box minimum is exact (one
         interval per column). Otherwise, with F the columns whose r_j t_j is unbounded below over
-        their interval (a free column's reduced cost, a solver's 1e-6 residual) and B the rest:
-        t'Ht >= t_F' S t_F for the Schur complement S = H_FF - H_FB H_BB^+ H_BF, so the term is at
-        least r_B't_B over B's box plus the unconstrained minimum -r_F'S^+r_F / 2 (when r_F lies
-        in the range of S; dense, up to ``UNCONSTRAINED_MAX`` columns). The terms are products of residuals, so the
-        gap is not lost to the rounding of f's own large parts (an offset of 1e12 beside an
-        optimum of 0.5). A reduced cost within rounding of its parts (1e-12 of them) is 0."""
+        their interval (a free column's reduced cost, a solver's 1e-6 residual) and B the rest,
+        the term is at least r_B't_B over B's box plus the minimum over all t of
+        t'Ht / 2 + r_F't_F (finite when r_F, padded with zeros, lies in the range of H; dense, up
+        to ``UNCONSTRAINED_MAX`` columns). The terms are products of residuals, so the gap is not
+        lost to the rounding of f's own large parts (an offset of 1e12 beside an optimum of 0.5).
+        No reduced cost is rounded to 0: over a column range of 1e9, -1e-6 is a term of 1e3."""
         x = np.asarray(x, dtype=np.float64)
         y = np.asarray(row_duals, dtype=np.float64)
         grad = np.asarray(self.c, dtype=np.float64).copy()
@@ -171,13 +171,12 @@ class StandardForm:
                 full = self.hessian
         pulled = np.asarray(self.A.T @ y, dtype=np.float64) if self.A.shape[0] else np.zeros_like(grad)
         reduced = grad - pulled
-        reduced[np.abs(reduced) <= 1e-12 * (np.abs(grad) + np.abs(pulled))] = 0.0
         lo, hi = self.column_bounds()
         each = _interval_minimum(reduced, curvature, lo - x, hi - x)
         unbounded = np.isneginf(each)
         columns = float(each[~unbounded].sum())
         if unbounded.any():
-            columns += -np.inf if full is None else _schur_minimum(full, reduced, unbounded)
+            columns += -np.inf if full is None else _range_minimum(full, np.where(unbounded, reduced, 0.0))
         ax = np.asarray(self.A @ x, dtype=np.float64) if self.A.shape[0] else np.zeros(0)
         rows = _interval_minimum(y, np.zeros_like(y), self.row_lower - ax, self.row_upper - ax)
         return -(columns + float(rows.sum()))
@@ -470,22 +469,17 @@ class Traits:
 UNCONSTRAINED_MAX = 4000  # columns of a dense pseudo-inverse solve in lagrangian_gap
 
 
-def _schur_minimum(hessian: Any, r: np.ndarray, free: np.ndarray) -> float:
-    """A lower bound on min over t_F of t'Ht / 2 + r_F't_F for any t_B (:meth:`StandardForm.lagrangian_gap`):
-    -r_F's / 2 with S s = r_F, S the Schur complement of H_BB in H; -inf when r_F is not in the
-    range of S (the residual past 1e-9 of |r_F|) or past UNCONSTRAINED_MAX columns."""
+def _range_minimum(hessian: Any, r: np.ndarray) -> float:
+    """min over all t of t'Ht / 2 + r't: -r'z / 2 with Hz = r, when r lies in the range of H
+    (least squares, the residual within 1e-12 of |r|); -inf otherwise, or past UNCONSTRAINED_MAX
+    columns. A lower bound of the same over any box, whatever the other columns do."""
     if r.shape[0] > UNCONSTRAINED_MAX:
         return -np.inf
     dense = hessian.toarray()
-    rest = ~free
-    schur = dense[np.ix_(free, free)]
-    if rest.any():
-        schur = schur - dense[np.ix_(free, rest)] @ np.linalg.pinv(dense[np.ix_(rest, rest)], hermitian=True) @ dense[np.ix_(rest, free)]
-    rf = r[free]
-    s = np.linalg.lstsq(schur, rf, rcond=None)[0]
-    if np.linalg.norm(schur @ s - rf) > 1e-9 * np.linalg.norm(rf):
+    z = np.linalg.lstsq(dense, r, rcond=None)[0]
+    if not np.linalg.norm(dense @ z - r) <= 1e-12 * np.linalg.norm(r):
         return -np.inf
-    return -0.5 * float(rf @ s)
+    return -0.5 * float(r @ z)
 
 
 def _interval_minimum(r: np.ndarray, q: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
