@@ -388,3 +388,12 @@ def test_lagrangian_bound_rounds_nothing_and_needs_the_exact_range() -> None:
     for backend in ("highs", "pyomo"):
         res = optsched.solve(model, backend)
         assert not (res.termination is Termination.OPTIMAL and res.objective > best + 1e-6 * abs(best)), backend
+
+
+def test_pyomo_qp_certificate_reads_its_duals_at_the_objectives_scale() -> None:
+    """Pyomo solves a linear program's objective scaled by mip_objective_scale (64 here); its row
+    duals were certified unscaled, so a right answer came back feasible with a bound of -4007."""
+    model = LinearProgram(c=[0.01], A=[[1.0]], row_lower=[1.0], row_upper=[np.inf], col_lower=[-np.inf],
+                          col_upper=[np.inf], hessian=[[2.0]])
+    res = optsched.solve(model, "pyomo")
+    assert res.termination is Termination.OPTIMAL and res.objective == pytest.approx(1.01) and res.bound == pytest.approx(1.01)

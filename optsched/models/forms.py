@@ -157,7 +157,9 @@ class StandardForm:
         t'Ht / 2 + r_F't_F (finite when r_F, padded with zeros, lies in the range of H; dense, up
         to ``UNCONSTRAINED_MAX`` columns). The terms are products of residuals, so the gap is not
         lost to the rounding of f's own large parts (an offset of 1e12 beside an optimum of 0.5).
-        No reduced cost is rounded to 0: over a column range of 1e9, -1e-6 is a term of 1e3."""
+        No reduced cost is rounded to 0: over a column range of 1e9, -1e-6 is a term of 1e3. The
+        range test is numerical: eigenvalues of H below double precision of its largest (1e-34
+        beside 1) count as 0, so a free column along one is bounded as if flat."""
         x = np.asarray(x, dtype=np.float64)
         y = np.asarray(row_duals, dtype=np.float64)
         grad = np.asarray(self.c, dtype=np.float64).copy()

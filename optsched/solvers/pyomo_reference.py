@@ -176,6 +176,8 @@ class PyomoBackend(Backend):
             form = as_standard(model).to_standard_form()
             x = np.asarray(solution, dtype=np.float64)  # a QP kind's solution is its vector x
             duals = _row_duals(m, res, form.n_rows) if x.shape == (form.n_vars,) else None
+            if duals is not None:
+                duals = duals / scale  # the duals of the objective as Pyomo solved it, times scale
             termination, bound = certified_qp(model, solution, x, duals, extra, solver=f"Pyomo's {name}")
         if buffer is not None:
             extra["log"] = buffer.getvalue()
