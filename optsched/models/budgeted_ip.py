@@ -57,15 +57,16 @@ def index_violations(idx: np.ndarray, n: int, mask: np.ndarray) -> list[str]:
     return [f"item {int(i)} is masked out" for i in off[:3]]
 
 
-def capacity_slack(w: np.ndarray, c: np.ndarray, tol: float = FEASIBILITY_TOL) -> np.ndarray:
-    """How far past ``c`` the rows ``w x <= c`` may load 0-1 selections (:func:`row_slack`, x <= 1)."""
-    return row_slack(tol, c, np.abs(w).max(axis=1, initial=0.0))
+def over_capacity(load: np.ndarray, c: np.ndarray, tol: float = FEASIBILITY_TOL) -> np.ndarray:
+    """Which loads of the rows ``w x <= c`` (w >= 0, so a load is its own activity) pass ``c``
+    by more than :func:`row_slack`."""
+    return load > c + row_slack(tol, c, load)
 
 
 def capacity_violations(w: np.ndarray, c: np.ndarray, idx: np.ndarray, tol: float) -> list[str]:
     """Rows ``w x <= c`` broken by the 0-1 selection ``idx``."""
     load = w[:, idx].sum(axis=1)
-    over = np.flatnonzero(load > c + capacity_slack(w, c, tol))
+    over = np.flatnonzero(over_capacity(load, c, tol))
     return [f"resource {int(k)}: load {load[k]:g} > capacity {c[k]:g}" for k in over[:3]]
 
 
@@ -128,12 +129,13 @@ class BudgetedIP(Model):
         return problems
 
     def budget_slack(self, tol: float = FEASIBILITY_TOL) -> float:
-        """How far short of ``budget`` the budget row may fall (:func:`row_slack`)."""
-        return float(row_slack(tol, np.float64(self.budget), np.abs(self.budget_coeffs).max(initial=0.0)))
+        """How far short of ``budget`` the budget row may fall (:func:`row_slack` of a sum below
+        the budget: the budget's own size)."""
+        return float(row_slack(tol, np.float64(self.budget), np.float64(0.0)))
 
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = rows.astype(np.float64)  # the rows of violations, at its default tolerance
-        feasible = np.all(x @ self.weights.T <= self.capacity + capacity_slack(self.weights, self.capacity), axis=1)
+        feasible = ~np.any(over_capacity(x @ self.weights.T, self.capacity), axis=1)
         feasible &= x @ self.budget_coeffs >= self.budget - self.budget_slack()
         feasible &= ~np.any(rows[:, ~self.mask], axis=1)
         return feasible, x @ self.values

@@ -18,8 +18,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from optsched.models.base import Model, register_fuzz, register_generator, register_model
-from optsched.models.budgeted_ip import (ESDP_SLOT, capacity_slack, capacity_violations, esdp_slot_statistics,
-                                         index_violations, knapsack_fuzz_data, knapsack_rows)
+from optsched.models.budgeted_ip import (ESDP_SLOT, capacity_violations, esdp_slot_statistics,
+                                         index_violations, knapsack_fuzz_data, knapsack_rows,
+                                         over_capacity)
 from optsched.models.validate import float_array, solution_indices
 
 
@@ -70,7 +71,7 @@ class EscbIndex(Model):
 
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = rows.astype(np.float64)  # the rows of violations, at its default tolerance
-        feasible = np.all(x @ self.weights.T <= self.capacity + capacity_slack(self.weights, self.capacity), axis=1)
+        feasible = ~np.any(over_capacity(x @ self.weights.T, self.capacity), axis=1)
         return feasible, x @ self.mean + np.sqrt(x @ self.variance)
 
     def solution_from_vector(self, x: np.ndarray) -> np.ndarray:

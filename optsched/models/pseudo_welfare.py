@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     pass
 
 
+CAPACITY_ULPS = 8 * np.finfo(float).eps  # w_r + x_r this far past C_r is C_r rounded (0.1 + 0.2 vs 0.3)
+
+
 @dataclass(frozen=True, eq=False)
 class JobWelfare(Model):
     """The data and math P3 and its non-partitionable variant share: one arriving job's units.
@@ -128,7 +131,7 @@ class JobWelfare(Model):
         x = np.asarray(x, dtype=np.float64)
         end = self.usage + x
         # x = C - w exactly can sum to C plus an ulp, where the price is +inf: rounding, not overload
-        end = np.where((end > self.capacity) & (end <= self.capacity * (1 + 8 * np.finfo(float).eps)), self.capacity, end)
+        end = np.where((end > self.capacity) & (end <= self.capacity * (1 + CAPACITY_ULPS)), self.capacity, end)
         cost = prices.price_integral(self.usage, end, self.capacity, self.iota, self.upsilon, self.alpha)
         return utilities.value(self.utility, self.a, x) + self.beta * x / self.capacity - cost
 
@@ -253,7 +256,7 @@ class PseudoWelfareIntegral(JobWelfare):
 
     @property
     def takeable(self) -> np.ndarray:
-        return self.usage + self.xbar <= self.capacity  # Phi_r is not defined past C_r
+        return self.usage + self.xbar <= self.capacity * (1 + CAPACITY_ULPS)  # where unit_welfare is defined
 
     @property
     def unit_values(self) -> np.ndarray:
@@ -292,6 +295,7 @@ class PseudoWelfareIntegral(JobWelfare):
 
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         z = rows.astype(np.float64)
+        # the rows of violations, at its default tolerance
         # the rows of violations, at its default tolerance
         feasible = (z @ self.xbar <= self.rho + FEASIBILITY_TOL * max(1.0, self.rho)) & ~(rows & ~self.takeable).any(axis=1)
         return feasible, z @ self.unit_values

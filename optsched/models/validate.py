@@ -230,8 +230,11 @@ def check_keys(name: str, data: Any, *, required: Sequence[str], optional: Seque
 FEASIBILITY_TOL = 1e-9
 
 
-def row_slack(tol: float, side: np.ndarray, row_magnitude: np.ndarray) -> np.ndarray:
-    """How far past its side a row may be: ``tol`` times the row's own scale, the larger of
-    |side| and its largest |coefficient| times the variables' magnitude. Scaling a row scales
-    its slack (a floor of 1 let rows of 2^-40 pass points a whole item beyond their capacity)."""
-    return tol * np.maximum(np.abs(side), row_magnitude)
+def row_slack(tol: float, side: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """How far past its side a row may be: ``tol`` times the larger of |side| and the row's own
+    ``scale``. Scaling a row scales its slack (a floor of 1 let rows of 2^-40 pass points a whole
+    item beyond their capacity). For a 0-1 selection the scale is what the selection sums there,
+    sum |a_ij| over the chosen j (an item it does not choose adds nothing: a masked item's weight
+    of 1e8 let a load of 10003 pass a capacity of 10001); for continuous points, whose zeros are a
+    solver's 1e-12, the row's largest coefficient times the variables' magnitude."""
+    return tol * np.maximum(np.abs(side), scale)

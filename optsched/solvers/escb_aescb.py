@@ -28,7 +28,8 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Termination
-from optsched.solvers.budget_dp import (DEFAULT_MAX_CELLS, DP_METHODS, FamilyPlan, buffer, fill_fronts,
+from optsched.solvers.budget_dp import (DEFAULT_MAX_CELLS, DP_METHODS, FamilyPlan, TableTooLarge, buffer,
+                                       fill_fronts,
                                        plan_budget_family, solve_budget_family, visited_cells)
 from optsched.solvers.registry import Backend, Option, PrepareFn, check_exact_backend_option, register_backend
 
@@ -232,8 +233,11 @@ class AescbBackend(Backend):
             return Result(Termination.ERROR, extra={"message": f"xi: {xi} scales these means and variances beyond the "
                                                                f"DP's integers (2^62); at most {math.floor(top)} fits them"})
         if options["family_backend"] == "dp":
-            x, value = aescb_index(m.mean, m.variance, m.weights, m.capacity, xi, options["max_budget"],
-                                   method=options["method"])
+            try:
+                x, value = aescb_index(m.mean, m.variance, m.weights, m.capacity, xi, options["max_budget"],
+                                       method=options["method"])
+            except TableTooLarge as exc:  # as the dp backend: the table this instance needs, a status
+                return Result(Termination.ERROR, extra={"message": f"{exc} (max_table_cells of the DP)"})
         else:
             x, value = self._by_family(m, xi, options["max_budget"], state)  # the family backend (new_state)
             if x is None:
