@@ -397,3 +397,18 @@ def test_pyomo_qp_certificate_reads_its_duals_at_the_objectives_scale() -> None:
                           col_upper=[np.inf], hessian=[[2.0]])
     res = optsched.solve(model, "pyomo")
     assert res.termination is Termination.OPTIMAL and res.objective == pytest.approx(1.01) and res.bound == pytest.approx(1.01)
+
+
+def test_certificate_clips_wrong_sign_duals_and_symmetrises_the_hessian() -> None:
+    """From the certificates' review: a row dual of +1e-4 on a <= row (HiGHS's residual) made the
+    bound -inf, and a Hessian within 1e-12 of symmetric gave the gradient of H, not of (H + H')/2,
+    which the objective uses (a 'bound' 5e23 above a feasible point)."""
+    model = LinearProgram(c=[-1.0, -1.0], A=[[1.0, 1.0]], row_lower=[None], row_upper=[1.0], col_lower=[0, 0],
+                          col_upper=[3, 3], hessian=[[2.0, 0.0], [0.0, 2.0]])
+    form = model.to_standard_form()
+    x = np.array([0.5, 0.5])
+    assert np.isfinite(form.lagrangian_gap(x, np.array([1e-4])))  # the wrong sign is clipped to 0
+    assert model.objective(x) - form.lagrangian_gap(x, np.array([-0.0])) <= -0.5 + 1e-12
+    skew = LinearProgram(c=[0.0, 0.0], A=np.zeros((0, 2)), row_lower=[], row_upper=[], col_lower=[-1e20, -1e12],
+                         col_upper=[1e20, 1e12], hessian=[[1e-20, 1e-12], [0.0, 1.0]])
+    assert (skew.hessian != skew.hessian.T).nnz == 0

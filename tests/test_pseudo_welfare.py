@@ -343,3 +343,27 @@ def test_cvxpy_optimal_on_a_big_cluster_job_is_proven_by_its_multiplier(capacity
     else:
         assert res.termination is Termination.FEASIBLE and "not certified" in res.extra["optimality"]
         assert res.bound is None or res.bound >= exact - 1e-6 * max(1.0, abs(exact))
+
+
+def test_cvxpy_optimal_with_an_inactive_rho_is_certified_by_mu_zero() -> None:
+    """Clarabel returns a multiplier of 5e-11 for an inactive (4); D(5e-11) missed the objective
+    by 1e-5 while D(0), as valid, certifies it (the tighter of the two is taken)."""
+    from optsched.result import Termination
+    from optsched.solvers.certificates import welfare_dual_bound
+
+    inactive = 0
+    for seed in range(30):
+        model = generate_job(seed)
+        if optsched.solve(model, "kkt").extra["mu"] != 0.0:
+            continue
+        inactive += 1
+        res = optsched.solve(model, "cvxpy")
+        assert res.termination is Termination.OPTIMAL, (seed, res.extra.get("optimality"))
+        assert res.bound <= welfare_dual_bound(model, 0.0) + 1e-12
+    assert inactive >= 5  # 9 of these 30 jobs leave (4) inactive
+
+
+def generate_job(seed: int) -> PseudoWelfare:
+    from optsched.generators import generate
+
+    return generate("pseudo_welfare", 6, np.random.default_rng(seed))

@@ -161,7 +161,11 @@ class StandardForm:
         range test is numerical: eigenvalues of H below double precision of its largest (1e-34
         beside 1) count as 0, so a free column along one is bounded as if flat."""
         x = np.asarray(x, dtype=np.float64)
+        # a multiplier facing an infinite side is clipped to 0 there (any y gives a bound; HiGHS's
+        # +1e-4 on a <= row made this one -inf)
         y = np.asarray(row_duals, dtype=np.float64)
+        y = np.where(np.isinf(self.row_upper), np.maximum(y, 0.0), y)
+        y = np.where(np.isinf(self.row_lower), np.minimum(y, 0.0), y)
         grad = np.asarray(self.c, dtype=np.float64).copy()
         curvature = np.zeros_like(grad)
         full = None

@@ -131,6 +131,7 @@ class LinearProgram(Model):
                     else _read_only(sp.csc_matrix(float_array("hessian", self.hessian, ndim=2, shape=(n, n)))))
             if hess.shape != (n, n) or abs(hess - hess.T).max() > 1e-12 * max(1.0, abs(hess).max()):
                 raise ValueError("hessian: expected a symmetric (n, n) matrix")
+            hess = _read_only(sp.csc_matrix((hess + hess.T) * 0.5))  # x'Hx sees only the symmetric part
             _check_semidefinite(hess)
             if self.sense == "max" or integ.any():
                 raise ValueError("hessian: quadratic objectives only for minimisation without integer variables")
