@@ -438,3 +438,24 @@ def test_lagrangian_gap_is_a_valid_bound_for_any_point_and_multipliers() -> None
             y = rng.normal(size=m) * rng.choice([0.0, 1.0, 10.0])
             gap = form.lagrangian_gap(x, y)
             assert model.objective(x) - gap <= optimum + 1e-9 * max(1.0, abs(optimum))
+
+
+def test_highs_qp_prints_nothing_and_keeps_what_its_solver_printed(capfd: pytest.CaptureFixture[str]) -> None:
+    """HiGHS's QP solver printed "dimension mismatch" to stdout (C printf) on this mixed-scale
+    projection: a command's --json output would not have parsed. It is captured into
+    ``extra["solver_output"]``."""
+    z = [220255.38807488207, 4.7450935849003635, -189.26766607330913, 0.11165706362376482, 2.407103315852675,
+         -6.087885351217475, -4.981765063064906e-05, 20011.16997491982, 4.641301882407502e-05, 1.2716597222994133e-07,
+         -223008.82367155325, -112317.63100905827, -31.838319333594768, -736385.730926879, -35302.79887881831]
+    upper = [479258693.85175174, 2560.59011593837, 91309.44476560301, 29.8699355430954, 672.5935986268065,
+             60987.43807471792, 0.03247731510714492, 25888015.907130618, 0.42237740237703203, 0.00010631265587154012,
+             968914135.6491162, 16471167.769616263, 9051.433056124104, 4954168026.033691, 23705737.6193485]
+    model = CapacityProjection(z=z, upper=upper, group=[0] * 15, capacity=[240273.82195030642])
+    capfd.readouterr()
+    res = optsched.solve(model, "highs")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    if "solver_output" in res.extra:
+        assert "dimension mismatch" in res.extra["solver_output"]
+    assert res.termination is not Termination.OPTIMAL or res.objective == pytest.approx(
+        optsched.solve(model, "fast").objective, rel=1e-6)

@@ -21,6 +21,7 @@ from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, SOLVER_INFINITY, Sta
 from optsched.result import Result, Termination
 import time
 
+from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.certificates import certified_qp
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining, tolerance_keys
 
@@ -289,7 +290,14 @@ class HighsBackend(Backend):
             session.structure = structure if options["warm_start"] else None
         left = remaining(time_limit, start)  # what the set-up left of the limit
         h.setOptionValue("time_limit", highspy.kHighsInf if left is None else max(left, 1e-3))
-        log = _run_logged(h) if options["log"] else run_highs(h)
+        printed = [""]
+        if options["log"]:
+            log = _run_logged(h)
+        elif form.hessian is not None:  # HiGHS's QP solver printf's "dimension mismatch" (stdout)
+            with captured_c_output() as printed:
+                run_highs(h)
+        else:
+            run_highs(h)
 
         status_name = h.getModelStatus().name
         termination = highs_termination(status_name)
@@ -306,7 +314,8 @@ class HighsBackend(Backend):
             if not form.is_mip and info.dual_solution_status == 2:
                 duals = (back.row_duals(np.asarray(sol.row_dual, dtype=np.float64) * row_scale),
                          back.column_duals(np.asarray(sol.col_dual, dtype=np.float64)))
-        extra = {"solver_status": status_name, "warm": warm, **({"log": log} if options["log"] else {})}
+        extra = {"solver_status": status_name, "warm": warm, **({"log": log} if options["log"] else {}),
+                 **({"solver_output": printed[0]} if printed[0] else {})}
         if form.is_mip:
             if np.isfinite(info.mip_dual_bound) and solution is not None:
                 bound = back.value(info.mip_dual_bound)

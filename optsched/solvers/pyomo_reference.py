@@ -14,6 +14,7 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.forms import SOLVER_INFINITY, as_pyomo, as_standard
 from optsched.result import Result, Termination
+from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, HIGHS_ACCURACY_OPTIONS
 from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
 
@@ -151,7 +152,12 @@ class PyomoBackend(Backend):
 
             buffer = io.StringIO()
             kwargs["tee"] = [buffer]
-        res = solver.solve(m, **kwargs)
+        printed = [""]
+        if buffer is None and _is_qp(model):  # HiGHS's QP solver printf's "dimension mismatch" (stdout)
+            with captured_c_output() as printed:
+                res = solver.solve(m, **kwargs)
+        else:
+            res = solver.solve(m, **kwargs)
         term = res.termination_condition.name
         termination = STATUS_TABLE.get(term, Termination.ERROR)
         if term == "infeasibleOrUnbounded" and not model.BOUNDED:  # a linear program: not told apart
@@ -164,7 +170,7 @@ class PyomoBackend(Backend):
             objective = float(res.incumbent_objective) / scale
             if res.objective_bound is not None and abs(res.objective_bound) != float("inf"):
                 bound = float(res.objective_bound) / scale
-        extra: dict[str, Any] = {"solver_status": term, "solver": name}
+        extra: dict[str, Any] = {"solver_status": term, "solver": name, **({"solver_output": printed[0]} if printed[0] else {})}
         tiny = below_tolerance_scale(model)
         if termination is Termination.OPTIMAL and tiny is not None:
             termination = Termination.FEASIBLE
