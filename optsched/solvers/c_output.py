@@ -10,15 +10,17 @@ are the process's.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import io
 import os
 import sys
 import tempfile
-from typing import Iterator
+from typing import IO, Iterator
 
 _LIBC = ctypes.CDLL(None)
+_SINK: "tuple[int, IO[bytes]] | None" = None
 
 
 @contextlib.contextmanager
@@ -26,23 +28,29 @@ def captured_c_output() -> Iterator[list[str]]:
     """Inside the block, file descriptors 1 and 2 write to a temporary file and Python's
     ``sys.stdout`` / ``sys.stderr`` to a buffer (OSQP's Python module prints through
     ``sys.stdout``); the list it yields holds that text (stripped) once the block ends."""
+    global _SINK
     captured: list[str] = []
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     saved = (os.dup(1), os.dup(2))
     python_text = io.StringIO()
-    with tempfile.TemporaryFile() as sink:
-        try:
-            os.dup2(sink.fileno(), 1)
-            os.dup2(sink.fileno(), 2)
-            with contextlib.redirect_stdout(python_text), contextlib.redirect_stderr(python_text):
-                yield captured
-        finally:
-            _LIBC.fflush(None)  # C stdio buffers a file (not a terminal): write it out here
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
-            sink.seek(0)
-            text = python_text.getvalue() + sink.read().decode("utf-8", errors="replace")
-            captured.append(text.strip())
+    if _SINK is None or _SINK[0] != os.getpid():  # one temporary file per process (not shared with
+        _SINK = (os.getpid(), tempfile.TemporaryFile())  # a forked child), emptied before each use
+        atexit.register(_SINK[1].close)
+    sink = _SINK[1]
+    sink.seek(0)
+    sink.truncate()
+    try:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        with contextlib.redirect_stdout(python_text), contextlib.redirect_stderr(python_text):
+            yield captured
+    finally:
+        _LIBC.fflush(None)  # C stdio buffers a file (not a terminal): write it out here
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
+        sink.seek(0)
+        text = python_text.getvalue() + sink.read().decode("utf-8", errors="replace")
+        captured.append(text.strip())
