@@ -82,24 +82,20 @@ class RealFiles:
     full: tuple[tuple[str, tuple[int, ...] | None], ...]
 
 
-def _delorme(names: list[str]) -> tuple[tuple[str, None], ...]:
-    return tuple((f"setpacking/{n}", None) for n in names)
-
-
-def _cliques(names: list[str]) -> tuple[tuple[str, None], ...]:
-    return tuple((f"mwis/{n}.clq", None) for n in names)
+def _files(folder: str, names: list[str]) -> tuple[tuple[str, None], ...]:
+    return tuple((f"{folder}/{n}", None) for n in names)
 
 
 REAL_FILES: tuple[RealFiles, ...] = (
     RealFiles(
         "set_packing",
-        quick=_delorme(["didactic.dat", "pb_100rnd0100.dat"]) + _cliques(["johnson8-4-4"]),
+        quick=_files("setpacking", ["didactic.dat", "pb_100rnd0100.dat"]) + _files("mwis", ["johnson8-4-4.clq"]),
         # the DIMACS graphs whose cliques the exact backends prove within seconds; the other
         # six take HiGHS or CP-SAT 20-100 s each (tests/test_dimacs.py runs them)
-        full=_delorme(["didactic.dat"] + [f"pb_100rnd{k:02d}00.dat" for k in range(1, 13)]
-                      + [f"pb_200rnd{k:02d}00.dat" for k in range(1, 19)])
-        + _cliques(["johnson8-2-4", "hamming6-4", "MANN_a9", "hamming6-2", "johnson8-4-4", "johnson16-2-4", "C125.9",
-                    "san200_0.7_1"]),
+        full=_files("setpacking", ["didactic.dat"] + [f"pb_100rnd{k:02d}00.dat" for k in range(1, 13)]
+                    + [f"pb_200rnd{k:02d}00.dat" for k in range(1, 19)])
+        + _files("mwis", [f"{g}.clq" for g in ("johnson8-2-4", "hamming6-4", "MANN_a9", "hamming6-2", "johnson8-4-4",
+                                                 "johnson16-2-4", "C125.9", "san200_0.7_1")]),
     ),
     RealFiles(
         "budgeted_ip",

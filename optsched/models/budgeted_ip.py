@@ -63,6 +63,12 @@ def over_capacity(load: np.ndarray, c: np.ndarray, tol: float = FEASIBILITY_TOL)
     return load > c + row_slack(tol, c, load)
 
 
+def budget_slack(budget: float, tol: float = FEASIBILITY_TOL) -> float:
+    """How far short of ``budget`` a budget row ``b x >= budget`` may fall (:func:`row_slack` of
+    a sum below the budget: the budget's own size)."""
+    return float(row_slack(tol, np.float64(budget), np.float64(0.0)))
+
+
 def capacity_violations(w: np.ndarray, c: np.ndarray, idx: np.ndarray, tol: float) -> list[str]:
     """Rows ``w x <= c`` broken by the 0-1 selection ``idx``."""
     load = w[:, idx].sum(axis=1)
@@ -129,9 +135,7 @@ class BudgetedIP(Model):
         return problems
 
     def budget_slack(self, tol: float = FEASIBILITY_TOL) -> float:
-        """How far short of ``budget`` the budget row may fall (:func:`row_slack` of a sum below
-        the budget: the budget's own size)."""
-        return float(row_slack(tol, np.float64(self.budget), np.float64(0.0)))
+        return budget_slack(self.budget, tol)
 
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = rows.astype(np.float64)  # the rows of violations, at its default tolerance

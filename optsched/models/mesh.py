@@ -29,7 +29,7 @@ import numpy as np
 
 from optsched.models import prices, utilities
 from optsched.models.base import FrozenArrays
-from optsched.models.validate import check_keys, finite_float, float_array, index_array, positive_int
+from optsched.models.validate import check_keys, finite_float, float_array, floored_slack, index_array, positive_int
 from optsched.sampling import redraw_entries
 
 JSON_KEYS = ("capacity", "tau", "arrival", "deadline", "rho", "nodes", "kind", "xbar", "a", "beta")
@@ -259,12 +259,12 @@ class MeshInstance(FrozenArrays):
             out.append(f"(7): job {self.pair_job[p]} has {x[p]:.6g} > xbar {self.xbar[p]:.6g} on unit {self.pair_unit[p]}")
         load = np.bincount(self.pair_job, weights=x, minlength=self.n_jobs)
         j = int(np.argmax(load - self.rho))
-        if load[j] - self.rho[j] > tol * max(1.0, self.rho[j]):
+        if load[j] - self.rho[j] > floored_slack(tol, self.rho[j]):
             out.append(f"(4): job {j} processes {load[j]:.6g} > rho {self.rho[j]:.6g}")
         used = np.bincount(self.pair_unit, weights=x, minlength=self.n_units)
         cap = self.capacity.reshape(-1)
         r = int(np.argmax(used - cap))
-        if used[r] - cap[r] > tol * max(1.0, cap[r]):
+        if used[r] - cap[r] > floored_slack(tol, cap[r]):
             out.append(f"(6): unit {r} carries {used[r]:.6g} > C_r {cap[r]:.6g}")
         return out
 

@@ -33,7 +33,7 @@ from optsched.models.forms import StandardForm
 from optsched.models import utilities
 from optsched.models.mesh import MeshGenerator, MeshInstance
 from optsched.models.pseudo_welfare import random_kind
-from optsched.models.validate import FEASIBILITY_TOL, solution_vector
+from optsched.models.validate import FEASIBILITY_TOL, floored_slack, solution_vector
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -214,9 +214,9 @@ class OfflineWelfareIntegral(MeshWelfare):
         jobs = np.asarray(self.job_matrix @ x.T).T
         units = np.asarray(self.unit_matrix @ x.T).T
         capacity = inst.capacity.reshape(-1)[self.used_units]
-        slack = FEASIBILITY_TOL  # the rows of pair_violations, at its default tolerance
-        feasible = ((jobs <= inst.rho + slack * np.maximum(1.0, inst.rho)).all(axis=1)
-                    & (units <= capacity + slack * np.maximum(1.0, capacity)).all(axis=1))
+        # the rows of pair_violations, at its default tolerance
+        feasible = ((jobs <= inst.rho + floored_slack(FEASIBILITY_TOL, inst.rho)).all(axis=1)
+                    & (units <= capacity + floored_slack(FEASIBILITY_TOL, capacity)).all(axis=1))
         return feasible, rows.astype(np.float64) @ self.item_value
 
 

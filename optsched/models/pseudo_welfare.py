@@ -30,7 +30,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, solution_vector
+from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, floored_slack, solution_vector
 from optsched.models import prices, utilities
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ class JobWelfare(Model):
         if not np.isfinite(x).all():
             return ["solution has a non-finite entry"]
         out = []
-        if x.sum() > self.rho + tol * max(1.0, self.rho):
+        if x.sum() > self.rho + floored_slack(tol, self.rho):
             out.append(f"(4): total {x.sum()} exceeds rho = {self.rho}")
         for r in np.flatnonzero(x < -tol)[:3]:
             out.append(f"(7): x[{r}] = {x[r]} < 0")
@@ -296,8 +296,7 @@ class PseudoWelfareIntegral(JobWelfare):
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         z = rows.astype(np.float64)
         # the rows of violations, at its default tolerance
-        # the rows of violations, at its default tolerance
-        feasible = (z @ self.xbar <= self.rho + FEASIBILITY_TOL * max(1.0, self.rho)) & ~(rows & ~self.takeable).any(axis=1)
+        feasible = (z @ self.xbar <= self.rho + floored_slack(FEASIBILITY_TOL, self.rho)) & ~(rows & ~self.takeable).any(axis=1)
         return feasible, z @ self.unit_values
 
 

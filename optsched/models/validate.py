@@ -230,6 +230,12 @@ def check_keys(name: str, data: Any, *, required: Sequence[str], optional: Seque
 FEASIBILITY_TOL = 1e-9
 
 
+def floored_slack(tol: float, side: Any) -> Any:
+    """``tol`` times |side|, and at least ``tol``: the slack of a continuous kind's row whose
+    point is a solver's (its zeros are 1e-12 residuals, so a side of 0 keeps a floor)."""
+    return tol * np.maximum(1.0, np.abs(side))
+
+
 def row_slack(tol: float, side: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """How far past its side a row may be: ``tol`` times the larger of |side| and the row's own
     ``scale``. Scaling a row scales its slack (a floor of 1 let rows of 2^-40 pass points a whole

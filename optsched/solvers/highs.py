@@ -309,7 +309,8 @@ class HighsBackend(Backend):
             sol = h.getSolution()
             x = np.asarray(sol.col_value, dtype=np.float64)
             session.last_x = x if options["warm_start"] else None
-            solution = as_standard(model).solution_from_vector(back.x(x))
+            x = back.x(x)  # the model's columns from here on
+            solution = as_standard(model).solution_from_vector(x)
             objective = back.value(info.objective_function_value)
             if not form.is_mip and info.dual_solution_status == 2:
                 duals = (back.row_duals(np.asarray(sol.row_dual, dtype=np.float64) * row_scale),
@@ -320,7 +321,7 @@ class HighsBackend(Backend):
             if np.isfinite(info.mip_dual_bound) and solution is not None:
                 bound = back.value(info.mip_dual_bound)
         elif termination is Termination.OPTIMAL and form.hessian is not None and solution is not None:
-            termination, bound = certified_qp(model, solution, back.x(x), None if duals is None else duals[0], extra)
+            termination, bound = certified_qp(model, solution, x, None if duals is None else duals[0], extra)
         elif termination is Termination.OPTIMAL:
             bound = objective
         iterations = int(info.mip_node_count) if form.is_mip else int(

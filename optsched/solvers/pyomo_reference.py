@@ -153,7 +153,8 @@ class PyomoBackend(Backend):
             buffer = io.StringIO()
             kwargs["tee"] = [buffer]
         printed = [""]
-        if buffer is None and _is_qp(model):  # HiGHS's QP solver printf's "dimension mismatch" (stdout)
+        qp = _is_qp(model)
+        if buffer is None and qp:  # HiGHS's QP solver printf's "dimension mismatch" (stdout)
             with captured_c_output() as printed:
                 res = solver.solve(m, **kwargs)
         else:
@@ -175,8 +176,8 @@ class PyomoBackend(Backend):
         if termination is Termination.OPTIMAL and tiny is not None:
             termination = Termination.FEASIBLE
             extra["optimality"] = tiny
-        elif termination is Termination.OPTIMAL and solution is not None and _is_qp(model):
-            # the QP solver's optimal is checked as the highs backend checks it (highs.certified_qp)
+        elif termination is Termination.OPTIMAL and solution is not None and qp:
+            # the QP solver's optimal is checked as the highs backend checks it (certificates.certified_qp)
             from optsched.solvers.certificates import certified_qp
 
             form = as_standard(model).to_standard_form()

@@ -116,7 +116,12 @@ class Store:
         for part in self.parts():
             damaged = f"sweep: {part} is a damaged store part"
             try:  # the bounded reader: a part replaced by a FIFO or a link to /dev/zero is refused, not read
-                text = read_user_bytes(part, "sweep store part").decode("utf-8")
+                data = read_user_bytes(part, "sweep store part")
+            except ValueError as exc:  # not a regular file, or past the size cap
+                raise ValueError(f"{damaged} ({str(exc).removeprefix('sweep store part: ')}); remove it to run "
+                                 "its runs again") from None
+            try:
+                text = data.decode("utf-8")
                 if not text.endswith("\n"):  # every part is written whole, rows ending in "\n"
                     raise ValueError(f"{damaged} (cut short); remove it to run its runs again")
                 with io.StringIO(text, newline="") as fh:
@@ -130,11 +135,6 @@ class Store:
                         out.setdefault(row["key"], {k: v or "" for k, v in row.items()})
             except UnicodeDecodeError:
                 raise ValueError(f"{damaged} (not UTF-8 text); remove it to run its runs again") from None
-            except ValueError as exc:
-                if str(exc).startswith("sweep store part:"):  # not a regular file, or past the size cap
-                    raise ValueError(f"{damaged} ({str(exc).removeprefix('sweep store part: ')}); remove it to run "
-                                     "its runs again") from None
-                raise
         return out
 
     def keys(self) -> set[str]:
