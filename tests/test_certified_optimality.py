@@ -73,16 +73,101 @@ def test_cpsat_coarse_objective_scaling_is_never_called_optimal():
         assert coarse.objective <= optsched.solve(model, "brute_force").objective + 1e-9
 
 
-def test_cvxpy_with_another_solver_than_the_models_own_is_not_certified():
+def test_cvxpy_with_another_solver_on_a_kind_without_a_dual_bound_is_not_certified():
     if not get_backend("cvxpy").available():
         pytest.skip("cvxpy is not installed")
-    model = generate("capacity_projection", 20, np.random.default_rng(1))  # its own: OSQP, tight options
+    model = LinearProgram(c=[-1.0, -2.0], A=[[1.0, 1.0]], row_lower=[-np.inf], row_upper=[1.5], col_lower=[0.0, 0.0],
+                          col_upper=[1.0, 1.0])  # its own solver: HiGHS; no CVXPY_DUAL_BOUNDS entry
     assert optsched.solve(model, "cvxpy").termination is Termination.OPTIMAL
-    assert optsched.solve(model, "cvxpy", solver="OSQP").termination is Termination.OPTIMAL  # named, same
     other = optsched.solve(model, "cvxpy", solver="SCS")
     assert other.termination in (Termination.FEASIBLE, Termination.ERROR)
     if other.ok:
         assert "SCS" in other.extra["optimality"]
+
+
+# a kind whose cvxpy multipliers prove a bound (certificates.CVXPY_DUAL_BOUNDS), and the exact backend it is checked against
+DUAL_BOUND_KINDS = {"pseudo_welfare": "kkt", "stationary_allocation": "stationary_alm", "capacity_projection": "fast",
+                    "onsocmax_offline": "cvxpy"}
+
+
+def test_the_dual_bound_table_names_the_tested_kinds():
+    from optsched.solvers.certificates import CVXPY_DUAL_BOUNDS
+
+    assert set(CVXPY_DUAL_BOUNDS) == set(DUAL_BOUND_KINDS)
+
+
+@pytest.mark.parametrize("kind", sorted(DUAL_BOUND_KINDS))
+def test_cvxpy_answers_of_any_solver_are_optimal_only_where_their_duals_prove_it(kind):
+    """SCS at its default tolerances, for every kind with a dual bound: optimal only at the
+    optimum (a certified reference), and its bound valid; Clarabel's own answers certified."""
+    if not get_backend("cvxpy").available():
+        pytest.skip("cvxpy is not installed")
+    statuses = set()
+    for seed in range(3):
+        model = generate(kind, 5, np.random.default_rng(seed))
+        reference = optsched.solve(model, DUAL_BOUND_KINDS[kind])
+        assert reference.termination is Termination.OPTIMAL
+        best = reference.objective
+        scs = optsched.solve(model, "cvxpy", solver="SCS")
+        statuses.add(scs.termination)
+        if scs.termination is Termination.OPTIMAL:
+            assert abs(scs.objective - best) <= 1e-6 * max(1.0, abs(best))
+        if scs.bound is not None:  # an upper bound when maximising, a lower one when minimising
+            slack = 1e-9 * max(1.0, abs(best))
+            assert (scs.bound >= best - slack) if model.maximize else (scs.bound <= best + slack)
+        own = optsched.solve(model, "cvxpy")
+        assert own.termination is Termination.OPTIMAL and own.bound is not None
+    assert statuses <= {Termination.OPTIMAL, Termination.FEASIBLE}
+
+
+def _single_stationary(code: int, w: float, alpha: float, upper: float, capacity: float, overhead: float):
+    from optsched.models.stationary_allocation import StationaryAllocation, response
+
+    model = StationaryAllocation(weight=[w], alpha=[alpha], kind=[code], upper=[upper], group=[0], capacity=[capacity],
+                                 port=[0], resource=[0], overhead=[[overhead]])
+    y = response(np.array([code]), np.array([w]), np.array([alpha]), np.array([min(upper, capacity)]),
+                 np.array([overhead]))
+    return model, model.objective(y)
+
+
+def _single_offline(kind: str, capacity: float, xbar: float, rho: float, a: float, beta: float):
+    from optsched.models.mesh import MeshInstance
+    from optsched.models.onsocmax_offline import OfflineWelfare
+
+    inst = MeshInstance(capacity=[[capacity]], tau=1.0, arrival=[0.0], deadline=[0.0], rho=[rho], nodes=[[0]],
+                        kind=[kind], xbar=[xbar], a=[a], beta=[beta])
+    return OfflineWelfare(inst), inst.welfare(np.array([min(capacity, xbar, rho)]))  # every utility increases
+
+
+@pytest.mark.parametrize("build,args", [
+    # Clarabel said optimal at 0.99952 where 0.99999999 is the optimum (a linear utility of weight 1e8)
+    (_single_stationary, (0, 1e8, 1e-8, 1.0, 1.0, 1e-8)),
+    # optimal at 0.5225 where 1.0 is (reciprocal utility, upper 1e-8)
+    (_single_stationary, (2, 1e8, 1.0, 1e-8, 1e8, 1e-8)),
+    # optimal at -0.25 where y = 0 is worth 0
+    (_single_stationary, (0, 1e8, 1e-8, 1e-8, 1e8, 1e8)),
+    # optimal at 1.269 where 0.5 is: a point 2.5 times over a capacity of 1e-8, inside the seam's absolute slack
+    (_single_offline, ("sqrt", 1e-8, 1e8, 1e8, 1e8, 0.0)),
+    # optimal at 1.174 where 1.0 is: 1.17e-8 processed against a rho of 1e-8
+    (_single_offline, ("log", 1.0, 1.0, 1e-8, 1e-8, 1e8)),
+    # optimal at 5.8e-8 where 1e-8 is
+    (_single_offline, ("linear", 1e-8, 1.0, 1e8, 1.0, 0.0)),
+])
+def test_cvxpy_optimal_on_mixed_scales_is_right_or_not_claimed(build, args):
+    """One variable, the optimum in closed form: whatever Clarabel says, an ``optimal`` answer
+    is the optimum, the bound is valid, and the point keeps its rows at the strict tolerance."""
+    if not get_backend("cvxpy").available():
+        pytest.skip("cvxpy is not installed")
+    model, best = build(*args)
+    res = optsched.solve(model, "cvxpy", time_limit=60)
+    assert res.termination in (Termination.OPTIMAL, Termination.FEASIBLE, Termination.ERROR)
+    if res.solution is not None:
+        assert model.violations(res.solution, tol=1e-12) == []
+        assert res.objective <= best + 1e-9 * max(1.0, abs(best))
+    if res.termination is Termination.OPTIMAL:
+        assert abs(res.objective - best) <= 1e-6 * max(1.0, abs(best))
+    if res.bound is not None:
+        assert res.bound >= best - 1e-9 * max(1.0, abs(best))
 
 
 def test_unbounded_is_an_error_for_a_bounded_kind_and_a_status_for_a_free_program():

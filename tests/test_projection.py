@@ -155,6 +155,27 @@ def test_fast_matches_bisection_and_kkt(m: CapacityProjection) -> None:
     assert m.dual_bound(rho) == pytest.approx(m.objective(y), rel=1e-9, abs=1e-9 * scale**2)
 
 
+@settings(max_examples=300)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(4, 14))
+def test_fast_keeps_the_capacity_when_z_dwarfs_it(seed: int, n: int, exponent: int) -> None:
+    """|z| of 10^4..10^14 against capacities of about 1: z - t cancels (an error of eps |z|),
+    and a binding group must still sum to c within its own rounding (before the kernel scaled
+    its free members onto c, a group of one ended 1e-5 over c at z = 3e7, OGASched's step
+    eta0 = 1e12 stopping the policy with exit 1, or 6 % under c at z = 3e8)."""
+    rng = np.random.default_rng(seed)
+    z = 10.0**exponent * (1.0 + rng.random(n))
+    upper = np.where(rng.random(n) < 0.3, rng.uniform(0.0, 0.5, n), 10.0**exponent * 3.0)
+    m = CapacityProjection(z=z, upper=upper, group=rng.integers(0, 3, n), capacity=rng.uniform(0.5, 2.0, 3))
+    y = project_capacity(m.z, m.upper, m.group, m.capacity)
+    assert (y >= 0).all() and (y <= m.upper).all()
+    load, ulps = m.group_load(y), 4 * n * 2.0**-52
+    assert (load <= m.capacity * (1 + ulps)).all(), (load - m.capacity).max()
+    # and a binding group is filled: at the optimum its free members sum to c - capped (they were 6 % short)
+    binding = m.group_load(np.clip(m.z, 0.0, m.upper)) > m.capacity
+    assert (load[binding] >= m.capacity[binding] * (1 - ulps)).all()
+    assert optsched.solve(m, "fast").termination is Termination.OPTIMAL
+
+
 def test_kkt_residual_detects_a_wrong_point() -> None:
     m = CapacityProjection(z=[3.0, 2.0, 1.0], upper=[10.0] * 3, group=[0] * 3, capacity=[3.0])
     assert m.kkt_residual([2.0, 1.0, 0.0], [2.0]) == pytest.approx(0.0, abs=1e-15)

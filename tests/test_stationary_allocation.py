@@ -293,3 +293,19 @@ def test_dual_bound_ends_when_the_root_lies_among_subnormal_prices() -> None:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert mu[0] > 0 and y.sum() <= 0.5 and np.isfinite(total)
+
+
+@pytest.mark.parametrize("w,alpha,upper,capacity,overhead", [(1.0, 1e8, 1e8, 1.0, 1.0), (1.0, 1e6, 1e10, 1e-2, 1.0)])
+def test_alm_keeps_a_capacity_that_the_box_dwarfs(w, alpha, upper, capacity, overhead):
+    """One linear variable whose box is 1e8..1e12 times its capacity: the scaled projection's
+    z - t cancelled and the answer ended 3e-6 over the capacity (an error result)."""
+    from optsched.models.stationary_allocation import StationaryAllocation, response
+
+    model = StationaryAllocation(weight=[w], alpha=[alpha], kind=[0], upper=[upper], group=[0], capacity=[capacity],
+                                 port=[0], resource=[0], overhead=[[overhead]])
+    best = model.objective(response(np.array([0]), np.array([w]), np.array([alpha]), np.array([capacity]),
+                                    np.array([overhead])))
+    res = optsched.solve(model, "stationary_alm")
+    assert res.termination is Termination.OPTIMAL, res.message
+    assert model.violations(res.solution, tol=1e-12) == []
+    assert res.objective == pytest.approx(best, rel=1e-6)

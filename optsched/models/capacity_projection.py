@@ -21,7 +21,7 @@ import numpy as np
 from optsched.lazy_modules import loaded
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import float_array, index_array, solution_vector
+from optsched.models.validate import float_array, index_array, scaled_onto_capacity, solution_vector
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -220,7 +220,9 @@ class CapacityProjection(Model):
         y = cp.Variable(self.n_vars)
         constraints = [y >= 0, y <= self.upper, self.incidence @ y <= self.capacity]
         problem = cp.Problem(cp.Minimize(cp.sum_squares(y - self.z)), constraints)
-        return problem, lambda: np.asarray(y.value, dtype=np.float64).copy()
+        # clipped into the box and scaled onto the capacities (OSQP's point sits outside by its tolerance)
+        return problem, lambda: scaled_onto_capacity(np.clip(np.asarray(y.value, dtype=np.float64), 0.0, self.upper),
+                                                     self.group, self.capacity)
 
     def cvxpy_default_solver(self) -> tuple[str, dict[str, Any]]:
         return "OSQP", dict(OSQP_OPTIONS)

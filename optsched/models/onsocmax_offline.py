@@ -33,7 +33,7 @@ from optsched.models.forms import StandardForm
 from optsched.models import utilities
 from optsched.models.mesh import MeshGenerator, MeshInstance
 from optsched.models.pseudo_welfare import random_kind
-from optsched.models.validate import FEASIBILITY_TOL, floored_slack, solution_vector
+from optsched.models.validate import FEASIBILITY_TOL, floored_slack, scaled_onto_capacity, solution_vector
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -131,7 +131,7 @@ class OfflineWelfare(MeshWelfare):
         problem = cp.Problem(cp.Maximize(cp.sum(cp.hstack(terms))), constraints)
 
         def to_solution() -> np.ndarray:
-            return np.clip(np.asarray(x.value, dtype=np.float64), 0.0, inst.xbar)
+            return repair(inst, x.value)
 
         return problem, to_solution
 
@@ -244,11 +244,8 @@ def repair(instance: MeshInstance, x: np.ndarray) -> np.ndarray:
     """Scale a nearly feasible pair vector into P1: clip to [0, xbar], then shrink each job's
     pairs to meet (4) and each unit's pairs to meet (6). Only ever lowers entries."""
     inst = instance
-    x = np.clip(np.asarray(x, dtype=np.float64), 0.0, inst.xbar)
-    jobs = np.bincount(inst.pair_job, weights=x, minlength=inst.n_jobs)
-    x = x * np.minimum(1.0, inst.rho / np.maximum(jobs, 1e-300))[inst.pair_job]
-    units = np.bincount(inst.pair_unit, weights=x, minlength=inst.n_units)
-    return x * np.minimum(1.0, inst.capacity.reshape(-1) / np.maximum(units, 1e-300))[inst.pair_unit]
+    x = scaled_onto_capacity(np.clip(np.asarray(x, dtype=np.float64), 0.0, inst.xbar), inst.pair_job, inst.rho)
+    return scaled_onto_capacity(x, inst.pair_unit, inst.capacity.reshape(-1))
 
 
 # --- the kinds' generators ---

@@ -30,7 +30,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, floored_slack, solution_vector
+from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, floored_slack, scaled_onto_capacity, solution_vector
 from optsched.models import prices, utilities
 
 if TYPE_CHECKING:
@@ -208,8 +208,9 @@ class PseudoWelfare(JobWelfare):
         ]
         problem = cp.Problem(cp.Maximize(welfare), constraints)
 
-        def to_solution() -> np.ndarray:
-            return np.clip(np.asarray(x.value, dtype=np.float64), 0.0, self.upper)
+        def to_solution() -> np.ndarray:  # clipped into the box, then onto (4) when over it
+            x_in = np.clip(np.asarray(x.value, dtype=np.float64), 0.0, self.upper)
+            return scaled_onto_capacity(x_in, np.zeros(n, dtype=np.int64), np.array([self.rho]))
 
         return problem, to_solution
 

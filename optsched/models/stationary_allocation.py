@@ -34,7 +34,7 @@ import numpy as np
 
 from optsched.models import utilities
 from optsched.models.base import Model, register_fuzz, register_generator, register_model
-from optsched.models.validate import float_array, index_array, solution_vector
+from optsched.models.validate import float_array, index_array, scaled_onto_capacity, solution_vector
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -230,10 +230,17 @@ class StationaryAllocation(Model):
         K = self.n_resources
         charged = np.flatnonzero(self.overhead.max(axis=1) > 0)
         rows = (charged[:, None] * K + np.arange(K)).reshape(-1)
-        weighted = cp.multiply(overhead_w[charged].reshape(-1), pairs[rows] @ y)
-        overhead = cp.sum(cp.max(cp.reshape(weighted, (charged.size, K), order="C"), axis=1)) if charged.size else 0.0
         upper = np.where(self.weight > 0, self.upper, 0.0)
-        problem = cp.Problem(cp.Maximize(cp.sum(gains) - overhead), [y <= upper, groups @ y <= self.capacity])
+        constraints = [y <= upper, groups @ y <= self.capacity]
+        overhead: Any = 0.0
+        if charged.size:  # the max over k of (7) as an epigraph t_l, so that its multipliers are the port weights w
+            import scipy.sparse as sp
+
+            weighted = cp.multiply(overhead_w[charged].reshape(-1), pairs[rows] @ y)
+            t = cp.Variable(charged.size)
+            constraints.append(weighted <= sp.kron(sp.eye(charged.size), np.ones((K, 1)), format="csr") @ t)
+            overhead = cp.sum(t)
+        problem = cp.Problem(cp.Maximize(cp.sum(gains) - overhead), constraints)
         return problem, lambda: self.into_box(y.value)
 
     def cvxpy_default_solver(self) -> tuple[str, dict[str, Any]]:
@@ -242,11 +249,8 @@ class StationaryAllocation(Model):
     def into_box(self, value: Any) -> np.ndarray:
         """A solver's point made exactly feasible: clipped into the box, then every group over
         its capacity scaled down (interior-point answers sit up to ~1e-10 outside)."""
-        y = np.clip(np.asarray(value, dtype=np.float64), 0.0, self.upper)
-        load = np.bincount(self.group, weights=y, minlength=self.n_groups)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(load > self.capacity, self.capacity / load, 1.0)
-        return y * scale[self.group]
+        return scaled_onto_capacity(np.clip(np.asarray(value, dtype=np.float64), 0.0, self.upper), self.group,
+                                    self.capacity)
 
 
 # --- the kind's generator ---------------------------------------------------------------------

@@ -17,9 +17,8 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy, mip_objective_scale
-from optsched.models.pseudo_welfare import PseudoWelfare
 from optsched.result import Result, Termination
-from optsched.solvers.certificates import certified_welfare
+from optsched.solvers.certificates import CVXPY_DUAL_BOUNDS, certified_cvxpy
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.registry import Backend, Option, below_tolerance_scale, register_backend, remaining, tolerance_keys
 
@@ -65,10 +64,12 @@ SOLVER_OPTIONS: dict[str, frozenset[str]] = {
 ALLOWED_SOLVER_OPTIONS = frozenset().union(*SOLVER_OPTIONS.values())
 MIP_SOLVERS = frozenset({"HIGHS", "SCIP"})
 SOLVERS = ("CLARABEL", "OSQP", "SCS", "HIGHS")
-# cvxpy reports no bound, so "optimal" rests on the solver's tolerances: the model's own solver
-# with the tight ones of ``cvxpy_default_solver`` is an oracle (tests/test_fuzz.py); another
-# solver at its defaults (SCS was off by up to 5 % on P3; ``run`` says ``feasible``) or looser
-# tolerances and gaps (``Option.loosens``: the seam says ``feasible``) are not certified.
+# cvxpy reports no bound. For a kind of ``certificates.CVXPY_DUAL_BOUNDS`` the solver's multipliers
+# prove one, and that bound alone makes an answer optimal, whichever solver gave it. For the
+# other kinds "optimal" rests on the solver's tolerances: the model's own solver with the tight
+# ones of ``cvxpy_default_solver`` is an oracle (tests/test_fuzz.py); another solver at its
+# defaults (SCS was off by up to 5 % on P3) is not certified. Looser tolerances and gaps
+# (``Option.loosens``) leave ``feasible`` either way (the seam).
 ACCURACY_OPTIONS = tolerance_keys(
     ALLOWED_SOLVER_OPTIONS, "tol_gap_abs", "tol_gap_rel", "tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio",
     "eps_abs", "eps_rel", "eps_prim_inf", "eps_dual_inf", "mip_rel_gap", "mip_abs_gap", "primal_feasibility_tolerance",
@@ -138,14 +139,7 @@ class CvxpyBackend(Backend):
         termination = STATUS_TABLE.get(problem.status, Termination.ERROR)
         if termination is Termination.TIME_LIMIT and (left is None or time.perf_counter() - start < left):
             termination = Termination.ITERATION_LIMIT  # "user_limit" before the clock ran out: an iteration cap
-        uncertified = {}
-        if termination is Termination.OPTIMAL and not certified:
-            termination = Termination.FEASIBLE
-            uncertified = {"optimality": f"not certified: {solver} at its default tolerances is not this model's "
-                                         f"oracle ({own_solver} with tight ones)"}
-        tiny = below_tolerance_scale(model)
-        if termination is Termination.OPTIMAL and tiny is not None:
-            termination, uncertified = Termination.FEASIBLE, {"optimality": tiny}
+        uncertified: dict[str, Any] = {}
         solution = duals = None
         if termination in (Termination.OPTIMAL, Termination.FEASIBLE):
             # The objective is the model's own value of the returned point (the seam computes
@@ -158,11 +152,17 @@ class CvxpyBackend(Backend):
         elif termination in (Termination.TIME_LIMIT, Termination.ITERATION_LIMIT):
             solution = _point_if_feasible(model, to_solution)
         bound = None
-        if termination is Termination.OPTIMAL and isinstance(model, PseudoWelfare) and duals:
-            # Clarabel said optimal 2.5e-4 short of the optimum (capacities of 1e8): the multiplier
-            # of (4), its first constraint, must prove it (certificates.certified_welfare)
-            mu = None if duals[0] is None else float(np.ravel(duals[0])[0])
-            termination, bound = certified_welfare(model, solution, mu, uncertified, solver=solver)
+        if solution is not None and duals is not None and model.name in CVXPY_DUAL_BOUNDS:
+            # duals certify, tolerances do not: the solver's multipliers prove the point optimal
+            # or leave it feasible, whatever it said and whichever solver (certificates.certified_cvxpy)
+            termination, bound = certified_cvxpy(model, solution, duals, uncertified, solver=solver)
+        elif termination is Termination.OPTIMAL and not certified:
+            termination = Termination.FEASIBLE
+            uncertified["optimality"] = (f"not certified: {solver} at its default tolerances is not this model's "
+                                         f"oracle ({own_solver} with tight ones)")
+        tiny = below_tolerance_scale(model)
+        if termination is Termination.OPTIMAL and tiny is not None:
+            termination, uncertified["optimality"] = Termination.FEASIBLE, tiny
         stats = problem.solver_stats
         return Result(
             termination,

@@ -33,6 +33,7 @@ from optsched.jit import njit
 from optsched.models.capacity_projection_kernel import SUM_FLAGS
 
 SMALL = 16  # all-breakpoint evaluation up to this many members per group, selection above
+EPS = 2.0**-52  # a binding group whose load is further than 4 k EPS c from c is scaled onto it (_onto_capacity)
 REFINE_STEPS = 4
 
 _f8 = types.Array(types.float64, 1, "C", readonly=True)
@@ -169,6 +170,34 @@ def _refine(zs, ys, a, b, c, t):  # pragma: no cover - numba
     return t
 
 
+@njit(cache=True)
+def _onto_capacity(y, ys, at, k, c, load):  # pragma: no cover - numba
+    """The load of a binding group after its free members (strictly between 0 and their bound
+    ``ys``) are scaled onto c - (the load of the capped ones), never past their bounds: at the
+    optimum they sum to exactly that. z - t rounds by eps |z|, so with |z| >> c a group of one
+    ended 1e-5 of c over c, or 6 % under it (a first-order method's step aimed 1e12 times past
+    the capacity); the load was ``load``."""
+    capped = 0.0
+    free = 0.0
+    for p in range(k):
+        v = y[at[p]]
+        if v >= ys[p]:
+            capped += v
+        else:
+            free += v
+    if not free > 0.0:
+        return load
+    scale = max(c - capped, 0.0) / free
+    total = capped
+    for p in range(k):
+        v = y[at[p]]
+        if 0.0 < v < ys[p]:
+            v = min(v * scale, ys[p])
+            y[at[p]] = v
+            total += v
+    return total
+
+
 @njit(_SIGNATURE, cache=True)
 def project(z, u, group, capacity):  # pragma: no cover - numba
     """(y, t, load): the projection, the per-group threshold t_g = rho_g / 2 and the group
@@ -239,6 +268,8 @@ def project(z, u, group, capacity):  # pragma: no cover - numba
                 v = ys[p]
             y[at[p]] = v
             lg += v
+        if abs(lg - c) > 4.0 * k * EPS * c:
+            lg = _onto_capacity(y, ys, at, k, c, lg)
         load[g] = lg
     return y, t, load
 

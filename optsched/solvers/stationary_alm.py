@@ -121,6 +121,13 @@ class _Program:
                                  self.group_members, self.capacity, price)
 
 
+def min_dual_bound(model: Any, w: np.ndarray) -> float:
+    """min over mu >= 0 of D(w, mu) (:meth:`StationaryAllocation.dual_bound`) for port weights
+    ``w`` (L, K) with rows in the simplex: an upper bound on y*'s objective."""
+    prog = _Program(model)
+    return prog.bound(np.ascontiguousarray(w, dtype=np.float64))[0] * prog.unit
+
+
 def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int, max_outer: int,
                     deadline: float = math.inf) -> Certified:
     """The method of the module docstring on one ``StationaryAllocation``."""
