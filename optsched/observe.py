@@ -61,6 +61,8 @@ class SubproblemSolver:
     def __init__(self, kind: Any, backend: str | None, *, default: str, options: Mapping[str, Any] | None = None,
                  label: str = "", verify: bool = True) -> None:
         self.kind = model_kind(kind)
+        if options is not None and (not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options)):
+            raise ValueError(f"options: expected a mapping of backend option names to values, got {options!r}")
         self.backend = backend or default
         self.default = default
         self.label = label or self.kind.name

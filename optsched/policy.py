@@ -15,6 +15,8 @@ from typing import Any, Iterable, Mapping, Protocol
 
 import numpy as np
 
+from optsched.models.validate import positive_int
+
 
 class Environment(Protocol):
     def reset(self, rng: np.random.Generator) -> None: ...
@@ -49,6 +51,8 @@ def evaluate(
     """
     from optsched.observe import active_observer
 
+    horizon = positive_int("horizon", horizon)
+    seed = positive_int("seed", seed, minimum=0)
     observer = active_observer()
     env_rng, policy_rng = np.random.default_rng(seed).spawn(2)
     env.reset(env_rng)

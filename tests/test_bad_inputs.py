@@ -265,6 +265,7 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "configs/esdp_study_unknown.toml": cfg("esdp", "esdp_study_unknown.toml", "study: must be one of"),
     "configs/ogasched_arrival_prob_above_one.toml": cfg("ogasched", "ogasched_arrival_prob_above_one.toml", "arrival_prob: must be a probability in [0, 1], got 1.5"),
     "configs/ogasched_alibaba_without_dir.toml": cfg("ogasched", "ogasched_alibaba_without_dir.toml", "trace_dir: the alibaba source needs a directory"),
+    "configs/ogasched_decay_above_one.toml": cfg("ogasched", "ogasched_decay_above_one.toml", "config.decay: must be in (0, 1]"),
     "configs/ogasched_unknown_study.toml": cfg("ogasched", "ogasched_unknown_study.toml", "study: must be one of"),
     "configs/ogasched_study_not_string.toml": cfg("ogasched", "ogasched_study_not_string.toml", "study: must be one of"),
     "configs/ogasched_nested_table.toml": cfg("ogasched", "ogasched_nested_table.toml", "unknown key 'oga'"),

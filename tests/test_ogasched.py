@@ -435,6 +435,49 @@ def test_experiment_writes_every_part(tmp_path):
     assert len(table) == 4 * 5
 
 
+def test_fig2_regret_points_beyond_the_horizon_start_at_the_first_slot(tmp_path):
+    """horizon 3 with the default 5 regret points: the checkpoints were 0..3, and T = 0 read the
+    whole run's reward (a regret of -1121 over sqrt(0) = -inf)."""
+    import pandas as pd
+    from optsched.papers import get_paper
+
+    exp = get_paper("ogasched")
+    exp.run(exp.make_config({"study": "fig2", "horizon": 3, "n_nodes": 6, "n_ports": 3}), tmp_path)
+    regret = pd.read_csv(tmp_path / "fig2_regret.csv")
+    rewards = pd.read_csv(tmp_path / "fig2_rewards.csv")
+    assert list(regret["T"]) == [1, 2, 3]
+    cumulative = rewards["OGASched_cumulative"].to_numpy()
+    assert np.allclose(regret["Q_online"], cumulative[regret["T"].to_numpy() - 1], rtol=1e-6)
+    assert np.isfinite(regret["regret_over_sqrtT"]).all()
+
+
+def test_regret_curve_refuses_checkpoints_outside_the_run():
+    scn = synthetic_scenario(np.random.default_rng(3), n_nodes=4)
+    env = SchedulingEnv(scn, horizon=5)
+    out = evaluate(env, OGASched(), 5, seed=4)
+    for bad in (0, 6, -1):
+        with pytest.raises(ValueError, match="checkpoints"):
+            regret_curve(scn, env.arrivals, out["reward"], np.array([bad]))
+
+
+def test_sweep_rows_solve_y_star_with_the_configured_backend(monkeypatch):
+    import optsched.ogasched.offline as offline
+    from optsched.ogasched.experiments import sweep_metrics
+    from optsched.papers import get_paper
+
+    seen = []
+    original = offline.offline_optimum
+
+    def spy(scn, totals, backend=offline.DEFAULT_BACKEND, *args, **kwargs):
+        seen.append(backend)
+        return original(scn, totals, backend, *args, **kwargs)
+
+    monkeypatch.setattr(offline, "offline_optimum", spy)
+    cfg = get_paper("ogasched").make_config({"horizon": 20, "n_nodes": 6, "n_ports": 3, "offline_backend": "cvxpy"})
+    assert np.isfinite(sweep_metrics(cfg, "OGASched")["regret"])
+    assert seen == ["cvxpy"]
+
+
 @pytest.mark.parametrize("settings_, key", [({"study": "fig9"}, "study"), ({"source": "alibaba"}, "trace_dir"),
                                             ({"arrival_prob": 1.2}, "arrival_prob"), ({"utility": "cubic"}, "utility"),
                                             ({"source": "alibaba", "trace_dir": "x", "batch_ports": 20}, "batch_ports"), ({"horizon": 0}, "horizon")])

@@ -44,6 +44,7 @@ from optsched.esdp.statistics import (
     scaling_size,
 )
 from optsched.models.escb_index import EscbIndex
+from optsched.models.validate import finite_float, one_of
 from optsched.observe import SubproblemSolver
 
 MASK_MODES = ("before", "after")
@@ -66,14 +67,12 @@ class EsdpPolicy:
         options: Mapping[str, Any] | None = None,
         name: str = "ESDP",
     ) -> None:
+        alpha = finite_float("alpha", alpha)
         if not 0.0 < alpha <= 1.0:
             raise ValueError(f"alpha: must be in (0, 1], got {alpha}")
-        if delta not in DELTA_SEQUENCES:
-            raise ValueError(f"delta: unknown sequence {delta!r} (known: {', '.join(DELTA_SEQUENCES)})")
-        if g not in G_SEQUENCES:
-            raise ValueError(f"g: unknown sequence {g!r} (known: {', '.join(G_SEQUENCES)})")
-        if mask not in MASK_MODES:
-            raise ValueError(f"mask: must be one of {MASK_MODES}, got {mask!r}")
+        one_of("delta", delta, tuple(DELTA_SEQUENCES))
+        one_of("g", g, tuple(G_SEQUENCES))
+        one_of("mask", mask, tuple(MASK_MODES))
         self.alpha = alpha
         self.solver = SubproblemSolver(EscbIndex, backend, default=DEFAULT_BACKEND, options=options, label=name)
         self._delta = DELTA_SEQUENCES[delta]

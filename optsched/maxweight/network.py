@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from optsched.models.validate import float_array
+from optsched.models.validate import float_array, positive_int
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,7 +63,7 @@ class NetworkEnv:
 
     def __init__(self, network: JobNetwork, copies: int = 1) -> None:
         self.network = network
-        self.copies = copies
+        self.copies = positive_int("copies", copies)
         self._rng: np.random.Generator | None = None
         self._jobs = np.zeros((network.n_apps, network.n_workers), dtype=bool)
         self._success = np.zeros(network.n_apps, dtype=bool)

@@ -16,6 +16,7 @@ import numpy as np
 
 from optsched.maxweight.network import Frame, NetworkEnv
 from optsched.models.set_packing import SetPackingBatch
+from optsched.models.validate import float_array
 from optsched.observe import SubproblemSolver
 
 DEFAULT_BACKEND = "greedy"  # Algorithm 2
@@ -27,7 +28,9 @@ class MaxWeightPolicy:
 
     def __init__(self, requirements: np.ndarray, *, backend: str | None = None,
                  options: Mapping[str, Any] | None = None, name: str | None = None) -> None:
-        self.requirements = np.atleast_2d(np.asarray(requirements, dtype=np.float64))
+        flat = isinstance(requirements, (list, tuple, np.ndarray)) and all(np.ndim(r) == 0 for r in requirements)
+        rows = [requirements] if flat else requirements  # one copy's requirements, or one row per copy
+        self.requirements = float_array("requirements", rows, ndim=2, nonnegative=True, min_size=1)
         self.name = name or f"max-weight[{backend or DEFAULT_BACKEND}]"
         self.solver = SubproblemSolver(SetPackingBatch, backend, default=DEFAULT_BACKEND, options=options,
                                        label=self.name)

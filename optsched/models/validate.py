@@ -256,3 +256,11 @@ def scaled_onto_capacity(x: np.ndarray, group: np.ndarray, capacity: np.ndarray)
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(load > capacity, capacity / load, 1.0)
     return x * scale[group]
+
+
+def one_of(name: str, value: Any, choices: Sequence[str]) -> str:
+    """``value`` when it is one of the names ``choices`` (a list or a number is refused by name,
+    not by a TypeError of the lookup)."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name}: expected one of {', '.join(map(str, choices))}, got {value!r}")
+    return value

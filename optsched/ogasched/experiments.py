@@ -16,6 +16,8 @@ versions, what the policies' subproblems did).
 
 from __future__ import annotations
 
+import math
+
 import dataclasses
 import time
 from dataclasses import dataclass, field
@@ -85,7 +87,8 @@ class OgaConfig:
         require(self.contention > 0, "contention", "must be > 0")
         require(0 < self.alpha_low <= self.alpha_high, "alpha_low", "need 0 < alpha_low <= alpha_high")
         require(0 <= self.beta_low <= self.beta_high, "beta_low", "need 0 <= beta_low <= beta_high")
-        require(self.eta0 > 0 and self.decay > 0, "eta0", "eta0 and decay must be positive")
+        require(0 < self.eta0 < math.inf, "eta0", "must be a finite step size > 0")
+        require(0 < self.decay <= 1, "decay", "must be in (0, 1]: the step eta0 decay^t shrinks")
         for u in (self.utility, *self.fig7_utilities):
             require(u == "mixed" or u in UTILITY_KINDS, "utility", f"unknown utility kind {u!r}")
         for p in self.table3_probs:
@@ -204,7 +207,8 @@ def study_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     timing = pd.DataFrame([{"policy": name, "runtime_s": wall, "cpu_s": cpu} for name, (wall, cpu) in times.items()])
     paths: list[Path] = []
     if cfg.offline:
-        points = np.unique(np.linspace(cfg.horizon / cfg.regret_points, cfg.horizon, cfg.regret_points).astype(int))
+        # at least T = 1: with more points than slots, horizon / points truncates to 0
+        points = np.unique(np.maximum(np.linspace(cfg.horizon / cfg.regret_points, cfg.horizon, cfg.regret_points).astype(int), 1))
         reg = pd.DataFrame(regret_curve(env.scenario, env.arrivals, out["OGASched"]["reward"], points,
                                         cfg.offline_backend))
         reg["regret_over_sqrtT"] = reg["regret"] / np.sqrt(reg["T"])
@@ -312,7 +316,8 @@ def sweep_metrics(cfg: OgaConfig, policy: str) -> dict[str, Any]:
     if cfg.offline:
         from optsched.ogasched.offline import regret_curve
 
-        regret = float(regret_curve(env.scenario, env.arrivals, rec["reward"], np.array([cfg.horizon]))[0]["regret"])
+        regret = float(regret_curve(env.scenario, env.arrivals, rec["reward"], np.array([cfg.horizon]),
+                                    cfg.offline_backend)[0]["regret"])
     return {"cumulative_reward": float(rec["reward"].sum()), "average_reward": float(rec["reward"].mean()),
             "average_gain": float(rec["gain"].mean()), "average_overhead": float(rec["overhead"].mean()),
             "regret": regret}

@@ -78,6 +78,10 @@ def regret_curve(
     backend that proved it optimal in ``y_star_backend``)."""
     arrivals = np.asarray(arrivals, dtype=np.float64)
     cum_online = np.cumsum(online_rewards)
+    slots = min(arrivals.shape[0], cum_online.shape[0])
+    outside = [int(T) for T in checkpoints if not 1 <= int(T) <= slots]
+    if outside:  # T = 0 read cum_online[-1], the whole run's reward
+        raise ValueError(f"checkpoints: every T must be in [1, {slots}] (the slots run), got {outside[0]}")
     rows = []
     for T in checkpoints:
         T = int(T)

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from optsched.models.capacity_projection import CapacityProjection
+from optsched.models.validate import finite_float, one_of, positive_int
 from optsched.observe import SubproblemSolver
 from optsched.ogasched.scenario import Scenario
 from optsched.ogasched.utilities import gradient
@@ -50,14 +51,17 @@ class OGASched:
 
     def __init__(self, *, eta0: float = 25.0, decay: float = 0.9999, step: str = "decay", horizon: int | None = None,
                  backend: str | None = None, options: Mapping[str, Any] | None = None, name: str = "OGASched") -> None:
-        if step not in STEP_RULES:
-            raise ValueError(f"step: unknown step rule {step!r} (known: {', '.join(STEP_RULES)})")
-        if step == "theory" and not horizon:
-            raise ValueError("horizon: the theory step (53) needs the horizon T")
-        if not eta0 > 0 or not decay > 0:
-            raise ValueError("eta0: step sizes must be positive")
+        one_of("step", step, tuple(STEP_RULES))
+        if step == "theory":  # (53) needs the horizon T
+            horizon = positive_int("horizon", horizon)
+        eta0 = finite_float("eta0", eta0)
+        decay = finite_float("decay", decay)
+        if not eta0 > 0:
+            raise ValueError(f"eta0: the step size must be > 0, got {eta0}")
+        if not 0 < decay <= 1:  # eta_t = eta0 decay^t shrinks (a decay above 1 overflowed within the run)
+            raise ValueError(f"decay: must be in (0, 1], got {decay}")
         self.name = name
-        self.eta0, self.decay, self.horizon = float(eta0), float(decay), horizon
+        self.eta0, self.decay, self.horizon = eta0, decay, horizon
         self._step = STEP_RULES[step]
         self.solver = SubproblemSolver(CapacityProjection, backend, default=DEFAULT_BACKEND, options=options, label=name)
 

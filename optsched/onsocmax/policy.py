@@ -40,6 +40,7 @@ from optsched.models import utilities
 from optsched.models.mesh import MeshInstance
 from optsched.onsocmax.env import Dispatch, MeshEnv, Observation
 from optsched.models.prices import alpha_hat, threshold
+from optsched.models.validate import finite_float
 from optsched.policy import evaluate
 
 DEFAULT_BACKENDS = {False: "kkt", True: "highs"}  # by ``integral``
@@ -63,6 +64,13 @@ class Onsocmax:
         self._model = PseudoWelfareIntegral if integral else PseudoWelfare
         self.solver = SubproblemSolver(self._model, backend, default=DEFAULT_BACKENDS[integral], options=options,
                                        label=self.name)
+        if bounds is not None:  # (iota, upsilon) of (8): 0 < iota <= upsilon
+            if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__") or len(bounds) != 2:
+                raise ValueError(f"bounds: expected (iota, upsilon), got {bounds!r}")
+            iota, upsilon = (finite_float("bounds", b) for b in bounds)
+            if not 0 < iota <= upsilon:
+                raise ValueError(f"bounds: need 0 < iota <= upsilon, got ({iota}, {upsilon})")
+            bounds = (iota, upsilon)
         self.bounds = bounds
         self.alpha = alpha
         self.serve_ties = serve_ties
