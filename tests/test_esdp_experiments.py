@@ -90,6 +90,29 @@ def test_sweep_summary_has_means_and_t_intervals(tmp_path) -> None:
     assert summary["binding_share"].between(0, 1).all()
 
 
+def test_sweep_summary_gain_is_the_relative_lead_and_an_idle_point_has_no_share(tmp_path) -> None:
+    """ESDP's gain is the paired differences over the policy's mean (the README's one rule for
+    leads), and with arrival_prob 0 nothing arrives: the shares are empty, not 0/0 with a numpy
+    warning."""
+    import warnings
+
+    from optsched.claims import relative_lead
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        _run(tmp_path, {"study": "sweep", "sweep": "arrival_prob", "sweep_values": [0.0, 0.5], "repeats": 3,
+                        "policies": ["ESDP", "LCF", "Oracle"]})
+    rows = pd.read_csv(tmp_path / "esdp_sweep_arrival_prob.csv")
+    summary = pd.read_csv(tmp_path / "esdp_sweep_arrival_prob_summary.csv")
+    idle = summary[summary["arrival_prob"] == 0.0]
+    assert idle["oracle_share_mean"].isna().all() and (idle["asw_mean"] == 0).all()
+    busy = rows[rows["arrival_prob"] == 0.5].set_index("repeat")
+    expected = relative_lead(busy[busy["policy"] == "ESDP"]["expected_asw"], busy[busy["policy"] == "LCF"]["expected_asw"])
+    got = summary[(summary["arrival_prob"] == 0.5) & (summary["policy"] == "LCF")].iloc[0]
+    assert got["esdp_gain_mean"] == pytest.approx(expected.mean)
+    assert got["esdp_gain_ci95"] == pytest.approx(expected.half)
+
+
 @pytest.mark.parametrize("key", ["capacity_rule", "cost_model", "normalisation"])
 def test_scenario_keys_are_checked(key) -> None:
     with pytest.raises(ValueError, match=key):

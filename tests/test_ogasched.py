@@ -449,6 +449,8 @@ def test_fig2_regret_points_beyond_the_horizon_start_at_the_first_slot(tmp_path)
     cumulative = rewards["OGASched_cumulative"].to_numpy()
     assert np.allclose(regret["Q_online"], cumulative[regret["T"].to_numpy() - 1], rtol=1e-6)
     assert np.isfinite(regret["regret_over_sqrtT"]).all()
+    ratios = rewards.filter(like="ratio_OGASched_to_").to_numpy()
+    assert not np.isinf(ratios).any()  # a ratio to a total that is not positive is empty, never inf
 
 
 def test_regret_curve_refuses_checkpoints_outside_the_run():

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from optsched.claims import Claim, estimate, read_csv, replication, run_subproblems, shadow_claims, verdict
+from optsched.claims import (Claim, estimate, read_csv, relative_lead, replication, run_subproblems, shadow_claims,
+                             verdict)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,7 +43,7 @@ def esdp_claims(d: Path, full: bool) -> list[Claim]:
         room = " Share of the oracle's ASW: " + ", ".join(
             f"{p} {estimate(final[p] / final['Oracle']).fmt('.1%')}" for p in final.columns if p != "Oracle") + "."
     for base in [p for p in final.columns if p not in ("ESDP", "Oracle")]:
-        gain = estimate(final["ESDP"] / final[base] - 1.0)
+        gain = relative_lead(final["ESDP"], final[base])
         paper = ESDP_PAPER_GAINS.get(base)
         out.append(Claim(
             f"ESDP's accumulated social welfare over {base} at T = {T}",
@@ -79,7 +80,7 @@ def esdp_index_claims(d: Path, full: bool) -> list[Claim]:
         return []
     final = _final(read_csv(path))
     T = int(read_csv(path)["t"].max())
-    diff = estimate(final["ESDP"] / final["ESDP-exact"] - 1.0)
+    diff = relative_lead(final["ESDP"], final["ESDP-exact"])
     stats = {x["solver"]: x for x in run_subproblems(d, "exact-index").get("solvers", [])}
     exact = stats.get("ESDP-exact", {})
     return [Claim(

@@ -43,7 +43,7 @@ from optsched.esdp.policy import MASK_MODES, EsdpPolicy
 from optsched.esdp.statistics import DELTA_SEQUENCES, G_SEQUENCES
 from optsched.policy import evaluate
 from optsched.artifacts import pyplot, write_artifacts
-from optsched.claims import mean_ci95
+from optsched.claims import mean_ci95, relative_lead
 
 
 @dataclass(frozen=True)
@@ -374,8 +374,9 @@ def run_setting_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
 def sweep_summary(df: Any, key: str) -> Any:
     """Per (value, policy), over the repeats (each a new instance and sample path): mean and
     95 % half-width of the ASW, of the expected ASW's share of the oracle's (v_tilde . x over
-    v_tilde . x*: the noise-free comparison), of the regret (5), and of ESDP's gain in expected
-    ASW over the policy (paired by repeat; only when ESDP ran). ``binding_share``: the share of
+    v_tilde . x*: the noise-free comparison; empty when the oracle's is 0), of the regret (5), and
+    of ESDP's gain in expected ASW over the policy (``relative_lead``, paired by repeat; only when
+    ESDP ran). ``binding_share``: the share of
     slots in which the available channels do not all fit (capacity binds)."""
     import pandas as pd
 
@@ -383,12 +384,13 @@ def sweep_summary(df: Any, key: str) -> Any:
     esdp = df[df["policy"] == "ESDP"].set_index([key, "repeat"])["expected_asw"]
     for (value, policy), part in df.groupby([key, "policy"], sort=False):
         row: dict[str, Any] = {key: value, "policy": policy, "repeats": len(part)}
-        share = part["expected_asw"] / part["oracle_asw"]
+        with np.errstate(divide="ignore", invalid="ignore"):  # nothing arrives (arrival_prob 0): no share
+            share = np.where(part["oracle_asw"] > 0, part["expected_asw"] / part["oracle_asw"], np.nan)
         for name, series in (("asw", part["asw"]), ("oracle_share", share), ("regret", part["regret"])):
             row[f"{name}_mean"], row[f"{name}_ci95"] = mean_ci95(series)
         if len(esdp):
-            gain = esdp.loc[[(value, r) for r in part["repeat"]]].to_numpy() / part["expected_asw"].to_numpy() - 1
-            row["esdp_gain_mean"], row["esdp_gain_ci95"] = mean_ci95(gain)
+            lead = relative_lead(esdp.loc[[(value, r) for r in part["repeat"]]].to_numpy(), part["expected_asw"].to_numpy())
+            row["esdp_gain_mean"], row["esdp_gain_ci95"] = lead.mean, lead.half
         row["binding_share"] = float(part["binding_share"].mean())
         rows.append(row)
     return pd.DataFrame(rows)

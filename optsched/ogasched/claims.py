@@ -178,9 +178,10 @@ def ogasched_projection_claims(d: Path, full: bool) -> list[Claim]:
             continue
         mine = over_replicates(d / label, _fig2)
         n = min(len(mine), len(exact))
-        change = estimate([mine[i]["OGASched reward"] / exact[i]["OGASched reward"] - 1.0 for i in range(n)])
-        vs_best = estimate([mine[i]["OGASched reward"] / max(mine[i][f"{b} reward"] for b in OGA_PAPER_GAINS) - 1.0
-                            for i in range(n)])
+        change = relative_lead([mine[i]["OGASched reward"] for i in range(n)],
+                               [exact[i]["OGASched reward"] for i in range(n)])
+        vs_best = relative_lead([mine[i]["OGASched reward"] for i in range(n)],
+                                [max(mine[i][f"{b} reward"] for b in OGA_PAPER_GAINS) for i in range(n)])
         st = next(iter(run_subproblems(d, label).get("solvers", [])), {})
         left = st.get("terminations", {}).get("error", 0)
         out.append(Claim(

@@ -194,13 +194,14 @@ def study_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     oga_cum = rows["OGASched_cumulative"]
     for name in out:
         if name != "OGASched":
-            with np.errstate(divide="ignore", invalid="ignore"):
-                rows[f"ratio_OGASched_to_{name}"] = oga_cum / rows[f"{name}_cumulative"]
+            base = rows[f"{name}_cumulative"]
+            with np.errstate(divide="ignore", invalid="ignore"):  # a ratio to a total that is not positive: empty
+                rows[f"ratio_OGASched_to_{name}"] = np.where(base > 0, oga_cum / base, np.nan)
     oga_total = out["OGASched"]["reward"].sum()
     summary = pd.DataFrame([
         {"policy": name, "cumulative_reward": rec["reward"].sum(), "average_reward": rec["reward"].mean(),
          "average_gain": rec["gain"].mean(), "average_overhead": rec["overhead"].mean(),
-         "ogasched_ratio": oga_total / rec["reward"].sum() if rec["reward"].sum() else np.nan}
+         "ogasched_ratio": oga_total / rec["reward"].sum() if rec["reward"].sum() > 0 else np.nan}
         for name, rec in out.items()
     ])
     # measured seconds differ from run to run: kept out of the (byte-reproducible) results
