@@ -310,3 +310,33 @@ def test_a_member_the_inner_backend_cannot_hold_is_an_error_result_not_an_except
     assert optsched.solve(fam, "budget_exact", inner="brute_force").ok
     table = optsched.compare(fam)
     assert set(table["backend"]) >= {"budget_exact", "dp"}
+
+
+@pytest.mark.parametrize("coeff", [2.0**63, 1e13, 1e11, 1e9])
+def test_budget_exact_solves_each_budget_at_most_once_whatever_the_inner_answer(coeff, monkeypatch) -> None:
+    """A budget coefficient of 1e11 and more: HiGHS's row scaling put the budget row's shortfall of
+    1 below its feasibility tolerance, so it called x "optimal" for P4(6) with budget_coeffs.x = 5,
+    and the loop, taking its next budget from that x, solved P4(6) for ever (the fuzz run's hang).
+    Now the members are verified and the budget grows every pass: at most S + 1 solves, and the
+    answer is right (against brute force member by member) or an error result naming the member."""
+    from optsched.solve import Prepared
+
+    fam = BudgetFamily(values=[2.0, 2.0, 2.0], weights=[[2.0, 2.0, 2.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]],
+                       capacity=[3.0, 2.0, 2.0], budget_coeffs=[5.0, coeff, 4.0], max_budget=14, budget=0, mask=[1, 1, 1])
+    reference = optsched.solve(fam, "budget_exact", inner="brute_force", reuse=False)
+    calls = []
+    original = Prepared.solve
+
+    def counted(self, model, **kwargs):
+        if model.name == "budgeted_ip":
+            calls.append(model)
+            assert len(calls) <= fam.max_budget + 1, "budget_exact solved more members than there are budgets"
+        return original(self, model, **kwargs)
+
+    monkeypatch.setattr(Prepared, "solve", counted)
+    r = optsched.solve(fam, "budget_exact", inner="highs")
+    assert r.termination in (Termination.OPTIMAL, Termination.ERROR)
+    if r.termination is Termination.ERROR:
+        assert r.message.startswith("P4(")
+    else:
+        assert r.extra["values"] == reference.extra["values"]

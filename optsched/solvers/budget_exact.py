@@ -42,7 +42,9 @@ class BudgetExactBackend(Backend):
         check_exact_backend_option(self.NAME, "inner", options["inner"], BudgetedIP)
 
     def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> Any:
-        return prepare("budgeted_ip", options["inner"], verify=False)
+        # verified: the loop's next budget comes from the member's x (HiGHS called x "optimal" for
+        # P4(6) with budget_coeffs.x = 5 once the row was scaled by 2^-63, and the loop never ended)
+        return prepare("budgeted_ip", options["inner"], verify=True)
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         inner = state  # the inner backend, prepared by the seam (new_state)
@@ -72,7 +74,9 @@ class BudgetExactBackend(Backend):
                 message = f"P4({s}) by {options['inner']!r} ended {r.termination.value}" + (f": {why}" if why else "")
                 return Result(termination, iterations=solves, extra={"message": message})
             x = np.asarray(r.solution, dtype=np.int64)
-            last = min(S, int(np.floor(fam.budget_coeffs[x].sum() + 1e-9))) if options["reuse"] else s
+            # x is verified for P4(s) (budget_coeffs.x >= s within the row's slack): s grows every
+            # pass, so at most S + 1 solves
+            last = max(s, min(S, int(np.floor(fam.budget_coeffs[x].sum() + 1e-9)))) if options["reuse"] else s
             for k in range(s, last + 1):
                 entries[k], values[k] = x, float(r.objective)
             s = last + 1
