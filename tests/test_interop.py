@@ -182,9 +182,20 @@ def test_valid_model_files_read_as_highs_reads_them(suffix: str, old: str, new: 
     ("garbage here\n" + BASE_MPS, "a data line before any section"),
     (BASE_LP.replace("3 x0", "\u0663 x0"), "non-ASCII"),
     (BASE_LP.replace("<= 5", "<= 1_000"), "'1_000' is not a number"),
+    # HiGHS read each of these as another program and solved it (exit 0, no warning)
+    (BASE_MPS.replace("OBJSENSE\n", "OBJSENS\n"), "'OBJSENS' is not an MPS section"),  # a minimisation: 0 for 8
+    (BASE_MPS.replace("    RHS_V     r0        5", "    RHS_V     r0        5\n    RHS_V     r0        9"),
+     "row 'r0' has a second RHS entry"),
+    (BASE_MPS.replace("BOUNDS", "RANGES\n    RNG r0 1\n    RNG r0 4\nBOUNDS"), "row 'r0' has a second RANGES entry"),
+    (BASE_LP.replace("max\n", "maxi\n"), "opens with its objective sense"),  # the objective read as 0
+    (BASE_LP.replace("max\n", ""), "opens with its objective sense"),
+    (BASE_LP.replace("max\n", "max:\n"), "opens with its objective sense"),
+    (BASE_LP.replace("3 x0 + 5 x1", "3e x0 + 5 x1"), "no operator after 'e'"),  # 3 e + x0
+    (BASE_LP.replace("3 x0 + 5 x1", "3 x0 x1"), "no operator after 'x0'"),  # 3 x0 + x1
+    (BASE_LP.replace("2 x0 + 4 x1", "2 x0 4 x1"), "no operator after 'x0'"),
 ])
 def test_model_files_that_only_look_valid_are_refused(text: str, words: str, tmp_path: Path) -> None:
-    path = tmp_path / ("bad.lp" if text.startswith("max") else "bad.mps")
+    path = tmp_path / ("bad.mps" if "ENDATA" in text else "bad.lp")
     path.write_text(text)
     with pytest.raises(ValueError, match=words):
         load_instances(path)

@@ -74,12 +74,13 @@ def check_mps_text(text: str) -> str | None:
     ``1_000`` as 1, ``1e400`` as an infinite bound: the constraint dropped), a row name COLUMNS,
     RHS or RANGES do not declare in ROWS (the entry dropped), a column BOUNDS names that no
     COLUMNS line has (a new variable), an entry given twice (the second dropped), a malformed
-    marker, a third (row, value) pair on a line (dropped). Free MPS: names hold no spaces; data lines may start in column 1, and RHS, RANGES
+    marker, a third (row, value) pair on a line (dropped), a row's second RHS or RANGES value (one
+    of the two kept), a misspelt section header (``OBJSENS``: the sense lost). Free MPS: names hold no spaces; data lines may start in column 1, and RHS, RANGES
     and BOUNDS lines may leave out the set name. Returns the sense OBJSENSE declares (HiGHS
     read ``OBJSENSE MAXIMIZE`` on one line as a minimisation), or None."""
     rows: set[str] = set()
     columns: set[str] = set()
-    entries: set[tuple[str, str]] = set()
+    entries: set[tuple[str, str]] = set()  # (column or section, row) pairs given so far
     section, sense, ended = "", None, False
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("*"):
@@ -124,6 +125,9 @@ def check_mps_text(text: str) -> str | None:
             for row, value in zip(pairs[::2], pairs[1::2]):
                 if row not in rows:
                     raise ValueError(f"{where}: row {row!r} is not declared in ROWS")
+                if (section, row) in entries:  # HiGHS kept one of the two, the first or the last
+                    raise ValueError(f"{where}: row {row!r} has a second {section} entry")
+                entries.add((section, row))
                 _number(value, where, infinite=True)
         elif section == "BOUNDS":
             _mps_bound(fields, columns, where)
@@ -133,6 +137,9 @@ def check_mps_text(text: str) -> str | None:
             _number(fields[2], where)
         elif section == "":
             raise ValueError(f"{where}: a data line before any section")
+        elif section == "NAME":  # a misspelt header (OBJSENS) was read as nothing: a maximisation lost
+            raise ValueError(f"{where}: {fields[0]!r} is not an MPS section (ROWS, COLUMNS, RHS, RANGES, BOUNDS, "
+                             "OBJSENSE, ...), and NAME takes no data lines")
     if not ended:
         raise ValueError("no ENDATA line (the file is cut short)")
     return sense
@@ -198,7 +205,8 @@ def check_lp_text(text: str) -> None:
     _check_lp_expressions(text)
 
 
-_LP_OBJECTIVE = re.compile(r"^\s*(max|maximize|maximise|maximum|min|minimize|minimise|minimum)\b", re.IGNORECASE)
+# a sense keyword alone or before the objective's text ("max:" is not one: HiGHS read its objective as 0)
+_LP_OBJECTIVE = re.compile(r"^\s*(max|maximize|maximise|maximum|min|minimize|minimise|minimum)(?=\s|$)", re.IGNORECASE)
 _LP_CONSTRAINTS = re.compile(r"^\s*(subject\s+to|such\s+that|st|s\.t\.)(?=\s|$)", re.IGNORECASE)
 _LP_OTHER = re.compile(r"^\s*(bounds?|generals?|gen|integers?|binary|binaries|bin|semi-continuous|semis?|sos|end)\b",
                        re.IGNORECASE)
@@ -207,9 +215,11 @@ _LP_TOKEN = re.compile(r"(?P<quad>\[[^\]]*\](?:\s*/\s*2)?)|(?P<num>(?:[0-9]+\.?[
 
 
 def _check_lp_expressions(text: str) -> None:
-    """What HiGHS's LP reader reads as another program (measured): a variable twice in the
-    objective keeps only its last coefficient (``2 x + 3 x`` is 3 x), and a constant on a
-    constraint's left side is dropped (``x + 2 <= 4`` is x <= 4). Both are refused."""
+    """What HiGHS's LP reader reads as another program (measured): text before the objective's
+    sense keyword, or no such keyword (``max:``, ``maxi``, a missing line: the whole objective
+    read as 0), a variable twice in the objective (``2 x + 3 x`` is 3 x), a constant on a
+    constraint's left side (``x + 2 <= 4`` is x <= 4), two terms with no operator between them
+    (``8 x0 x1`` is 8 x0 + x1; ``8e x0`` is 8 e + x0). All are refused."""
     section = ""
     tokens: dict[str, list[tuple[int, str, str]]] = {"objective": [], "constraints": []}
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -219,11 +229,17 @@ def _check_lp_expressions(text: str) -> None:
             if match:
                 section, line = name, line[match.end():]
                 break
+        if not section and line.strip():
+            raise ValueError(f"line {number}: an LP file opens with its objective sense (max or min, alone or before "
+                             f"the objective), got {line.strip()[:40]!r}")
         if section in tokens:
             tokens[section] += [(number, m.lastgroup or "", m.group()) for m in _LP_TOKEN.finditer(line)]
+    if not section:
+        raise ValueError("no objective: an LP file opens with max or min")
     seen: dict[str, int] = {}
     for i, (number, kind, word) in enumerate(tokens["objective"]):
         follows = tokens["objective"][i + 1][1] if i + 1 < len(tokens["objective"]) else ""
+        _check_operator(number, kind, word, follows)
         if kind == "name" and follows != "colon":
             if word in seen:
                 raise ValueError(f"line {number}: variable {word!r} appears twice in the objective (HiGHS would keep "
@@ -233,6 +249,8 @@ def _check_lp_expressions(text: str) -> None:
     stream = tokens["constraints"]
     for i, (number, kind, word) in enumerate(stream):
         follows = stream[i + 1][1] if i + 1 < len(stream) else ""
+        if left:
+            _check_operator(number, kind, word, follows)
         if kind == "cmp":
             left = False
         elif not left and kind in ("num", "name"):
@@ -240,6 +258,14 @@ def _check_lp_expressions(text: str) -> None:
         elif left and kind == "num" and follows != "name":
             raise ValueError(f"line {number}: a constant ({word}) on a constraint's left side (HiGHS would drop it); "
                              "move it to the right side")
+
+
+def _check_operator(number: int, kind: str, word: str, follows: str) -> None:
+    """A term of an expression: a name is followed by an operator, a comparison, a colon (a
+    label) or the end, never by another term; a number by its variable (``8 x0``) or as above."""
+    if (kind == "name" and follows in ("name", "num", "quad")) or (kind == "num" and follows in ("num", "quad")):
+        raise ValueError(f"line {number}: no operator after {word!r} (HiGHS would read two terms as something "
+                         "else); write + or - between terms")
 
 
 @register_path_reader(*MODEL_SUFFIXES)
