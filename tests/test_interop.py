@@ -347,3 +347,30 @@ def test_models_stay_read_only_through_pickling(kind: str) -> None:
         assert not writeable, (where, writeable)
     backend = fitting_backends(model)[0].NAME
     assert optsched.solve(back, backend).objective == pytest.approx(optsched.solve(model, backend).objective, rel=1e-12)
+
+
+@pytest.mark.parametrize("relative", ["orlib/mknap1.txt", "orlib/mknap2.txt", "setpacking/pb_100rnd0100.dat",
+                                      "mwis/johnson8-2-4.clq"])
+def test_a_real_file_cut_inside_its_last_number_is_refused(relative: str, tmp_path: Path, shared_data: Path) -> None:
+    """Cut inside the last number (the line break and one digit gone), every reader took the
+    file: a capacity of 650 read as 65 (objective 7007 where the file states 16537), an edge
+    '21 26' as '21 2'. The whole file still reads."""
+    source = shared_data / relative
+    text = source.read_text()
+    whole = tmp_path / source.name
+    whole.write_text(text)
+    assert load_instances(whole)
+    cut = tmp_path / ("cut" + source.suffix)
+    cut.write_text(text.rstrip()[:-1])
+    with pytest.raises(ValueError, match="has no line break"):
+        load_instances(cut)
+
+
+def test_an_mknap2_instance_whose_problem_line_is_misspelt_is_refused(tmp_path: Path, shared_data: Path) -> None:
+    """'probelm SENTO1.DAT': its numbers were taken for the preamble's free text and the file
+    read as 47 instances, its first SENTO2 (objective 8722 for SENTO1's 7772)."""
+    text = (shared_data / "orlib" / "mknap2.txt").read_text()
+    bad = tmp_path / "mknap2.txt"
+    bad.write_text(text.replace(" problem SENTO1.DAT", " probelm SENTO1.DAT", 1))
+    with pytest.raises(ValueError, match="before the first 'problem NAME.DAT' line"):
+        load_instances(bad)

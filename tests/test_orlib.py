@@ -41,8 +41,8 @@ def test_reader_on_a_small_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "text, message",
-    [("2\n 3 2 7\n 4 3", "ends early"), ("1\n 3 x 7", "not a number"), ("hello world", "neither"),
-     ("1\n 0 1 0", "positive whole"), ("1\n 1 1 0\n 1\n -1\n 1", "weights")],
+    [("2\n 3 2 7\n 4 3\n", "ends early"), ("1\n 3 x 7\n", "not a number"), ("hello world\n", "neither"),
+     ("1\n 0 1 0\n", "positive whole"), ("1\n 1 1 0\n 1\n -1\n 1\n", "weights")],
 )
 def test_reader_errors_are_value_errors(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):

@@ -8,7 +8,7 @@ column i is the rows that list it.
 from __future__ import annotations
 
 from optsched.io import register_reader
-from optsched.io.numbers import parse_ints
+from optsched.io.numbers import parse_ints, require_whole_last_line
 from optsched.models.set_packing import SetPacking
 
 
@@ -27,6 +27,7 @@ def read_delorme(text: str) -> list[SetPacking]:
     """The rows are read line by line: a row's count on a line of its own, its k indices on the
     next (every file of the library is laid out so), so a row with one index too few or too many
     is an error instead of shifting every later row onto the wrong elements."""
+    require_whole_last_line(text)
     lines = [line.split() for line in text.splitlines() if line.strip()]
     tokens = [t for line in lines for t in line]
     m, n = _ints(tokens, 0, 2, "the header 'm n'")

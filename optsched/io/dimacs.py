@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optsched.io import register_reader
-from optsched.io.numbers import parse_float, parse_int
+from optsched.io.numbers import parse_float, parse_int, require_whole_last_line
 from optsched.models.set_packing import SetPacking
 
 MAX_VERTICES = 10**6
@@ -80,6 +80,7 @@ def _edge_packing(n: int, weights: np.ndarray, pairs: np.ndarray) -> SetPacking:
 
 def parse_dimacs_graph(text: str) -> DimacsGraph:
     """The graph of a DIMACS ``.clq`` text; ValueError naming the line for anything else."""
+    require_whole_last_line(text)
     n = declared = None
     weights: np.ndarray | None = None
     weighted: set[int] = set()

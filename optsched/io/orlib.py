@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optsched.io import register_reader
-from optsched.io.numbers import parse_floats
+from optsched.io.numbers import parse_floats, require_whole_last_line
 from optsched.models.base import Model
 from optsched.models.budgeted_ip import BudgetedIP
 
@@ -83,6 +83,14 @@ _PROBLEM = re.compile(r"^\s*problem\s+(\S+)", re.MULTILINE | re.IGNORECASE)
 
 def _parse_mknap2(text: str) -> list[OrlibInstance]:
     heads = list(_PROBLEM.finditer(text))
+    # the preamble is free text between '+++' lines (its example instance comes with prose); a
+    # block of numbers alone is an instance whose 'problem' line is misspelt (it was dropped silently)
+    for block in re.split(r"\+{3,}", text[: heads[0].start()]):
+        lines = [line.split("//")[0].split() for line in block.splitlines()]
+        lines = [words for words in lines if words]
+        if lines and all(_is_number(word) for words in lines for word in words):
+            raise ValueError(f"file: an instance's numbers ({' '.join(lines[0])[:40]!r}) before the first "
+                             "'problem NAME.DAT' line: a misspelt problem line?")
     out = []
     for i, head in enumerate(heads):
         name = re.sub(r"\.DAT$", "", head.group(1), flags=re.IGNORECASE)
@@ -99,8 +107,17 @@ def _parse_mknap2(text: str) -> list[OrlibInstance]:
     return out
 
 
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
 def read_orlib(text: str) -> list[OrlibInstance]:
     """Every instance of an OR-Library mknap file (either layout), with its stated optimum."""
+    require_whole_last_line(text)
     first = text.split(maxsplit=1)[0] if text.strip() else ""
     if re.fullmatch(r"[0-9]+", first):
         return _parse_beasley(text)
