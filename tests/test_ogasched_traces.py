@@ -210,3 +210,24 @@ def test_a_node_file_that_is_not_a_regular_file_is_refused_not_skipped(tmp_path,
     os.mkfifo(spec)
     with pytest.raises(ValueError, match="pai_machine_spec.csv is not a regular file"):
         node_pool(tmp_path)
+
+
+@pytest.mark.parametrize("relative,reader,column", [
+    ("gpu-v2023/openb_node_list_all_node.csv", read_v2023_nodes, "gpu"),  # header: by name
+    ("gpu-v2020/pai_machine_spec.csv", read_v2020_machines, "cap_gpu"),  # no header: by position
+])
+def test_a_row_with_a_field_too_many_or_too_few_is_skipped(relative, reader, column, shared_data, tmp_path):
+    """A field too many shifted the rest of its row: a node of 262,144 GPUs (its memory) read
+    without a word, where the real maximum is 8."""
+    lines = (shared_data / "alibaba" / relative).read_text().splitlines(keepends=True)
+    at = 1 if "node_list" in relative else 0  # the first data row
+    fields = lines[at].rstrip("\n").split(",")
+    longer = ",".join(fields[:2] + fields[1:]) + "\n"  # the second field twice
+    shorter = ",".join(fields[:1] + fields[2:]) + "\n"  # the second field gone
+    for changed in (longer, shorter):
+        path = tmp_path / "trace.csv"
+        path.write_text("".join(lines[:at] + [changed] + lines[at + 1:]))
+        with pytest.warns(UserWarning, match=f"skipped 1 unparseable row\\(s\\) \\(rows {at + 1}\\)"):
+            table = reader(path)
+        assert len(table) == len(lines) - at - 1
+        assert table[column].max() <= 8

@@ -99,13 +99,16 @@ def _parse(path: Path, fields: dict[str, Callable[[str], Any]], *, header: bool,
                 if name not in head and name not in optional:
                     raise ValueError(f"{path}: missing required column {name!r}")
             pos = {name: head.index(name) for name in fields if name in head}
-            first_row = 2
+            first_row, width = 2, len(head)
         else:
             pos = {name: i for i, name in enumerate(fields)}
-            first_row = 1
+            first_row, width = 1, len(fields)
         values = {name: [] for name in pos}
         for number, row in enumerate(reader, start=first_row):
             if not row:  # a blank line
+                continue
+            if len(row) != width:  # a field too many or too few shifts the rest (a node of 262,144 GPUs)
+                bad.append(number)
                 continue
             try:
                 parsed = {name: fields[name](row[i].strip()) for name, i in pos.items()}
