@@ -60,8 +60,9 @@ def cvxpy_dual_bound(kind: str) -> Callable[[DualBound], DualBound]:
 
 def certified_cvxpy(model: Model, solution: Any, duals: tuple[Any, ...] | None, extra: dict[str, Any], *,
                     solver: str) -> tuple[Termination, float | None]:
-    """(termination, bound) of a cvxpy solve its solver calls optimal: the bound of the kind's
-    :data:`CVXPY_DUAL_BOUNDS` entry at the solver's multipliers, against the model's objective.
+    """(termination, bound) of a cvxpy solve that returned a point (its solver said optimal or
+    optimal_inaccurate): the bound of the kind's :data:`CVXPY_DUAL_BOUNDS` entry at the solver's
+    multipliers, against the model's objective, decides.
     Clarabel said optimal 2.5e-4 short on a ``pseudo_welfare`` job with capacities of 1e8, at
     0.52 where 1.0 is the optimum of a ``stationary_allocation`` with weight 1e8 and upper 1e-8,
     and at 1.27 where 0.5 is the optimum of an ``onsocmax_offline``."""
