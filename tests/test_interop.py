@@ -374,3 +374,12 @@ def test_an_mknap2_instance_whose_problem_line_is_misspelt_is_refused(tmp_path: 
     bad.write_text(text.replace(" problem SENTO1.DAT", " probelm SENTO1.DAT", 1))
     with pytest.raises(ValueError, match="before the first 'problem NAME.DAT' line"):
         load_instances(bad)
+
+
+def test_a_column_named_rhs_is_not_a_second_rhs_entry(tmp_path: Path) -> None:
+    """The check of a row's second RHS entry shared its record with the COLUMNS entries, so a
+    column named RHS with an entry in c1 refused a valid file (the review's case)."""
+    path = tmp_path / "named.mps"
+    path.write_text("NAME test\nROWS\n N obj\n L c1\nCOLUMNS\n x obj 1 c1 1\n RHS obj 2 c1 1\nRHS\n RHS c1 4\nENDATA\n")
+    (model,) = load_instances(path)
+    assert model.row_upper.tolist() == [4.0] and model.n_vars == 2

@@ -231,3 +231,14 @@ def test_a_row_with_a_field_too_many_or_too_few_is_skipped(relative, reader, col
             table = reader(path)
         assert len(table) == len(lines) - at - 1
         assert table[column].max() <= 8
+
+
+def test_a_header_with_a_trailing_comma_reads_every_row(shared_data, tmp_path):
+    """A trailing comma on the header line alone (rows without it) is no field: every row reads."""
+    lines = (shared_data / "alibaba" / "gpu-v2023" / "openb_node_list_all_node.csv").read_text().splitlines(keepends=True)
+    path = tmp_path / "nodes.csv"
+    path.write_text(lines[0].rstrip("\n") + ",\n" + "".join(lines[1:]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = read_v2023_nodes(path)
+    assert len(table) == len(lines) - 1 and table.skipped == 0

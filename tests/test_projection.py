@@ -480,3 +480,40 @@ def test_highs_qp_prints_nothing_and_keeps_what_its_solver_printed(capfd: pytest
         assert "dimension mismatch" in res.extra["solver_output"]
     assert res.termination is not Termination.OPTIMAL or res.objective == pytest.approx(
         optsched.solve(model, "fast").objective, rel=1e-6)
+
+
+@pytest.mark.parametrize("z,upper,capacity", [
+    ([1.83e10], [3.36e-6], [2.39e-6]),  # z - t rounds onto the bound: 40 % over c, inside the seam's slack
+    ([1e16 + 2, 5.0], [1.5, 0.5], [1.0]),  # an error result
+    ([0.033], [1.35e-17], [1.15e-17]),  # 17 % over
+])
+def test_fast_keeps_the_capacity_when_rounding_caps_every_member(z, upper, capacity) -> None:
+    """When z - t rounds onto the members' bounds, the capped ones alone passed c and nothing
+    pulled them back (the review's cases)."""
+    m = CapacityProjection(z=z, upper=upper, group=[0] * len(z), capacity=capacity)
+    res = optsched.solve(m, "fast")
+    assert res.ok
+    assert m.violations(res.solution, tol=1e-12) == []
+    assert m.group_load(res.solution)[0] <= m.capacity[0] * (1 + 1e-15)
+    exact = optsched.solve(m, "highs")
+    if exact.termination is Termination.OPTIMAL:
+        assert res.objective == pytest.approx(exact.objective, rel=1e-9)
+
+
+def test_the_projection_bound_is_a_lower_bound_when_loads_dwarf_the_optimum() -> None:
+    """Capacity 1e12 and an optimum of 300: load - c rounded to 0, and the fast kernel and the
+    cvxpy certificate both stated a "lower bound" of 300.0 above the optimum 299.9987793 (of
+    these float data, in exact arithmetic). Now the bound is summed exactly, and an answer the
+    floats cannot place within 1e-6 of it is not called optimal."""
+    from fractions import Fraction
+
+    c = 1e12
+    z = np.full(3, (c + 30.0) / 3)
+    m = CapacityProjection(z=z, upper=np.full(3, 2 * c), group=[0, 0, 0], capacity=[c])
+    excess = sum(Fraction(float(v)) for v in z) - Fraction(c)
+    best = float(excess**2 / 3)
+    for backend, options in (("fast", {}), ("cvxpy", {"solver": "CLARABEL"})):
+        res = optsched.solve(m, backend, **options)
+        assert res.bound is not None and res.bound <= best * (1 + 1e-12), backend
+        if res.termination is Termination.OPTIMAL:
+            assert res.objective == pytest.approx(best, rel=1e-6), backend

@@ -80,7 +80,8 @@ def check_mps_text(text: str) -> str | None:
     read ``OBJSENSE MAXIMIZE`` on one line as a minimisation), or None."""
     rows: set[str] = set()
     columns: set[str] = set()
-    entries: set[tuple[str, str]] = set()  # (column or section, row) pairs given so far
+    entries: set[tuple[str, str]] = set()  # (column, row) pairs of COLUMNS
+    sides: set[tuple[str, str]] = set()  # (RHS or RANGES, row) pairs (a column may be named RHS)
     section, sense, ended = "", None, False
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("*"):
@@ -125,9 +126,9 @@ def check_mps_text(text: str) -> str | None:
             for row, value in zip(pairs[::2], pairs[1::2]):
                 if row not in rows:
                     raise ValueError(f"{where}: row {row!r} is not declared in ROWS")
-                if (section, row) in entries:  # HiGHS kept one of the two, the first or the last
+                if (section, row) in sides:  # HiGHS kept one of the two, the first or the last
                     raise ValueError(f"{where}: row {row!r} has a second {section} entry")
-                entries.add((section, row))
+                sides.add((section, row))
                 _number(value, where, infinite=True)
         elif section == "BOUNDS":
             _mps_bound(fields, columns, where)

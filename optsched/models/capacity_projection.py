@@ -12,6 +12,8 @@ Solution type: a float64 array y of shape (n,), in the order of ``z``.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
@@ -162,10 +164,17 @@ class CapacityProjection(Model):
     def dual_bound(self, rho: Any) -> float:
         """Lagrangian dual value of (33) at multipliers rho >= 0: a lower bound on the optimum.
 
-        For fixed rho the Lagrangian is minimised over the box by y = clip(z - rho/2, 0, u)."""
+        For fixed rho the Lagrangian is minimised over the box by y = clip(z - rho/2, 0, u). A
+        binding group's load - c is summed exactly (``math.fsum``): with loads of 1e12 the rounded
+        difference vanished and the "lower bound" came out 4e-6 above the optimum."""
         rho = np.maximum(np.asarray(rho, dtype=np.float64), 0.0)
         y = np.clip(self.z - rho[self.group] / 2.0, 0.0, self.upper)
-        return self.objective(y) + float(rho @ (self.group_load(y) - self.capacity))
+        d = y - self.z
+        active = np.flatnonzero(rho > 0)
+        order = np.argsort(self.group, kind="stable")
+        ends = np.searchsorted(self.group[order], np.arange(self.n_groups + 1))
+        excess = [math.fsum([*y[order[ends[g]:ends[g + 1]]], -self.capacity[g]]) for g in active]
+        return math.fsum([*(d * d), *(rho[active] * np.asarray(excess, dtype=np.float64))])
 
     # --- forms ---------------------------------------------------------------------------------
     @cached_form

@@ -183,7 +183,7 @@ def positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int = LARG
     """A whole number in [``minimum``, ``maximum``] (by default up to ``LARGEST_INTEGER``: 2^63
     overflowed the int64 arrays sized or indexed by such a number)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, float) and value.is_integer():
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
             value = int(value)
         else:
             raise ValueError(f"{name}: expected an integer, got {value!r}")

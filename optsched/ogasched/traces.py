@@ -92,22 +92,23 @@ def _parse(path: Path, fields: dict[str, Callable[[str], Any]], *, header: bool,
         reader = csv.reader(fh, quoting=csv.QUOTE_NONE)
         if header:
             try:
-                head = [h.strip() for h in next(reader)]
+                named = [h.strip() for h in next(reader)]
             except StopIteration:
                 raise ValueError(f"trace: {path} is empty") from None
+            head = _without_trailing_empties(named)
             for name in fields:
                 if name not in head and name not in optional:
                     raise ValueError(f"{path}: missing required column {name!r}")
             pos = {name: head.index(name) for name in fields if name in head}
-            first_row, width = 2, len(head)
+            first_row, widths = 2, {len(head), len(named)}  # a header's trailing comma, or not, in the rows
         else:
             pos = {name: i for i, name in enumerate(fields)}
-            first_row, width = 1, len(fields)
+            first_row, widths = 1, {len(fields)}
         values = {name: [] for name in pos}
         for number, row in enumerate(reader, start=first_row):
             if not row:  # a blank line
                 continue
-            if len(row) != width:  # a field too many or too few shifts the rest (a node of 262,144 GPUs)
+            if len(row) not in widths:  # a field too many or too few shifts the rest (a node of 262,144 GPUs)
                 bad.append(number)
                 continue
             try:
@@ -123,6 +124,14 @@ def _parse(path: Path, fields: dict[str, Callable[[str], Any]], *, header: bool,
         raise ValueError(f"trace: {path} holds no data rows")
     _warn_skipped(path, bad)
     return Table({k: np.asarray(v) for k, v in values.items()}, len(bad))
+
+
+def _without_trailing_empties(fields: list[str]) -> list[str]:
+    """A header's names without the empty ones at its end (a trailing comma)."""
+    end = len(fields)
+    while end and not fields[end - 1].strip():
+        end -= 1
+    return fields[:end]
 
 
 def _nonneg_float(text: str) -> float:

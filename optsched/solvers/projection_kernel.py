@@ -172,11 +172,13 @@ def _refine(zs, ys, a, b, c, t):  # pragma: no cover - numba
 
 @njit(cache=True)
 def _onto_capacity(y, ys, at, k, c, load):  # pragma: no cover - numba
-    """The load of a binding group after its free members (strictly between 0 and their bound
-    ``ys``) are scaled onto c - (the load of the capped ones), never past their bounds: at the
-    optimum they sum to exactly that. z - t rounds by eps |z|, so with |z| >> c a group of one
-    ended 1e-5 of c over c, or 6 % under it (a first-order method's step aimed 1e12 times past
-    the capacity); the load was ``load``."""
+    """The load of a binding group after it is put onto c: its free members (strictly between
+    0 and their bound ``ys``) scaled onto c - (the load of the capped ones), never past their
+    bounds; when the capped ones alone pass c (or no member is free and the group is over),
+    every member scaled by c / load. At the optimum a binding group sums to exactly c, but z - t
+    rounds by eps |z|: with |z| >> c a group of one ended 1e-5 of c over c, 6 % under it (a
+    first-order method's step aimed 1e12 times past the capacity), or, z - t rounding onto a
+    bound of 3.4e-6 with c = 2.4e-6, 40 % over; the load was ``load``."""
     capped = 0.0
     free = 0.0
     for p in range(k):
@@ -185,16 +187,24 @@ def _onto_capacity(y, ys, at, k, c, load):  # pragma: no cover - numba
             capped += v
         else:
             free += v
-    if not free > 0.0:
+    if capped <= c and free > 0.0:
+        scale = (c - capped) / free
+        total = capped
+        for p in range(k):
+            v = y[at[p]]
+            if 0.0 < v < ys[p]:
+                v = min(v * scale, ys[p])
+                y[at[p]] = v
+                total += v
+        return total
+    if load <= c:  # under c with every member at its bound: the group does not bind after all
         return load
-    scale = max(c - capped, 0.0) / free
-    total = capped
+    scale = c / load
+    total = 0.0
     for p in range(k):
-        v = y[at[p]]
-        if 0.0 < v < ys[p]:
-            v = min(v * scale, ys[p])
-            y[at[p]] = v
-            total += v
+        v = y[at[p]] * scale
+        y[at[p]] = v
+        total += v
     return total
 
 
@@ -276,15 +286,19 @@ def project(z, u, group, capacity):  # pragma: no cover - numba
 
 @njit(cache=True, fastmath=SUM_FLAGS)
 def certificate(y, z, t, load, capacity):  # pragma: no cover - numba
-    """(||y - z||^2, the Lagrangian dual value of (33) at rho = 2t), with ``load`` the group
-    loads of y. For y the projection, y = clip(z - t_g, 0, u) minimises the Lagrangian at that
-    rho, so the dual value is ||y - z||^2 + sum_g rho_g (load_g - c_g): a lower bound on the
-    optimum (weak duality)."""
+    """(||y - z||^2, the Lagrangian dual value of (33) at rho = 2t, how far rounding may move
+    that value), with ``load`` the group loads of y. For y the projection, y = clip(z - t_g, 0, u)
+    minimises the Lagrangian at that rho, so the dual value is ||y - z||^2 + sum_g rho_g
+    (load_g - c_g): a lower bound on the optimum (weak duality). A load summed over n entries
+    rounds by up to n eps load, which rho multiplies: the third value (the caller sums exactly
+    where it matters, ``CapacityProjection.dual_bound``)."""
     dist2 = 0.0
     for i in range(y.size):
         d = y[i] - z[i]
         dist2 += d * d
     dual = dist2
+    rounding = 0.0
     for g in range(capacity.size):
         dual += 2.0 * t[g] * (load[g] - capacity[g])
-    return dist2, dual
+        rounding += 2.0 * t[g] * (load[g] + capacity[g])
+    return dist2, dual, rounding * y.size * EPS
