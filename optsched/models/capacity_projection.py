@@ -13,7 +13,6 @@ Solution type: a float64 array y of shape (n,), in the order of ``z``.
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
@@ -171,9 +170,9 @@ class CapacityProjection(Model):
         y = np.clip(self.z - rho[self.group] / 2.0, 0.0, self.upper)
         d = y - self.z
         active = np.flatnonzero(rho > 0)
-        order = np.argsort(self.group, kind="stable")
-        ends = np.searchsorted(self.group[order], np.arange(self.n_groups + 1))
-        excess = [math.fsum([*y[order[ends[g]:ends[g + 1]]], -self.capacity[g]]) for g in active]
+        members = self.incidence
+        excess = [math.fsum([*y[members.indices[members.indptr[g]:members.indptr[g + 1]]], -self.capacity[g]])
+                  for g in active]
         return math.fsum([*(d * d), *(rho[active] * np.asarray(excess, dtype=np.float64))])
 
     # --- forms ---------------------------------------------------------------------------------

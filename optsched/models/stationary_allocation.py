@@ -136,6 +136,12 @@ class StationaryAllocation(Model):
         return self.n_vars
 
     @cached_property
+    def charged_ports(self) -> np.ndarray:
+        """The ports with some overhead (o_l not all 0): the rows of (7)'s max in the cvxpy form,
+        whose multipliers are the port weights w."""
+        return np.flatnonzero(self.overhead.max(axis=1) > 0)
+
+    @cached_property
     def pair(self) -> np.ndarray:
         """Flat index l K + k of each variable's overhead pair (l, k)."""
         out = self.port * self.n_resources + self.resource
@@ -228,7 +234,7 @@ class StationaryAllocation(Model):
                 gains.append(weight[idx] @ terms[name](y[idx], self.alpha[idx]))
         groups, pairs = self.incidence
         K = self.n_resources
-        charged = np.flatnonzero(self.overhead.max(axis=1) > 0)
+        charged = self.charged_ports
         rows = (charged[:, None] * K + np.arange(K)).reshape(-1)
         upper = np.where(self.weight > 0, self.upper, 0.0)
         constraints = [y <= upper, groups @ y <= self.capacity]

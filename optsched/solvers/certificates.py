@@ -19,12 +19,14 @@ from optsched.models.forms import as_standard
 from optsched.result import Termination, agrees_at_scale
 
 
-def _judged(model: Model, objective: float, bound: float, extra: dict[str, Any],
-            solver: str) -> tuple[Termination, float | None]:
+def judged(model: Model, objective: float, bound: float, extra: dict[str, Any],
+           proves: str) -> tuple[Termination, float | None]:
+    """(termination, bound) of an answer a solver calls optimal, from the bound it does prove:
+    optimal when objective and bound agree (``agrees_at_scale``); otherwise feasible, with
+    ``extra["optimality"]`` saying what (``proves``) proves only that bound."""
     if agrees_at_scale(model, objective, bound):
         return Termination.OPTIMAL, bound
-    extra["optimality"] = (f"not certified: the duals of {solver} prove only the bound {bound:.10g} for the "
-                           f"objective {objective:.10g}")
+    extra["optimality"] = f"not certified: {proves} only the bound {bound:.10g} for the objective {objective:.10g}"
     return Termination.FEASIBLE, (bound if np.isfinite(bound) else None)
 
 
@@ -41,7 +43,7 @@ def certified_qp(model: Model, solution: Any, x: np.ndarray, row_duals: np.ndarr
         return Termination.FEASIBLE, None
     objective = model.objective(solution)
     bound = objective - as_standard(model).to_standard_form().lagrangian_gap(x, row_duals)
-    return _judged(model, objective, bound, extra, f"{solver}'s QP solver")
+    return judged(model, objective, bound, extra, f"the duals of {solver}'s QP solver prove")
 
 
 # The Lagrangian bound of a cvxpy form's multipliers, per model kind: ``bound(model, duals)``
@@ -71,7 +73,7 @@ def certified_cvxpy(model: Model, solution: Any, duals: tuple[Any, ...] | None, 
     if bound is None or not np.isfinite(bound):
         extra["optimality"] = f"not certified: {solver} returned no usable multipliers"
         return Termination.FEASIBLE, None
-    return _judged(model, model.objective(solution), bound, extra, solver)
+    return judged(model, model.objective(solution), bound, extra, f"the duals of {solver} prove")
 
 
 def _vector(dual: Any) -> np.ndarray | None:
@@ -115,7 +117,7 @@ def _stationary_bound(model: Any, duals: tuple[Any, ...]) -> float | None:
     from optsched.solvers.stationary_alm import min_dual_bound
 
     K = model.n_resources
-    charged = np.flatnonzero(model.overhead.max(axis=1) > 0)
+    charged = model.charged_ports
     w = np.full(model.overhead.shape, 1.0 / K)
     if charged.size:
         lam = _vector(duals[2]) if len(duals) > 2 else None

@@ -16,7 +16,8 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_standard
-from optsched.result import Result, Termination, agrees_at_scale
+from optsched.result import Result, Termination
+from optsched.solvers.certificates import judged
 from optsched.solvers.interrupt import interruptible
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
 
@@ -196,10 +197,8 @@ class CpSatBackend(Backend):
                 # lost the 1e-4, and CP-SAT said optimal 0 where 1e-4 is
                 slack = 2.0 * _rounding_error(scaled, float(options["mip_wanted_precision"]))
                 bound = back.value(solver.objective_value + (slack if form.maximize else -slack))
-                if not agrees_at_scale(model, objective_value, bound):
-                    termination = Termination.FEASIBLE
-                    extra["optimality"] = (f"not certified: CP-SAT's integer rounding of the objective may be off by "
-                                           f"{abs(bound - objective_value):.3g}, beyond the objective {objective_value:.10g}")
+                termination, bound = judged(model, objective_value, bound, extra,
+                                            "CP-SAT's proof, less its integer rounding of the objective, proves")
             if name == "FEASIBLE":  # CP-SAT stops short of a proof only at a limit, and time is the only one set
                 termination = Termination.TIME_LIMIT
         return Result(termination, objective=objective_value, bound=bound, solution=solution,

@@ -33,7 +33,8 @@ import numpy as np
 from optsched.lazy_modules import loaded
 from optsched.models.base import Model
 from optsched.models.capacity_projection import CapacityProjection
-from optsched.result import Result, Termination, agrees_at_scale
+from optsched.result import Result, Termination
+from optsched.solvers.certificates import judged
 from optsched.solvers.registry import Backend, Option, register_backend
 
 KERNELS = "optsched.solvers.projection_kernel"
@@ -82,10 +83,7 @@ class FastProjectionBackend(Backend):
         dist2, bound, rounding = loaded(KERNELS).certificate(y, model.z, t, load, model.capacity)
         termination, extra = Termination.OPTIMAL, {}
         if rounding > 1e-9 * max(1.0, dist2):  # loads of 1e12 beside an optimum of 300: summed exactly
-            bound = model.dual_bound(2.0 * t)
-            if not agrees_at_scale(model, dist2, bound):  # y = z - t is only good to eps |z| there
-                termination = Termination.FEASIBLE
-                extra["optimality"] = (f"not certified: in floating point y = z - t is only good to eps |z| here; "
-                                       f"the dual bound {bound:.10g} for the objective {dist2:.10g}")
+            termination, bound = judged(model, dist2, model.dual_bound(2.0 * t), extra,
+                                        "y = z - t, good only to eps |z| here, proves")
         extra["rho"] = np.multiply(t, 2.0, out=t)  # t is this call's own array
         return Result(termination, objective=dist2, bound=bound, solution=y, extra=extra)
