@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
-from optsched.models.forms import StandardForm
+from optsched.models.forms import StandardForm, scaled_capacity_rows
 from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, row_slack, solution_indices
 
 if TYPE_CHECKING:
@@ -171,6 +171,9 @@ class BudgetedIP(Model):
         return np.flatnonzero(np.asarray(x) > 0.5).astype(np.int64)
 
     def to_pyomo(self) -> Any:
+        """The reference formulation, each row times the power of two that brings it to order 1
+        (``scaled_capacity_rows``: the same rows exactly; the solvers' tolerances are absolute,
+        and with weights up to 5.7e11 Pyomo's HiGHS said optimal 34 where 36 is)."""
         import pyomo.environ as pyo
 
         m = pyo.ConcreteModel(name="budgeted_ip")
@@ -179,7 +182,8 @@ class BudgetedIP(Model):
         m.x = pyo.Var(m.I, domain=pyo.Binary)
         for i in np.flatnonzero(~self.mask):
             m.x[int(i)].fix(0)
-        w, c = self.weights, self.capacity
+        w, c = scaled_capacity_rows(self.weights, self.capacity)
+        coeffs, budget = scaled_capacity_rows(self.budget_coeffs[None, :], np.array([self.budget]))
 
         def capacity(mm: Any, k: int) -> Any:
             used = np.flatnonzero(w[k])
@@ -189,9 +193,7 @@ class BudgetedIP(Model):
 
         m.capacity = pyo.Constraint(m.K, rule=capacity)
         if self.has_budget:
-            m.budget = pyo.Constraint(
-                expr=sum(float(self.budget_coeffs[i]) * m.x[i] for i in m.I) >= float(self.budget)
-            )
+            m.budget = pyo.Constraint(expr=sum(float(coeffs[0, i]) * m.x[i] for i in m.I) >= float(budget[0]))
         m.value = pyo.Objective(expr=sum(float(self.values[i]) * m.x[i] for i in m.I), sense=pyo.maximize)
         return m
 

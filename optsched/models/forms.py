@@ -64,6 +64,17 @@ class StandardForm:
     def is_mip(self) -> bool:
         return bool(self.integrality.any())
 
+    def row_spread(self) -> float:
+        """The smallest ratio of a nonzero |a_ij| to the largest |a_ik| of its row (1 without
+        rows): below a solver's feasibility tolerance, a 0-1 column's entry is within the
+        tolerance of zero, and the solver's optimality no proof (certificates.branch_and_bound_proof)."""
+        a = self.A.tocsr()
+        nonzero = np.abs(a.data) > 0
+        if not nonzero.any():
+            return 1.0
+        rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))[nonzero]
+        return float((np.abs(a.data[nonzero]) / row_largest(a)[rows]).min())
+
     def largest_value(self) -> float:
         """The largest finite |number| the program holds (objective, matrix, Hessian, bounds):
         what a solver's "infinity" must stay above."""
@@ -332,7 +343,7 @@ class StandardForm:
             return "CLARABEL", {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
         if self.integrality.all():
             return "HIGHS", {"mip_rel_gap": 0.0, "mip_abs_gap": 0.0, **HIGHS_MIP_ORACLE_OPTIONS}
-        return "SCIP", {"scip_params": {"limits/gap": 0.0, "limits/absgap": 0.0}}
+        return "SCIP", {"scip_params": {"limits/gap": 0.0, "limits/absgap": 0.0, **SCIP_ORACLE_PARAMS}}
 
     def traits(self) -> "Traits":
         """What a solver must accept to take this program."""
@@ -376,6 +387,16 @@ HIGHS_MIP_ORACLE_OPTIONS: Mapping[str, float] = MappingProxyType({
     "mip_feasibility_tolerance": 1e-10,
     "presolve_rule_off": 1 << 13,
 })
+
+# What SCIP needs to be an oracle, on every route to it (the scip backend, cvxpy, Pyomo):
+# - numerics/epsilon 1e-12: SCIP takes values below it (default 1e-9) as zero; with weights 1
+#   and 1e-9 it answered 1.0 "optimal" where 1.000000001 is (tests/test_fuzz.py);
+# - numerics/feastol 1e-9, the models' own feasibility tolerance: at SCIP's 1e-6 (relative) it
+#   said optimal 2 for a knapsack of capacity 2(1 - 5e-7) whose optimum is 1, optimal 5 for a
+#   budget nothing reaches, and optimal 5 where 6 is with weights 5 and 1e8 in one row.
+SCIP_ORACLE_PARAMS: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-12, "numerics/feastol": 1e-9})
+# SCIP's own values of those two (what a route that sets neither gets)
+SCIP_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-9, "numerics/feastol": 1e-6})
 
 
 # Rows whose largest |coefficient| lies in [1/16, 2^20) go to the solvers as they are: scaled,

@@ -30,6 +30,69 @@ def judged(model: Model, objective: float, bound: float, extra: dict[str, Any],
     return Termination.FEASIBLE, (bound if np.isfinite(bound) else None)
 
 
+# The widening of a branch-and-bound proof, in units of the tolerance the solver prunes within:
+# over 652 random budgeted IPs whose data span 1e-9..1e9, HiGHS's bound fell short of brute
+# force's optimum by up to 0.64 of its tolerance, SCIP's by up to 1.7 of its epsilon.
+PRUNING_MARGIN = 2.0
+
+
+def objective_grain(form: Any) -> float:
+    """The largest power of two u with every cost an integer multiple of u, when only integer
+    columns have costs (0 otherwise): any two integer points' objectives then differ by a
+    multiple of u, so no better point hides closer than u to the incumbent."""
+    c = np.asarray(form.c, dtype=np.float64)
+    priced = c != 0
+    if not priced.any() or not np.all(form.integrality[priced]) or not np.isfinite(c[priced]).all():
+        return 0.0
+    mantissa, exponent = np.frexp(np.abs(c[priced]))
+    whole = (mantissa * 2.0**53).astype(np.int64)  # exact: the mantissa holds 53 bits
+    lowest = (whole & -whole).astype(np.float64)  # the lowest set bit of each
+    return float(np.min(np.ldexp(lowest, exponent - 53)))
+
+
+def branch_and_bound_proof(model: Model, objective: float, bound: float | None, extra: dict[str, Any], *,
+                           scale: float, resolution: float, feasibility: float,
+                           solver: str) -> tuple[Termination, float | None]:
+    """(termination, bound) of an integer program a branch-and-bound solver calls optimal.
+
+    The solver prunes a node whose bound passes its incumbent by no more than ``resolution`` on
+    the objective as it solved it (``scale`` times the model's, without the offset): HiGHS's
+    next incumbent must beat the last by its ``mip_feasibility_tolerance`` (its
+    ``computeNewUpperLimit``), SCIP compares bounds within ``numerics/epsilon``. Costs that
+    small beside the largest (values 1e-5 beside 2e5, scaled into 4e-11) are lost: HiGHS and
+    SCIP said optimal 1e-5 short, and SCIP's bound fell below its own incumbent. What the search
+    proves is its bound (at least the objective) widened by ``PRUNING_MARGIN * resolution *
+    max(1, |scaled bound|) / scale``; optimal when that agrees with the objective (``judged``),
+    or when it lies within the objective's grain (:func:`objective_grain`: costs 600 and 0.5
+    leave no objective value between 0.5 and 1).
+    A bound beyond the objective by more than the seam's tolerance (a gap option) is left to
+    the seam, which says ``gap_limit``.
+
+    Rows are solved within ``feasibility`` (the rows as the solver has them: each row's
+    largest |coefficient| in [1, 2), ``StandardForm.scaled_rows``). An entry smaller than that
+    beside its row's largest is within the tolerance of zero, and the search proves nothing
+    there: SCIP (feasibility tolerance 1e-6) said optimal 5 where 6 is, with weights 5 and 1e8
+    in one row. Such a program is ``feasible``, without a bound."""
+    form = as_standard(model).to_standard_form() if "standard" in type(model).FORMS else None
+    if form is not None and form.row_spread() < feasibility:
+        extra["optimality"] = (f"not certified: a row holds an entry {form.row_spread():.3g} times its largest, "
+                               f"within {solver}'s feasibility tolerance {feasibility:g} of zero")
+        return Termination.FEASIBLE, None
+    if bound is None:
+        base = objective
+    else:
+        base = max(bound, objective) if model.maximize else min(bound, objective)
+    offset = 0.0 if form is None else float(form.offset)
+    width = PRUNING_MARGIN * resolution * max(1.0, abs(base - offset) * scale) / scale
+    proved = base + width if model.maximize else base - width
+    if not agrees_at_scale(model, objective, base):
+        return Termination.OPTIMAL, proved
+    if form is not None and abs(proved - objective) < objective_grain(form):
+        return Termination.OPTIMAL, objective  # the next objective value lies a whole grain away
+    return judged(model, objective, proved, extra,
+                  f"{solver}'s search, which prunes within {resolution:g} of its objective scaled by {scale:g}, proves")
+
+
 def certified_qp(model: Model, solution: Any, x: np.ndarray, row_duals: np.ndarray | None, extra: dict[str, Any], *,
                  solver: str = "HiGHS") -> tuple[Termination, float | None]:
     """(termination, bound) of a QP a HiGHS run calls optimal: the Lagrangian bound of its own row

@@ -22,7 +22,7 @@ from optsched.result import Result, Termination
 import time
 
 from optsched.solvers.c_output import captured_c_output
-from optsched.solvers.certificates import certified_qp
+from optsched.solvers.certificates import branch_and_bound_proof, certified_qp
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining, tolerance_keys
 
 # HiGHS model status name -> termination (names, so the table needs no import).
@@ -320,6 +320,10 @@ class HighsBackend(Backend):
         if form.is_mip:
             if np.isfinite(info.mip_dual_bound) and solution is not None:
                 bound = back.value(info.mip_dual_bound)
+            if termination is Termination.OPTIMAL and solution is not None and not self.loosened(options):
+                tolerance = float(own.get("mip_feasibility_tolerance", HIGHS_MIP_ORACLE_OPTIONS["mip_feasibility_tolerance"]))
+                termination, bound = branch_and_bound_proof(model, objective, bound, extra, scale=back.objective,
+                                                            resolution=tolerance, feasibility=tolerance, solver="HiGHS")
         elif termination is Termination.OPTIMAL and form.hessian is not None and solution is not None:
             termination, bound = certified_qp(model, solution, x, None if duals is None else duals[0], extra)
         elif termination is Termination.OPTIMAL:

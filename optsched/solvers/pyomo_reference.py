@@ -7,14 +7,15 @@ their math only as a standard form get the Pyomo statement of its matrices
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import SOLVER_INFINITY, as_pyomo, as_standard
+from optsched.models.forms import SCIP_DEFAULT_TOLERANCES, SCIP_ORACLE_PARAMS, SOLVER_INFINITY, as_pyomo, as_standard
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
+from optsched.solvers.certificates import branch_and_bound_proof, certified_qp
 from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, HIGHS_ACCURACY_OPTIONS
 from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
 
@@ -34,6 +35,27 @@ STATUS_TABLE: dict[str, Termination] = {
 
 def _is_qp(model: Model) -> bool:
     return "standard" in type(model).FORMS and as_standard(model).to_standard_form().hessian is not None
+
+
+def _integral(model: Model) -> bool:
+    return "standard" in type(model).FORMS and as_standard(model).to_standard_form().is_mip
+
+
+def _highs_tolerances(options: Mapping[str, Any]) -> dict[str, Any]:
+    tolerance = float(options["mip_feasibility_tolerance"])
+    return {"resolution": tolerance, "feasibility": tolerance, "solver": "Pyomo's HiGHS"}
+
+
+def _scip_tolerances(options: Mapping[str, Any]) -> dict[str, Any]:
+    params = {**SCIP_DEFAULT_TOLERANCES, **options}
+    return {"resolution": float(params["numerics/epsilon"]), "feasibility": float(params["numerics/feastol"]),
+            "solver": "Pyomo's SCIP"}
+
+
+# The tolerances each branch-and-bound solver's proof rests on, from the options it was given
+# (certificates.branch_and_bound_proof)
+_PRUNING: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {"highs": _highs_tolerances,
+                                                                      "scip_direct": _scip_tolerances}
 
 
 def _row_duals(m: Any, res: Any, n_rows: int) -> np.ndarray | None:
@@ -140,9 +162,7 @@ class PyomoBackend(Backend):
                 objective = next(m.component_data_objects(pyo.Objective, active=True))
                 objective.set_value(objective.expr * scale)
         if name == "scip_direct":
-            from optsched.solvers.scip import ORACLE_PARAMS
-
-            kwargs["solver_options"].update(ORACLE_PARAMS)
+            kwargs["solver_options"].update(SCIP_ORACLE_PARAMS)
         left = remaining(time_limit, start)
         if left is not None:
             kwargs["time_limit"] = max(left, 1e-3)
@@ -176,10 +196,12 @@ class PyomoBackend(Backend):
         if termination is Termination.OPTIMAL and tiny is not None:
             termination = Termination.FEASIBLE
             extra["optimality"] = tiny
+        elif termination is Termination.OPTIMAL and solution is not None and name in _PRUNING and _integral(model) \
+                and not self.loosened(options):
+            termination, bound = branch_and_bound_proof(model, objective, bound, extra, scale=scale,
+                                                        **_PRUNING[name](kwargs["solver_options"]))
         elif termination is Termination.OPTIMAL and solution is not None and qp:
             # the QP solver's optimal is checked as the highs backend checks it (certificates.certified_qp)
-            from optsched.solvers.certificates import certified_qp
-
             form = as_standard(model).to_standard_form()
             x = np.asarray(solution, dtype=np.float64)  # a QP kind's solution is its vector x
             duals = _row_duals(m, res, form.n_rows) if x.shape == (form.n_vars,) else None

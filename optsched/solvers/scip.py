@@ -18,10 +18,11 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import (SOLVER_INFINITY, StandardForm, Unscaling, as_binary, as_standard,
+from optsched.models.forms import (SCIP_ORACLE_PARAMS, SOLVER_INFINITY, StandardForm, Unscaling, as_binary, as_standard,
                                    scaled_capacity_rows)
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
+from optsched.solvers.certificates import branch_and_bound_proof
 from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
 
 STATUS_TABLE: dict[str, Termination] = {
@@ -48,9 +49,6 @@ ALLOWED_SCIP_PARAMS = frozenset({
 })
 
 
-# SCIP takes values below numerics/epsilon (default 1e-9) as zero: with weights 1 and 1e-9 it
-# answered 1.0 "optimal" where 1.000000001 is (tests/test_fuzz.py, set_packing extreme_weights).
-ORACLE_PARAMS: Mapping[str, float] = {"numerics/epsilon": 1e-12}
 
 
 def _new_model(options: Mapping[str, Any]) -> Any:
@@ -61,7 +59,7 @@ def _new_model(options: Mapping[str, Any]) -> Any:
     m.setParam("limits/gap", float(options["gap"]))
     m.setParam("limits/absgap", float(options["absgap"]))
     m.setParam("randomization/randomseedshift", int(options["random_seed"]))
-    for key, value in ORACLE_PARAMS.items():
+    for key, value in SCIP_ORACLE_PARAMS.items():
         m.setParam(key, value)
     for key, value in (options["scip_params"] or {}).items():
         with captured_c_output() as printed:  # SCIP prints its refusal to stderr
@@ -198,11 +196,17 @@ class ScipBackend(Backend):
             raise KeyboardInterrupt
         termination = STATUS_TABLE.get(name, Termination.ERROR)
         solution = bound = None
+        extra: dict[str, Any] = {"solver_status": name, **({"log": log} if options["log"] or log else {})}
         if m.getNSols() > 0 and termination is not Termination.INFEASIBLE:
             best = m.getBestSol()
             x = np.array([m.getSolVal(best, v) for v in xs], dtype=np.float64)
             solution = (as_binary(model) if model.name == "escb_index" else as_standard(model)).solution_from_vector(x)
             dual = m.getDualbound()
             bound = back.value(dual) if np.isfinite(dual) else None
-        return Result(termination, bound=bound, solution=solution, iterations=int(m.getNNodes()),
-                      extra={"solver_status": name, **({"log": log} if options["log"] or log else {})})
+            if (termination is Termination.OPTIMAL and (model.name == "escb_index" or form.is_mip)
+                    and not self.loosened(options)):
+                params = {**SCIP_ORACLE_PARAMS, **(options["scip_params"] or {})}
+                termination, bound = branch_and_bound_proof(
+                    model, model.objective(solution), bound, extra, scale=back.objective,
+                    resolution=float(params["numerics/epsilon"]), feasibility=float(params["numerics/feastol"]), solver="SCIP")
+        return Result(termination, bound=bound, solution=solution, iterations=int(m.getNNodes()), extra=extra)
