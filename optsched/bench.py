@@ -143,6 +143,8 @@ class BenchConfig:
         for key in ("repeats", "per_size"):
             if getattr(self, key) is not None:
                 whole_number(key, getattr(self, key))
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise ValueError(f"seed: must be a whole number >= 0, got {self.seed!r}")  # numpy's message names nothing
         within_memory("per_size", self.n_instances, "the generated instances of one size", where="")
         within_memory("repeats", self.n_repeats * self.n_instances, "the rows of one size and backend "
                       "(instances per size x repeats)", where="")

@@ -48,11 +48,14 @@ def _finite_or_none(x: float | None) -> float | None:
 def cmd_solve(args: argparse.Namespace) -> int:
     import optsched
     from optsched.io import load_instance
+    from optsched.solve import check_backend
 
     model = load_instance(args.file, args.instance)
     options = _parse_options(args.option)
     if args.log:
         options["log"] = True  # backends without a solver log refuse it (unknown option)
+    # the backend's own options only: --option time_limit=1 or verify=false named solve()'s parameters
+    check_backend(model, args.backend, options)
     res = optsched.solve(model, args.backend, time_limit=args.time_limit, **options)
     if args.log:
         from optsched.artifacts import write_text

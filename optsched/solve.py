@@ -271,6 +271,13 @@ def prepare(kind_or_model: Any, backend: str | None = None, *, verify: bool = Tr
     Raises ValueError (naming the backend or option) for a backend that does not fit the kind
     or is not installed, and for options outside the backend's schema. With ``backend=None`` it
     takes the first available exact backend that fits (the instance, when a model is given)."""
+    return _prepared(kind_or_model, backend, verify, warm_up, options)
+
+
+def _prepared(kind_or_model: Any, backend: str | None, verify: bool, warm_up: bool,
+              options: Mapping[str, Any]) -> Prepared:
+    """:func:`prepare` with the backend's options as one mapping (``solve`` passes its own
+    through, so an option named ``warm_up`` is the backend's, and refused by its schema)."""
     kind = model_kind(kind_or_model)
     chosen = choose_backend(kind_or_model, backend)
     checked = chosen.check_options(options)
@@ -315,7 +322,7 @@ def solve(
     prepared = _REUSED.get(key) if key is not None else None
     setup_s = 0.0
     if prepared is None:
-        prepared = prepare(model, backend, verify=verify, **options)
+        prepared = _prepared(model, backend, verify, True, options)
         setup_s = prepared.setup_s
         if key is not None and prepared.state is None:  # stateless: nothing carries over between solves
             if len(_REUSED) >= 256:

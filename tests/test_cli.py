@@ -110,6 +110,12 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv: list[str]) -> None:
         (["--option", "novalue"], "KEY=VALUE"),
         (["--instance", "2"], "out of range"),
         (["--time-limit", "-1"], "time_limit"),
+        # solve()'s own parameters are no backend options: a traceback (TypeError), or verify=false
+        # switched verification off unseen
+        (["--option", "time_limit=1", "--backend", "highs"], "no option 'time_limit'"),
+        (["--option", "backend=greedy", "--backend", "highs"], "no option 'backend'"),
+        (["--option", "verify=false", "--backend", "highs"], "no option 'verify'"),
+        (["--option", "kind_or_model=1"], "no option 'kind_or_model'"),
     ],
 )
 def test_solve_misuse(capsys, good_json: Path, extra: list[str], needle: str) -> None:
@@ -305,3 +311,9 @@ def test_a_capture_directorys_run_json_is_its_manifest(capsys, tmp_path: Path) -
     (tmp_path / "a_file").write_text("")
     code, _, err = run_cli(capsys, *argv, "--seed", "2", "--out", str(tmp_path / "a_file"))
     assert code == 2 and not (cap / "run.json").exists(), err
+
+
+def test_bench_names_a_negative_seed(capsys) -> None:
+    """numpy's own message ("expected non-negative integer") named nothing."""
+    code, _, err = run_cli(capsys, "bench", "--quick", "--models", "set_packing", "--backends", "greedy", "--seed", "-1")
+    assert code == 2 and "seed: must be a whole number >= 0, got -1" in err and len(err.strip().splitlines()) == 1

@@ -130,6 +130,19 @@ BASE_LP = "max\n obj: 3 x0 + 5 x1\nst\n r0: 2 x0 + 4 x1 <= 5\nbounds\n x0 <= 1\n
     (".lp", "3 x0 + 5 x1", "2 x0 + 5 x1 + x0", "variable 'x0' appears twice in the objective"),
     (".lp", "2 x0 + 4 x1 <= 5", "2 x0 + 4 x1 + 1 <= 6", "a constant (1) on a constraint's left side"),
     (".lp", "2 x0 + 4 x1 <= 5", "-1 + 2 x0 + 4 x1 <= 4", "a constant (1) on a constraint's left side"),
+    # an operator with no term (the objective gained a constant 1), a vertical tab or form feed
+    # (HiGHS kept it in the name: a new variable), a no-break space (a row name whose right-hand
+    # side was dropped), a bound or integrality entry naming a variable nothing else holds (a new
+    # variable, x0 left unbounded), a second objective sense (HiGHS kept the last)
+    (".lp", "3 x0 + 5 x1", "3 x0 + 5 x1 +", "no term after '+'"),
+    (".lp", "3 x0 + 5 x1", "3 x0 + 5 x1 -", "no term after '-'"),
+    (".lp", "3 x0", "3\vx0", "U+000B"),
+    (".lp", "3 x0", "3\fx0", "U+000C"),
+    (".mps", "RHS_V     r0        5", "RHS_V     r0\u00a0       5", "U+00A0"),
+    (".mps", "    x1        Obj       5", "    x1\u2003      Obj       5", "U+2003"),
+    (".lp", " x0 <= 1", " xx0 <= 1", "'xx0' is in no objective or constraint"),
+    (".lp", "end\n", "general\n x9\nend\n", "'x9' is in no objective or constraint"),
+    (".mps", "OBJSENSE\n  MAX", "OBJSENSE\n  MAX\n  MIN", "a second objective sense"),
 ])
 def test_model_files_that_hold_something_else_than_they_say_are_refused(suffix: str, old: str, new: str, words: str,
                                                                          tmp_path: Path) -> None:

@@ -197,6 +197,11 @@ def test_unknown_option_is_rejected() -> None:
     model = SetPacking(2, [[0], [1]], [1.0, 2.0])
     with pytest.raises(ValueError, match="no option 'workers'"):
         optsched.solve(model, "cpsat", workers=2)
+    # prepare()'s own parameters are no backend options through solve(): warm_up was taken
+    # silently, kind_or_model raised TypeError
+    for name in ("warm_up", "kind_or_model"):
+        with pytest.raises(ValueError, match=f"no option '{name}'"):
+            optsched.solve(model, "cpsat", **{name: False})
     with pytest.raises(ValueError, match="does not solve"):
         optsched.solve(model, "fast")
 

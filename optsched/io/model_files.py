@@ -38,6 +38,20 @@ def _read_by_highs(h: Any, path: Path, text: str) -> bool:
 _INFINITE_WORDS = {"inf", "infinity"}
 
 
+def _lines(text: str) -> list[str]:
+    """The file's lines as HiGHS's readers see them: split at line feeds only (a trailing
+    carriage return dropped), with no whitespace but spaces and tabs inside. Python's
+    ``splitlines`` and ``split`` also break at a vertical tab, a form feed or a no-break space,
+    which HiGHS keeps in a name: ``2<VT>x`` became a new variable, and ``c1<NBSP> 1`` a row name
+    whose right-hand side was dropped."""
+    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    for number, line in enumerate(lines, start=1):
+        odd = next((c for c in line if (c.isspace() and c not in " \t") or (ord(c) < 32 and c != "\t")), None)
+        if odd is not None:
+            raise ValueError(f"line {number}: holds U+{ord(odd):04X}, which is neither a space nor a tab")
+    return lines
+
+
 def _number(token: str, where: str, *, infinite: bool = False) -> None:
     """A strict decimal number (``parse_float``, a leading ``+`` allowed); with ``infinite``
     also HiGHS's words for an infinite bound (``inf``, ``infinity``, signed)."""
@@ -83,7 +97,7 @@ def check_mps_text(text: str) -> str | None:
     entries: set[tuple[str, str]] = set()  # (column, row) pairs of COLUMNS
     sides: set[tuple[str, str]] = set()  # (RHS or RANGES, row) pairs (a column may be named RHS)
     section, sense, ended = "", None, False
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         if not line.strip() or line.startswith("*"):
             continue
         where = f"line {number}"
@@ -94,12 +108,12 @@ def check_mps_text(text: str) -> str | None:
         if header is not None:
             section, ended = header, header == "ENDATA"
             if header == "OBJSENSE" and len(fields) == 2:
-                sense = _mps_sense(fields[1], where)
+                sense = _mps_sense(fields[1], where, sense)
             continue
         if section == "OBJSENSE":
             if len(fields) != 1:
                 raise ValueError(f"{where}: OBJSENSE takes one word (MAX or MIN)")
-            sense = _mps_sense(fields[0], where)
+            sense = _mps_sense(fields[0], where, sense)
         elif section == "ROWS":
             if len(fields) != 2 or fields[0].upper() not in ("N", "L", "G", "E"):
                 raise ValueError(f"{where}: a row is 'N|L|G|E name'")
@@ -146,9 +160,12 @@ def check_mps_text(text: str) -> str | None:
     return sense
 
 
-def _mps_sense(word: str, where: str) -> str:
+def _mps_sense(word: str, where: str, given: str | None) -> str:
+    """The sense a word of OBJSENSE names; a second one is refused (HiGHS kept the last)."""
     if word.upper() not in _MPS_SENSES:
         raise ValueError(f"{where}: OBJSENSE takes MAX or MIN, got {word!r}")
+    if given is not None:
+        raise ValueError(f"{where}: a second objective sense")
     return _MPS_SENSES[word.upper()]
 
 
@@ -185,7 +202,7 @@ def check_lp_text(text: str) -> None:
     infinite bound; ``nan`` is read as a number there, never as a name). Non-ASCII text is
     refused (HiGHS took a non-ASCII digit for a new variable)."""
     ended = False
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(_lines(text), start=1):
         line = raw.split("\\", 1)[0]  # a backslash starts a comment
         where = f"line {number}"
         if not line.isascii():
@@ -220,23 +237,32 @@ def _check_lp_expressions(text: str) -> None:
     sense keyword, or no such keyword (``max:``, ``maxi``, a missing line: the whole objective
     read as 0), a variable twice in the objective (``2 x + 3 x`` is 3 x), a constant on a
     constraint's left side (``x + 2 <= 4`` is x <= 4), two terms with no operator between them
-    (``8 x0 x1`` is 8 x0 + x1; ``8e x0`` is 8 e + x0). All are refused."""
+    (``8 x0 x1`` is 8 x0 + x1; ``8e x0`` is 8 e + x0), an operator with no term after it (``2 x +``
+    ended the objective with a constant 1), a variable that only a bound or an integrality
+    section names (a misspelt ``yy <= 1`` made a new variable and left y unbounded). All are
+    refused."""
     section = ""
-    tokens: dict[str, list[tuple[int, str, str]]] = {"objective": [], "constraints": []}
-    for number, raw in enumerate(text.splitlines(), start=1):
+    tokens: dict[str, list[tuple[int, str, str]]] = {"objective": [], "constraints": [], "bounds": [], "names": []}
+    for number, raw in enumerate(_lines(text), start=1):
         line = raw.split("\\", 1)[0]
         for pattern, name in ((_LP_OBJECTIVE, "objective"), (_LP_CONSTRAINTS, "constraints"), (_LP_OTHER, "other")):
             match = pattern.match(line)
             if match:
                 section, line = name, line[match.end():]
+                if name == "other":
+                    word = match.group(1).lower()
+                    section = "bounds" if word.startswith("bound") else "other" if word.startswith(("semi", "sos", "end")) \
+                        else "names"  # generals, integers, binaries
                 break
         if not section and line.strip():
             raise ValueError(f"line {number}: an LP file opens with its objective sense (max or min, alone or before "
                              f"the objective), got {line.strip()[:40]!r}")
         if section in tokens:
-            tokens[section] += [(number, m.lastgroup or "", m.group()) for m in _LP_TOKEN.finditer(line)]
+            found = [(number, m.lastgroup or "", m.group()) for m in _LP_TOKEN.finditer(line)]
+            tokens[section] += [(number, "line", "")] + found if section == "bounds" else found
     if not section:
         raise ValueError("no objective: an LP file opens with max or min")
+    declared: set[str] = set()
     seen: dict[str, int] = {}
     for i, (number, kind, word) in enumerate(tokens["objective"]):
         follows = tokens["objective"][i + 1][1] if i + 1 < len(tokens["objective"]) else ""
@@ -246,12 +272,15 @@ def _check_lp_expressions(text: str) -> None:
                 raise ValueError(f"line {number}: variable {word!r} appears twice in the objective (HiGHS would keep "
                                  "only its last coefficient); add the coefficients")
             seen[word] = number
+            declared.add(word)
     left = True
     stream = tokens["constraints"]
     for i, (number, kind, word) in enumerate(stream):
         follows = stream[i + 1][1] if i + 1 < len(stream) else ""
         if left:
             _check_operator(number, kind, word, follows)
+            if kind == "name" and follows != "colon":
+                declared.add(word)
         if kind == "cmp":
             left = False
         elif not left and kind in ("num", "name"):
@@ -259,14 +288,41 @@ def _check_lp_expressions(text: str) -> None:
         elif left and kind == "num" and follows != "name":
             raise ValueError(f"line {number}: a constant ({word}) on a constraint's left side (HiGHS would drop it); "
                              "move it to the right side")
+    for number, kind, word in tokens["names"]:
+        if kind == "name" and word not in declared:
+            raise ValueError(f"line {number}: {word!r} is in no objective or constraint (HiGHS would add it as a new "
+                             "variable)")
+    _check_lp_bounds(tokens["bounds"], declared)
 
 
 def _check_operator(number: int, kind: str, word: str, follows: str) -> None:
     """A term of an expression: a name is followed by an operator, a comparison, a colon (a
-    label) or the end, never by another term; a number by its variable (``8 x0``) or as above."""
+    label) or the end, never by another term; a number by its variable (``8 x0``) or as above;
+    an operator by a term."""
     if (kind == "name" and follows in ("name", "num", "quad")) or (kind == "num" and follows in ("num", "quad")):
         raise ValueError(f"line {number}: no operator after {word!r} (HiGHS would read two terms as something "
                          "else); write + or - between terms")
+    if kind == "sign" and follows not in ("name", "num", "quad"):
+        raise ValueError(f"line {number}: no term after {word!r} (HiGHS would read a constant {word}1)")
+
+
+def _check_lp_bounds(stream: list[tuple[int, str, str]], declared: set[str]) -> None:
+    """Each bound line names one variable that the objective or a constraint holds
+    (``lo <= x <= up``, ``x <= up``, ``x = v``, ``x free``; signs and ``inf`` in the values).
+    A later bound on the same side replaces an earlier one, as the format says."""
+    lines: list[list[tuple[int, str, str]]] = []
+    for token in stream:
+        if token[1] == "line":
+            lines.append([])
+        else:
+            lines[-1].append(token)
+    for line in filter(None, lines):
+        names = [word for _, kind, word in line if kind == "name" and word.lower() not in _INFINITE_WORDS | {"free"}]
+        if len(names) != 1:
+            raise ValueError(f"line {line[0][0]}: a bound names one variable, got {len(names)}")
+        if names[0] not in declared:
+            raise ValueError(f"line {line[0][0]}: {names[0]!r} is in no objective or constraint (HiGHS would add it "
+                             "as a new variable)")
 
 
 @register_path_reader(*MODEL_SUFFIXES)
