@@ -20,6 +20,8 @@ import typing
 from pathlib import Path
 from typing import Any, Mapping, TypeVar
 
+import numpy as np
+
 C = TypeVar("C")
 MAX_FLOAT_INT = int(sys.float_info.max)  # the largest integer that converts to a finite float
 
@@ -141,7 +143,8 @@ def within_memory(key: str, cells: int, what: str, *, where: str = "config") -> 
 def whole_number(key: str, value: Any, *, maximum: int | None = None) -> None:
     """A count given to a function or on the command line: an int (not a bool) >= 1 and, with
     ``maximum``, at most that; ValueError naming ``key``."""
-    ok = not isinstance(value, bool) and isinstance(value, int) and value >= 1 and (maximum is None or value <= maximum)
+    ok = (not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer)) and value >= 1
+          and (maximum is None or value <= maximum))
     if not ok:
         expected = f"in 1..{maximum}" if maximum is not None else ">= 1"
         raise ValueError(f"{key}: must be a whole number {expected}, got {value!r}")

@@ -281,7 +281,8 @@ def _prepared(kind_or_model: Any, backend: str | None, verify: bool, warm_up: bo
     kind = model_kind(kind_or_model)
     chosen = choose_backend(kind_or_model, backend)
     checked = chosen.check_options(options)
-    _check_verify(verify)
+    _check_flag("verify", verify)
+    _check_flag("warm_up", warm_up)
     return Prepared(chosen, kind, checked, given=options, verify=verify, warm_up=warm_up)
 
 
@@ -290,9 +291,10 @@ def _check_backend_name(backend: Any) -> None:
         raise ValueError(f"backend: expected a backend name, got {backend!r}")
 
 
-def _check_verify(verify: Any) -> None:
-    if not isinstance(verify, (bool, np.bool_)):
-        raise ValueError(f"verify: expects true or false, got {verify!r}")
+def _check_flag(name: str, value: Any) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}: expects true or false, got {value!r}")
+
 
 
 def solve(
@@ -317,7 +319,7 @@ def solve(
     if not isinstance(model, Model):
         raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
     _check_backend_name(backend)  # before the reuse key: a list cannot key the kept Prepared
-    _check_verify(verify)
+    _check_flag("verify", verify)
     key = _reuse_key(model, backend, verify, options)
     prepared = _REUSED.get(key) if key is not None else None
     setup_s = 0.0
@@ -421,6 +423,8 @@ def compare(
         for name in names:
             if not isinstance(name, str):
                 raise ValueError(f"backends: expected backend names, got {name!r}")
+        if isinstance(backends, (set, frozenset)):  # no order of its own: the table's rows sorted
+            names.sort()
     if options is not None and not isinstance(options, Mapping):
         raise ValueError(f"options: expected a table of options per backend, got {options!r}")
     options = dict(options or {})
@@ -432,6 +436,7 @@ def compare(
         raise ValueError(f"options: {unknown[0]!r} is not one of the compared backends")
     whole_number("repeats", repeats)
     whole_number("jobs", jobs, maximum=MAX_WORKERS)
+    _check_flag("results", results)
     within_memory("repeats", repeats * len(names), "the runtimes kept for the medians (repeats x backends)", where="")
     for name in names:
         check_backend(model, name, options.get(name, {}))

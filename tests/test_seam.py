@@ -325,12 +325,22 @@ def test_a_backend_that_does_not_fit_is_refused_before_any_slot(capsys: pytest.C
     lambda m: optsched.compare(m, ["greedy"], options={"greedy": None}),
     lambda m: optsched.compare(m, ["greedy"], options={1: {}, "a": {}}),
     lambda m: optsched.compare("set_packing", ["greedy"]),
+    lambda m: optsched.prepare(m, "greedy", warm_up="no"),  # were taken as truthy
+    lambda m: optsched.compare(m, ["greedy"], results="no"),
 ])
 def test_wrong_argument_types_are_value_errors_naming_the_argument(call: Any) -> None:
     model = generate("set_packing", 5, np.random.default_rng(0))
     optsched.solve(model, "greedy")  # a kept Prepared must not let a bad argument through
-    with pytest.raises(ValueError, match=r"^(backend|backends|verify|options|model): "):
+    with pytest.raises(ValueError, match=r"^(backend|backends|verify|options|model|warm_up|results): "):
         call(model)
+
+
+def test_compare_takes_numpy_counts_and_orders_a_set_of_backends() -> None:
+    """repeats=np.int64(2) was refused (backend options take numpy integers), and the rows of a
+    set of names followed the set's order, which changes with the hash seed."""
+    model = generate("set_packing", 5, np.random.default_rng(0))
+    table = optsched.compare(model, {"highs", "greedy", "cpsat"}, repeats=np.int64(2), jobs=np.int32(1))
+    assert list(table["backend"]) == ["cpsat", "greedy", "highs"]
 
 
 @pytest.mark.parametrize("kind", sorted(optsched.models.base.kind_specs()))
