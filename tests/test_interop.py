@@ -373,6 +373,9 @@ def test_a_real_file_cut_inside_its_last_number_is_refused(relative: str, tmp_pa
     whole = tmp_path / source.name
     whole.write_text(text)
     assert load_instances(whole)
+    padded = tmp_path / ("padded" + source.suffix)  # spaces after the last line break: nothing cut
+    padded.write_text(text + "  ")
+    assert len(load_instances(padded)) == len(load_instances(whole))
     cut = tmp_path / ("cut" + source.suffix)
     cut.write_text(text.rstrip()[:-1])
     with pytest.raises(ValueError, match="has no line break"):
