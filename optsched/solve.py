@@ -296,7 +296,6 @@ def _check_flag(name: str, value: Any) -> None:
         raise ValueError(f"{name}: expects true or false, got {value!r}")
 
 
-
 def solve(
     model: Model,
     backend: str | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -15,7 +15,6 @@ from optsched.io.numbers import parse_float
 from optsched.models.base import Model
 from optsched.models.forms import MODEL_SUFFIXES
 from optsched.models.linear_program import LinearProgram
-
 
 
 def _read_by_highs(h: Any, path: Path, text: str) -> bool:
@@ -38,18 +37,28 @@ def _read_by_highs(h: Any, path: Path, text: str) -> bool:
 _INFINITE_WORDS = {"inf", "infinity"}
 
 
-def _lines(text: str) -> list[str]:
+def _lines(text: str, data: Callable[[str], str]) -> list[str]:
     """The file's lines as HiGHS's readers see them: split at line feeds only (a trailing
-    carriage return dropped), with no whitespace but spaces and tabs inside. Python's
-    ``splitlines`` and ``split`` also break at a vertical tab, a form feed or a no-break space,
-    which HiGHS keeps in a name: ``2<VT>x`` became a new variable, and ``c1<NBSP> 1`` a row name
-    whose right-hand side was dropped."""
+    carriage return dropped), with no whitespace but spaces and tabs in their data (``data``:
+    the line without its comment; a blank line may hold any). Python's ``splitlines`` and
+    ``split`` also break at a vertical tab, a form feed or a no-break space, which HiGHS keeps
+    in a name: ``2<VT>x`` became a new variable, and ``c1<NBSP> 1`` a row name whose right-hand
+    side was dropped."""
     lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
     for number, line in enumerate(lines, start=1):
-        odd = next((c for c in line if (c.isspace() and c not in " \t") or (ord(c) < 32 and c != "\t")), None)
+        part = data(line) if line.strip() else ""
+        odd = next((c for c in part if (c.isspace() and c not in " \t") or (ord(c) < 32 and c != "\t")), None)
         if odd is not None:
             raise ValueError(f"line {number}: holds U+{ord(odd):04X}, which is neither a space nor a tab")
     return lines
+
+
+def _mps_data(line: str) -> str:
+    return "" if line.startswith("*") else line
+
+
+def _lp_data(line: str) -> str:
+    return line.split("\\", 1)[0]  # a backslash starts a comment
 
 
 def _number(token: str, where: str, *, infinite: bool = False) -> None:
@@ -97,7 +106,7 @@ def check_mps_text(text: str) -> str | None:
     entries: set[tuple[str, str]] = set()  # (column, row) pairs of COLUMNS
     sides: set[tuple[str, str]] = set()  # (RHS or RANGES, row) pairs (a column may be named RHS)
     section, sense, ended = "", None, False
-    for number, line in enumerate(_lines(text), start=1):
+    for number, line in enumerate(_lines(text, _mps_data), start=1):
         if not line.strip() or line.startswith("*"):
             continue
         where = f"line {number}"
@@ -202,8 +211,9 @@ def check_lp_text(text: str) -> None:
     infinite bound; ``nan`` is read as a number there, never as a name). Non-ASCII text is
     refused (HiGHS took a non-ASCII digit for a new variable)."""
     ended = False
-    for number, raw in enumerate(_lines(text), start=1):
-        line = raw.split("\\", 1)[0]  # a backslash starts a comment
+    lines = _lines(text, _lp_data)
+    for number, raw in enumerate(lines, start=1):
+        line = _lp_data(raw)
         where = f"line {number}"
         if not line.isascii():
             raise ValueError(f"{where}: holds a non-ASCII character")
@@ -220,67 +230,58 @@ def check_lp_text(text: str) -> None:
             _number(digits, where)
     if not ended:
         raise ValueError("no 'end' line (the file is cut short)")
-    _check_lp_expressions(text)
+    _check_lp_expressions(lines)
 
 
 # a sense keyword alone or before the objective's text ("max:" is not one: HiGHS read its objective as 0)
 _LP_OBJECTIVE = re.compile(r"^\s*(max|maximize|maximise|maximum|min|minimize|minimise|minimum)(?=\s|$)", re.IGNORECASE)
 _LP_CONSTRAINTS = re.compile(r"^\s*(subject\s+to|such\s+that|st|s\.t\.)(?=\s|$)", re.IGNORECASE)
-_LP_OTHER = re.compile(r"^\s*(bounds?|generals?|gen|integers?|binary|binaries|bin|semi-continuous|semis?|sos|end)\b",
+_LP_OTHER = re.compile(r"^\s*(bounds?|generals?|gen|integers?|binary|binaries|bin|semi-continuous|semis?|sos|end)(?=\s|$)",
                        re.IGNORECASE)
 _LP_TOKEN = re.compile(r"(?P<quad>\[[^\]]*\](?:\s*/\s*2)?)|(?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
                        r"|(?P<cmp><=|>=|=<|=>|<|>|=)|(?P<sign>[+-])|(?P<colon>:)|(?P<name>[^\s+\-<>=:\[\]]+)")
 
 
-def _check_lp_expressions(text: str) -> None:
+def _check_lp_expressions(lines: list[str]) -> None:
     """What HiGHS's LP reader reads as another program (measured): text before the objective's
     sense keyword, or no such keyword (``max:``, ``maxi``, a missing line: the whole objective
     read as 0), a variable twice in the objective (``2 x + 3 x`` is 3 x), a constant on a
     constraint's left side (``x + 2 <= 4`` is x <= 4), two terms with no operator between them
     (``8 x0 x1`` is 8 x0 + x1; ``8e x0`` is 8 e + x0), an operator with no term after it (``2 x +``
-    ended the objective with a constant 1), a variable that only a bound or an integrality
-    section names (a misspelt ``yy <= 1`` made a new variable and left y unbounded). All are
-    refused."""
+    ended the objective with a constant 1). All are refused. The objective and the constraints
+    are read as whole sections: a term, a quadratic ``[ ... ]`` or a constraint may run on over
+    lines (HiGHS wraps the objective of 20 variables or more)."""
     section = ""
-    tokens: dict[str, list[tuple[int, str, str]]] = {"objective": [], "constraints": [], "bounds": [], "names": []}
-    for number, raw in enumerate(_lines(text), start=1):
+    parts: dict[str, list[tuple[int, str]]] = {"objective": [], "constraints": []}
+    for number, raw in enumerate(lines, start=1):
         line = raw.split("\\", 1)[0]
         for pattern, name in ((_LP_OBJECTIVE, "objective"), (_LP_CONSTRAINTS, "constraints"), (_LP_OTHER, "other")):
             match = pattern.match(line)
             if match:
                 section, line = name, line[match.end():]
-                if name == "other":
-                    word = match.group(1).lower()
-                    section = "bounds" if word.startswith("bound") else "other" if word.startswith(("semi", "sos", "end")) \
-                        else "names"  # generals, integers, binaries
                 break
         if not section and line.strip():
             raise ValueError(f"line {number}: an LP file opens with its objective sense (max or min, alone or before "
                              f"the objective), got {line.strip()[:40]!r}")
-        if section in tokens:
-            found = [(number, m.lastgroup or "", m.group()) for m in _LP_TOKEN.finditer(line)]
-            tokens[section] += [(number, "line", "")] + found if section == "bounds" else found
+        if section in parts:
+            parts[section].append((number, line))
     if not section:
         raise ValueError("no objective: an LP file opens with max or min")
-    declared: set[str] = set()
+    objective, constraints = _lp_tokens(parts["objective"]), _lp_tokens(parts["constraints"])
     seen: dict[str, int] = {}
-    for i, (number, kind, word) in enumerate(tokens["objective"]):
-        follows = tokens["objective"][i + 1][1] if i + 1 < len(tokens["objective"]) else ""
+    for i, (number, kind, word) in enumerate(objective):
+        follows = objective[i + 1][1] if i + 1 < len(objective) else ""
         _check_operator(number, kind, word, follows)
         if kind == "name" and follows != "colon":
             if word in seen:
                 raise ValueError(f"line {number}: variable {word!r} appears twice in the objective (HiGHS would keep "
                                  "only its last coefficient); add the coefficients")
             seen[word] = number
-            declared.add(word)
     left = True
-    stream = tokens["constraints"]
-    for i, (number, kind, word) in enumerate(stream):
-        follows = stream[i + 1][1] if i + 1 < len(stream) else ""
+    for i, (number, kind, word) in enumerate(constraints):
+        follows = constraints[i + 1][1] if i + 1 < len(constraints) else ""
         if left:
             _check_operator(number, kind, word, follows)
-            if kind == "name" and follows != "colon":
-                declared.add(word)
         if kind == "cmp":
             left = False
         elif not left and kind in ("num", "name"):
@@ -288,11 +289,14 @@ def _check_lp_expressions(text: str) -> None:
         elif left and kind == "num" and follows != "name":
             raise ValueError(f"line {number}: a constant ({word}) on a constraint's left side (HiGHS would drop it); "
                              "move it to the right side")
-    for number, kind, word in tokens["names"]:
-        if kind == "name" and word not in declared:
-            raise ValueError(f"line {number}: {word!r} is in no objective or constraint (HiGHS would add it as a new "
-                             "variable)")
-    _check_lp_bounds(tokens["bounds"], declared)
+
+
+def _lp_tokens(lines: list[tuple[int, str]]) -> list[tuple[int, str, str]]:
+    """(line number, kind, text) of the terms of a section's lines read as one text."""
+    text = "\n".join(line for _, line in lines)
+    starts = np.cumsum([0] + [len(line) + 1 for _, line in lines])
+    return [(lines[int(np.searchsorted(starts, m.start(), side="right")) - 1][0], m.lastgroup or "", m.group())
+            for m in _LP_TOKEN.finditer(text)]
 
 
 def _check_operator(number: int, kind: str, word: str, follows: str) -> None:
@@ -304,25 +308,6 @@ def _check_operator(number: int, kind: str, word: str, follows: str) -> None:
                          "else); write + or - between terms")
     if kind == "sign" and follows not in ("name", "num", "quad"):
         raise ValueError(f"line {number}: no term after {word!r} (HiGHS would read a constant {word}1)")
-
-
-def _check_lp_bounds(stream: list[tuple[int, str, str]], declared: set[str]) -> None:
-    """Each bound line names one variable that the objective or a constraint holds
-    (``lo <= x <= up``, ``x <= up``, ``x = v``, ``x free``; signs and ``inf`` in the values).
-    A later bound on the same side replaces an earlier one, as the format says."""
-    lines: list[list[tuple[int, str, str]]] = []
-    for token in stream:
-        if token[1] == "line":
-            lines.append([])
-        else:
-            lines[-1].append(token)
-    for line in filter(None, lines):
-        names = [word for _, kind, word in line if kind == "name" and word.lower() not in _INFINITE_WORDS | {"free"}]
-        if len(names) != 1:
-            raise ValueError(f"line {line[0][0]}: a bound names one variable, got {len(names)}")
-        if names[0] not in declared:
-            raise ValueError(f"line {line[0][0]}: {names[0]!r} is in no objective or constraint (HiGHS would add it "
-                             "as a new variable)")
 
 
 @register_path_reader(*MODEL_SUFFIXES)

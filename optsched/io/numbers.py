@@ -67,8 +67,8 @@ def parse_floats(tokens: list[str]) -> list[float]:
 def require_whole_last_line(text: str) -> None:
     """A line-oriented file whose last line has no line break may be cut short inside its last
     number, and still read: ``15 26`` cut to ``15 2``, a capacity of 650 to 65 (OR-Library,
-    Delorme and DIMACS files all end in a newline). Refused, naming the last line; spaces after
-    the last line break hold no number to cut."""
+    Delorme and DIMACS files all end in a newline). Refused, naming the last line; spaces or
+    tabs after the last line break hold no number to cut."""
     if text.strip() and not text.rstrip(" \t").endswith(("\n", "\r")):
         last = text.rsplit("\n", 1)[-1].strip()
         raise ValueError(f"file: the last line ({last[-40:]!r}) has no line break: the file may be cut short inside "

@@ -68,14 +68,15 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
     A bound beyond the objective by more than the seam's tolerance (a gap option) is left to
     the seam, which says ``gap_limit``.
 
-    Rows are solved within ``feasibility`` (the rows as the solver has them: each row's
-    largest |coefficient| in [1, 2), ``StandardForm.scaled_rows``). An entry smaller than that
-    beside its row's largest is within the tolerance of zero, and the search proves nothing
-    there: SCIP (feasibility tolerance 1e-6) said optimal 5 where 6 is, with weights 5 and 1e8
-    in one row. Such a program is ``feasible``, without a bound."""
+    Rows are solved within ``feasibility``, relative to a row of order 1. An entry smaller than
+    that times its row's largest (``StandardForm.row_spread``, a ratio: the same for the row
+    however it is scaled) is within the tolerance of zero, and the search proves nothing there:
+    SCIP (feasibility tolerance 1e-6) said optimal 5 where 6 is, with weights 5 and 1e8 in one
+    row. Such a program is ``feasible``, without a bound."""
     form = as_standard(model).to_standard_form() if "standard" in type(model).FORMS else None
-    if form is not None and form.row_spread() < feasibility:
-        extra["optimality"] = (f"not certified: a row holds an entry {form.row_spread():.3g} times its largest, "
+    spread = 1.0 if form is None else form.row_spread()
+    if spread < feasibility:
+        extra["optimality"] = (f"not certified: a row holds an entry {spread:.3g} times its largest, "
                                f"within {solver}'s feasibility tolerance {feasibility:g} of zero")
         return Termination.FEASIBLE, None
     if bound is None:

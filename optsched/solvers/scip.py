@@ -49,8 +49,6 @@ ALLOWED_SCIP_PARAMS = frozenset({
 })
 
 
-
-
 def _new_model(options: Mapping[str, Any]) -> Any:
     import pyscipopt
 
