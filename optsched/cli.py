@@ -39,6 +39,13 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+def _path_text(text: str) -> str:
+    """An --out path: not empty (``--out ""`` wrote to the default directory unseen)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty one")
+    return text
+
+
 def _finite_or_none(x: float | None) -> float | None:
     from optsched.io.json_instance import dumps_float
 
@@ -301,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="write one instance as MPS, LP (models with a linear/quadratic form) or JSON")
     e.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, MPS, LP)")
     e.add_argument("--format", choices=("mps", "lp", "json"), required=True, help="output format")
-    e.add_argument("--out", required=True, help="output file")
+    e.add_argument("--out", required=True, type=_path_text, help="output file")
     e.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
     e.set_defaults(func=cmd_export)
 
@@ -313,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--config", default=None, help="TOML file of settings")
     r.add_argument("--preset", default=None, help="a named preset of the paper's experiment, e.g. fig2 (an unknown name lists the known ones)")
     r.add_argument("--seed", type=int, default=None, help="the config's seed (every random draw derives from it)")
-    r.add_argument("--out", default=None, help="output directory (default results/NAME)")
+    r.add_argument("--out", default=None, type=_path_text, help="output directory (default results/NAME)")
     r.add_argument("--backend", default=None, help="backend of the policy's per-slot subproblem (config key 'backend')")
     r.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="option of that backend (repeatable; config table 'options')")
@@ -329,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     bn = sub.add_parser("bench", help="runtime vs size and gap of every backend on every model; CSV, PNG, summary.md")
     bn.add_argument("--quick", action="store_true", help="small sizes, 1 instance per size, 5 s limit (minutes)")
     bn.add_argument("--models", default=None, help="comma-separated model kinds (default: all)")
-    bn.add_argument("--out", default=None, help="output directory (default results/bench)")
+    bn.add_argument("--out", default=None, type=_path_text, help="output directory (default results/bench)")
     bn.add_argument("--repeats", type=int, default=None, help="interleaved repeats per instance (3 quick, 5 full)")
     bn.add_argument("--per-size", type=int, default=None, help="generated instances per size (1 quick, 3 full)")
     bn.add_argument("--instances", default=None, metavar="DIR_OR_FILE",
@@ -343,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="regenerate a paper's figures and tables; CSV, PNG, report.md")
     rp.add_argument("paper", help=f"one of: {', '.join(paper_names())}, or all")
     rp.add_argument("--full", action="store_true", help="the paper's scale (about 5 min for all four) instead of the reduced default")
-    rp.add_argument("--out", default=None, help="output directory (default results/reproduce)")
+    rp.add_argument("--out", default=None, type=_path_text, help="output directory (default results/reproduce)")
     rp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a config key in every run of the paper that has it (repeatable)")
     rp.add_argument("--replicates", type=int, default=None,
@@ -361,7 +368,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--dask-ca", default=None, metavar="FILE", help="tls:// scheduler: CA certificate (PEM)")
     sw.add_argument("--dask-cert", default=None, metavar="FILE", help="tls:// scheduler: this client's certificate (PEM)")
     sw.add_argument("--dask-key", default=None, metavar="FILE", help="tls:// scheduler: this client's private key (PEM)")
-    sw.add_argument("--out", default=None, help="output directory (default results/sweeps/CONFIG-NAME)")
+    sw.add_argument("--out", default=None, type=_path_text,
+                    help="output directory (default results/sweeps/CONFIG-NAME)")
     sw.add_argument("--batch-size", type=int, default=None, help="runs per task (default: adapts to the measured run time, about 0.5 s of runs per task)")
     sw.set_defaults(func=cmd_sweep)
     return p

@@ -236,7 +236,12 @@ def test_a_damaged_store_part_is_named_not_taken_as_done(capsys, tmp_path: Path)
     assert run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(tmp_path / "s"))[0] == 0
     part = sorted((tmp_path / "s" / "store").glob("part-*.csv"))[0]
     text = part.read_text()
-    for damaged in (text.replace("key", "kee", 1), text[: len(text) - 20], b"\xff\xfe".decode("latin-1") + text):
+    # the last: the closing quote of the last cell (the versions JSON) cut, the line break kept,
+    # was read as a value and the part taken as done
+    cut_quote = text.rstrip("\n")[:-1] + "\n"
+    assert text.rstrip("\n").endswith('"')
+    for damaged in (text.replace("key", "kee", 1), text[: len(text) - 20], b"\xff\xfe".decode("latin-1") + text,
+                    cut_quote):
         part.write_text(damaged, encoding="latin-1" if damaged.startswith("\xff") else "utf-8")
         code, _, err = run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(tmp_path / "s"))
         assert code == 2 and "is a damaged store part" in err and len(err.strip().splitlines()) == 1, err
@@ -317,3 +322,12 @@ def test_bench_names_a_negative_seed(capsys) -> None:
     """numpy's own message ("expected non-negative integer") named nothing."""
     code, _, err = run_cli(capsys, "bench", "--quick", "--models", "set_packing", "--backends", "greedy", "--seed", "-1")
     assert code == 2 and "seed: must be a whole number >= 0, got -1" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_empty_out_path_is_refused(capsys, tmp_path: Path) -> None:
+    """``--out ""`` wrote to the default directory without a word."""
+    sweep = tmp_path / "small.toml"
+    sweep.write_text('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["greedy"]\nsizes = [4]\n')
+    for argv in (["sweep", str(sweep), "--out", ""], ["run", "maxweight", "--out", " "]):
+        code, _, err = run_cli(capsys, *argv)
+        assert code == 2 and "--out: expected a path, got an empty one" in err and len(err.strip().splitlines()) == 1

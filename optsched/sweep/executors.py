@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import io
 import json
 import logging
 import os
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -84,9 +86,11 @@ def _alive(pid: int) -> bool:
 
 
 def _pool_worker(parent: int, warm: Sequence[str] = ()) -> None:
-    """Pool-worker setup: quiet runs, the imports of ``warm``, and exit when the sweep process
-    is gone (a SIGKILLed sweep cannot shut its pool down; its workers would otherwise wait
-    forever)."""
+    """Pool-worker setup: Ctrl-C left to the sweep process (a terminal sends it to every process
+    of the group: each worker printed a traceback), quiet runs, the imports of ``warm``, and
+    exit when the sweep process is gone (a SIGKILLed sweep cannot shut its pool down; its
+    workers would otherwise wait forever)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _quiet_worker()
     warm_worker(warm)
 
@@ -139,8 +143,6 @@ OnDone = Callable[[list[Row]], None]
 def warm_worker(modules: Sequence[str]) -> None:
     """Import what the runs need (a paper's experiment module, solver packages) once per worker
     process, before its first task: no batch pays for it."""
-    import importlib
-
     for name in modules:
         try:
             importlib.import_module(name)
@@ -171,7 +173,16 @@ def _fork_server(preload: Sequence[str]) -> Any:
         return None
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(list(preload))
-    forkserver.ensure_running()
+    # the server, and every worker forked from it, starts with SIGINT ignored (an inherited
+    # SIG_IGN, which Python keeps): a Ctrl-C, which a terminal sends to the whole process group,
+    # is the sweep process's alone (the server's preload and Dask's workers printed tracebacks)
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        forkserver.ensure_running()
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, handler)
     return ctx
 
 
@@ -243,6 +254,8 @@ def check_dask_address(address: str, tls: DaskTLS | None) -> None:
     A ``tcp://`` scheduler is reached without encryption or authentication, and the results
     its workers send back are unpickled here: it must be trusted (one warning says so)."""
     tls = tls or DaskTLS()
+    if importlib.util.find_spec("distributed") is None:  # before anything is cleaned up or run
+        raise ValueError("--dask: dask.distributed is not installed: install optsched[dask]")
     if not isinstance(address, str) or not address.strip():
         raise ValueError("--dask: expected 'local' or a scheduler address such as tls://host:8786, got an empty address")
     if address == "local":
@@ -317,8 +330,6 @@ def _start_forkserver(preload: Sequence[str]) -> str | None:
     (measured). The server imports them while this process imports dask.distributed. dask, when
     it sets up the fork server itself, first imports numpy, pandas and lz4 here to preload
     them; this process never uses pandas, so its flag is set to say the preload is done."""
-    import importlib.util
-
     if importlib.util.find_spec("distributed") is None or _fork_server(preload) is None:
         return None
     import distributed.utils as dask_utils

@@ -94,6 +94,8 @@ def run_sweep(
         store.clean()
         stored = store.keys()
         pending = [r for r in runs if r.key not in stored]
+        if executor == "dask" and dask_address == "local":  # a cluster no larger than the runs (as the pool's)
+            n_workers = min(n_workers, max(1, len(pending)))
         batches = Batches(pending, n_workers, batch_size)
         warm = warm_modules(pending) if executor != "serial" else ()
 

@@ -125,7 +125,7 @@ class Store:
                 if not text.endswith("\n"):  # every part is written whole, rows ending in "\n"
                     raise ValueError(f"{damaged} (cut short); remove it to run its runs again")
                 with io.StringIO(text, newline="") as fh:
-                    reader = csv.DictReader(fh)
+                    reader = csv.DictReader(fh, strict=True)  # a quoted field cut short is an error, not a value
                     if reader.fieldnames is None or "key" not in reader.fieldnames:
                         raise ValueError(f"{damaged} (no 'key' column); remove it to run its runs again")
                     for number, row in enumerate(reader, start=2):
@@ -135,6 +135,8 @@ class Store:
                         out.setdefault(row["key"], {k: v or "" for k, v in row.items()})
             except UnicodeDecodeError:
                 raise ValueError(f"{damaged} (not UTF-8 text); remove it to run its runs again") from None
+            except csv.Error as exc:  # a quote cut short (the line break after it kept)
+                raise ValueError(f"{damaged} ({exc}); remove it to run its runs again") from None
         return out
 
     def keys(self) -> set[str]:
