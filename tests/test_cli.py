@@ -331,3 +331,13 @@ def test_an_empty_out_path_is_refused(capsys, tmp_path: Path) -> None:
     for argv in (["sweep", str(sweep), "--out", ""], ["run", "maxweight", "--out", " "]):
         code, _, err = run_cli(capsys, *argv)
         assert code == 2 and "--out: expected a path, got an empty one" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_esdp_seed_whose_sample_paths_pass_2_53_is_refused_before_any_run(capsys, tmp_path: Path) -> None:
+    """Seed 10^10 passed the config check; its repeats draw from seed x 1000003 + repeat, and the
+    sweep failed after other runs had run, naming 10000030000000000, a number nobody wrote."""
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('kind = "experiment"\nexperiment = "esdp"\nseeds = [0, 10000000000]\npolicies = ["ESDP"]\n'
+                     '[base]\nhorizon = 5\nn_servers = 4\nn_ports = 2\n')
+    code, _, err = run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(tmp_path / "o"))
+    assert code == 2 and "config.seed: must be <= 9007172233" in err and not (tmp_path / "o").exists(), err

@@ -44,6 +44,12 @@ from optsched.esdp.statistics import DELTA_SEQUENCES, G_SEQUENCES
 from optsched.policy import evaluate
 from optsched.artifacts import pyplot, write_artifacts
 from optsched.claims import mean_ci95, relative_lead
+from optsched.models.validate import LARGEST_INTEGER
+
+
+# repeat r of a run draws its sample path from seed * PATH_SEED_STRIDE + r (no two (seed,
+# repeat) pairs with repeat below the stride share a stream)
+PATH_SEED_STRIDE = 1_000_003
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,9 @@ class EsdpConfig:
     def check(self) -> None:
         require(self.horizon >= 1, "horizon", "must be >= 1")
         require(self.repeats >= 1, "repeats", "must be >= 1")
+        largest = (LARGEST_INTEGER - self.repeats + 1) // PATH_SEED_STRIDE
+        require(self.seed <= largest, "seed", f"must be <= {largest} (a repeat's sample path draws from seed x "
+                                              f"{PATH_SEED_STRIDE} + repeat, at most 2^53)")
         require(len(self.policies) >= 1, "policies", "name at least one policy")
         for p in self.policies:
             require(p in POLICIES, "policies", f"unknown policy {p!r} (known: {', '.join(POLICIES)})")
@@ -200,7 +209,7 @@ def run_policies(cfg: EsdpConfig, repeat: int, policies: tuple[str, ...]) -> dic
         policy = POLICIES[name](cfg)
         start, cpu = time.perf_counter(), time.process_time()
         rec: dict[str, Any] = dict(
-            evaluate(env, policy, cfg.horizon, seed=cfg.seed * 1_000_003 + repeat, progress=f"{name} #{repeat}")
+            evaluate(env, policy, cfg.horizon, seed=cfg.seed * PATH_SEED_STRIDE + repeat, progress=f"{name} #{repeat}")
         )
         rec["runtime_s"] = time.perf_counter() - start
         rec["cpu_s"] = time.process_time() - cpu
