@@ -68,11 +68,14 @@ class SweepSummary:
     """How ``optsched sweep`` runs one policy of the paper on one config: ``metrics(cfg, policy)``
     returns one row of plain numbers, the same names for every policy (NaN where one does not
     apply). ``prepare`` completes a sweep point's settings before the config is built;
-    ``default_policies(cfg)`` the policies a sweep runs when it names none (default: all)."""
+    ``default_policies(cfg)`` the policies a sweep runs when it names none (default: all);
+    ``check(cfg)`` what one sweep point's config must hold beyond the experiment's own check
+    (a ValueError naming the setting, before any run)."""
 
     metrics: Callable[[Any, str], Metrics]
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     default_policies: Callable[[Any], tuple[str, ...]] | None = None
+    check: Callable[[Any], None] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

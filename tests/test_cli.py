@@ -341,3 +341,11 @@ def test_an_esdp_seed_whose_sample_paths_pass_2_53_is_refused_before_any_run(cap
                      '[base]\nhorizon = 5\nn_servers = 4\nn_ports = 2\n')
     code, _, err = run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(tmp_path / "o"))
     assert code == 2 and "config.seed: must be <= 9007172233" in err and not (tmp_path / "o").exists(), err
+
+
+def test_an_onsocmax_sweep_point_drawing_several_instances_is_refused_before_any_run(capsys, tmp_path: Path) -> None:
+    """With ONSOCMAX's default kinds and values, every run failed at run time."""
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('kind = "experiment"\nexperiment = "onsocmax"\n[base]\nn_nodes = 3\nn_slots = 4\nn_jobs = 5\n')
+    code, _, err = run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(tmp_path / "o"))
+    assert code == 2 and "give one 'kinds' and one 'values' entry" in err and not (tmp_path / "o").exists(), err

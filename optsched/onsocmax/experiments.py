@@ -307,6 +307,13 @@ def plot_ratio(df: Any, cfg: OnsocmaxConfig) -> Any:
 
 
 # --- optsched sweep ---------------------------------------------------------------------------
+def sweep_check(cfg: OnsocmaxConfig) -> None:
+    """A sweep run of study ``sweep`` draws one instance: one ``kinds`` and one ``values`` entry."""
+    if cfg.study != "ratio" and (len(cfg.kinds) != 1 or len(cfg.values) != 1):
+        raise ValueError("config.values: a sweep run of study 'sweep' draws one instance: give one 'kinds' "
+                         "and one 'values' entry (grid over them)")
+
+
 def sweep_metrics(cfg: OnsocmaxConfig, policy: str) -> dict[str, Any]:
     """One sweep row: ``welfare``, ``opt``, ``opt_bound``, ``ratio`` (opt / welfare),
     ``alpha_hat``, ``demand_ratio``. ``study = "ratio"``: instance 0 of ``family``;
@@ -314,12 +321,10 @@ def sweep_metrics(cfg: OnsocmaxConfig, policy: str) -> dict[str, Any]:
     entry of ``sweep`` (a sweep grids over ``kinds`` / ``values``)."""
     from optsched.onsocmax.policy import run_online
 
+    sweep_check(cfg)
     if cfg.study == "ratio":
         inst = FAMILIES[cfg.family](cfg, 0)
     else:
-        if len(cfg.kinds) != 1 or len(cfg.values) != 1:
-            raise ValueError("config.values: a sweep run of study 'sweep' draws one instance: give one 'kinds' "
-                             "and one 'values' entry (grid over them)")
         gen = _generator(cfg, cfg.kinds[0], **SWEEPS[cfg.sweep](cfg.values[0]))
         inst = gen.draw(np.random.default_rng([cfg.seed, 0]))  # repeat j = 0 of sweep_rows
     cert = certified_optimum(inst)

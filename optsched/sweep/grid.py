@@ -161,6 +161,8 @@ def _expand_experiment(sweep: SweepConfig) -> list[SweepRun]:
             if summary.prepare is not None:
                 settings = summary.prepare(settings)
             cfg = exp.make_config(settings)
+            if summary.check is not None:
+                summary.check(cfg)
             full = dataclasses.asdict(cfg)
             params = {k: full[k] for k in keys}
             default = summary.default_policies(cfg) if summary.default_policies is not None else exp.policies
