@@ -254,7 +254,7 @@ def _check_lp_expressions(lines: list[str]) -> None:
     section = ""
     parts: dict[str, list[tuple[int, str]]] = {"objective": [], "constraints": []}
     for number, raw in enumerate(lines, start=1):
-        line = raw.split("\\", 1)[0]
+        line = _lp_data(raw)
         for pattern, name in ((_LP_OBJECTIVE, "objective"), (_LP_CONSTRAINTS, "constraints"), (_LP_OTHER, "other")):
             match = pattern.match(line)
             if match:

@@ -387,6 +387,13 @@ HIGHS_MIP_ORACLE_OPTIONS: Mapping[str, float] = MappingProxyType({
     "mip_feasibility_tolerance": 1e-10,
     "presolve_rule_off": 1 << 13,
 })
+# HiGHS's own values of those tolerances (what a non-MIP gets back; what a route that sets none has)
+HIGHS_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({
+    "small_matrix_value": 1e-9,
+    "primal_feasibility_tolerance": 1e-7,
+    "dual_feasibility_tolerance": 1e-7,
+    "mip_feasibility_tolerance": 1e-6,
+})
 
 # What SCIP needs to be an oracle, on every route to it (the scip backend, cvxpy, Pyomo):
 # - numerics/epsilon 1e-12: SCIP takes values below it (default 1e-9) as zero; with weights 1

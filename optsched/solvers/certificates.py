@@ -10,12 +10,12 @@ they do prove.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import as_standard
+from optsched.models.forms import HIGHS_DEFAULT_TOLERANCES, SCIP_DEFAULT_TOLERANCES, as_standard
 from optsched.result import Termination, agrees_at_scale
 
 
@@ -48,6 +48,23 @@ def objective_grain(form: Any) -> float:
     whole = (mantissa * 2.0**53).astype(np.int64)  # exact: the mantissa holds 53 bits
     lowest = (whole & -whole).astype(np.float64)  # the lowest set bit of each
     return float(np.min(np.ldexp(lowest, exponent - 53)))
+
+
+def highs_pruning(given: Mapping[str, Any], solver: str = "HiGHS") -> dict[str, Any]:
+    """The tolerances a HiGHS MIP's proof rests on (:func:`branch_and_bound_proof`), from the
+    options it was given, HiGHS's own where unset: ``mip_feasibility_tolerance``, for the
+    objective and the rows alike."""
+    tolerance = float({**HIGHS_DEFAULT_TOLERANCES, **given}["mip_feasibility_tolerance"])
+    return {"resolution": tolerance, "feasibility": tolerance, "solver": solver}
+
+
+def scip_pruning(given: Mapping[str, Any], solver: str = "SCIP") -> dict[str, Any]:
+    """The tolerances a SCIP proof rests on (:func:`branch_and_bound_proof`), from the parameters
+    it was given, SCIP's own where unset: ``numerics/epsilon`` for the objective,
+    ``numerics/feastol`` for the rows."""
+    params = {**SCIP_DEFAULT_TOLERANCES, **given}
+    return {"resolution": float(params["numerics/epsilon"]), "feasibility": float(params["numerics/feastol"]),
+            "solver": solver}
 
 
 def branch_and_bound_proof(model: Model, objective: float, bound: float | None, extra: dict[str, Any], *,

@@ -16,9 +16,10 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, SCIP_DEFAULT_TOLERANCES, as_cvxpy, mip_objective_scale
+from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy, mip_objective_scale
 from optsched.result import Result, Termination
-from optsched.solvers.certificates import CVXPY_DUAL_BOUNDS, branch_and_bound_proof, certified_cvxpy
+from optsched.solvers.certificates import (CVXPY_DUAL_BOUNDS, branch_and_bound_proof, certified_cvxpy, highs_pruning,
+                                          scip_pruning)
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.registry import Backend, Option, below_tolerance_scale, register_backend, remaining, tolerance_keys
 
@@ -162,8 +163,10 @@ class CvxpyBackend(Backend):
                                          f"oracle ({own_solver} with tight ones)")
         elif (termination is Termination.OPTIMAL and solution is not None and problem.is_mixed_integer()
               and not self.loosened(options)):
+            pruning = (scip_pruning(solver_options.get("scip_params") or {}, "cvxpy's SCIP") if solver == "SCIP"
+                       else highs_pruning(solver_options, f"cvxpy's {solver}"))
             termination, bound = branch_and_bound_proof(model, model.objective(solution), None, uncertified, scale=scale,
-                                                        **_mip_tolerances(solver, solver_options))
+                                                        **pruning)
         tiny = below_tolerance_scale(model)
         if termination is Termination.OPTIMAL and tiny is not None:
             termination, uncertified["optimality"] = Termination.FEASIBLE, tiny
@@ -178,18 +181,6 @@ class CvxpyBackend(Backend):
                    "solver_objective": None if problem.value is None else float(problem.value) / scale, **_warned(caught),
                    **uncertified, **said},
         )
-
-
-def _mip_tolerances(solver: str, solver_options: Mapping[str, Any]) -> dict[str, Any]:
-    """The tolerances the MIP solver's proof rests on (certificates.branch_and_bound_proof), as
-    given or the solver's own: HiGHS's ``mip_feasibility_tolerance``; SCIP's ``numerics/epsilon``
-    and ``numerics/feastol``."""
-    if solver == "SCIP":
-        params = {**SCIP_DEFAULT_TOLERANCES, **(solver_options.get("scip_params") or {})}
-        return {"resolution": float(params["numerics/epsilon"]), "feasibility": float(params["numerics/feastol"]),
-                "solver": "cvxpy's SCIP"}
-    tolerance = float(solver_options.get("mip_feasibility_tolerance", 1e-6))  # HiGHS's default
-    return {"resolution": tolerance, "feasibility": tolerance, "solver": f"cvxpy's {solver}"}
 
 
 def _warned(caught: list[warnings.WarningMessage]) -> dict[str, list[str]]:

@@ -17,12 +17,12 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, SOLVER_INFINITY, StandardForm, as_standard, lower_triangle
+from optsched.models.forms import HIGHS_DEFAULT_TOLERANCES, HIGHS_MIP_ORACLE_OPTIONS, SOLVER_INFINITY, StandardForm, as_standard, lower_triangle
 from optsched.result import Result, Termination
 import time
 
 from optsched.solvers.c_output import captured_c_output
-from optsched.solvers.certificates import branch_and_bound_proof, certified_qp
+from optsched.solvers.certificates import branch_and_bound_proof, certified_qp, highs_pruning
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining, tolerance_keys
 
 # HiGHS model status name -> termination (names, so the table needs no import).
@@ -118,13 +118,7 @@ QP_ITERATION_LIMIT = 100_000
 # made 15 of 1,500 random set packings with weights in {0, 1e-9, 1, 2} come back "optimal" 1e-9
 # short of brute force, and small_matrix_value 1e-9 (entries at or below it are dropped) one more
 # in the 10^4 fuzz run. With these none did. An oracle needs them: they are, with the rule off
-# above, ``HIGHS_MIP_ORACLE_OPTIONS``; a non-MIP gets HiGHS's defaults back.
-_DEFAULT_TOLERANCES: Mapping[str, float] = {
-    "small_matrix_value": 1e-9,
-    "primal_feasibility_tolerance": 1e-7,
-    "dual_feasibility_tolerance": 1e-7,
-    "mip_feasibility_tolerance": 1e-6,
-}
+# above, ``HIGHS_MIP_ORACLE_OPTIONS``; a non-MIP gets HiGHS's defaults back (``HIGHS_DEFAULT_TOLERANCES``).
 
 
 def new_highs(threads: int) -> Any:
@@ -274,7 +268,7 @@ class HighsBackend(Backend):
         _apply_options(h, options)
         own = options["highs_options"] or {}
         # the oracle options for MIPs, HiGHS's default tolerances otherwise (the object may switch kinds)
-        for key, value in (HIGHS_MIP_ORACLE_OPTIONS if form.is_mip else _DEFAULT_TOLERANCES).items():
+        for key, value in (HIGHS_MIP_ORACLE_OPTIONS if form.is_mip else HIGHS_DEFAULT_TOLERANCES).items():
             if key not in own:
                 set_option(h, key, value)
         if form.hessian is not None and "qp_iteration_limit" not in own:  # HiGHS 1.14's QP cycles (above)
@@ -321,9 +315,8 @@ class HighsBackend(Backend):
             if np.isfinite(info.mip_dual_bound) and solution is not None:
                 bound = back.value(info.mip_dual_bound)
             if termination is Termination.OPTIMAL and solution is not None and not self.loosened(options):
-                tolerance = float(own.get("mip_feasibility_tolerance", HIGHS_MIP_ORACLE_OPTIONS["mip_feasibility_tolerance"]))
                 termination, bound = branch_and_bound_proof(model, objective, bound, extra, scale=back.objective,
-                                                            resolution=tolerance, feasibility=tolerance, solver="HiGHS")
+                                                            **highs_pruning({**HIGHS_MIP_ORACLE_OPTIONS, **own}))
         elif termination is Termination.OPTIMAL and form.hessian is not None and solution is not None:
             termination, bound = certified_qp(model, solution, x, None if duals is None else duals[0], extra)
         elif termination is Termination.OPTIMAL:

@@ -12,10 +12,10 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import SCIP_DEFAULT_TOLERANCES, SCIP_ORACLE_PARAMS, SOLVER_INFINITY, as_pyomo, as_standard
+from optsched.models.forms import SCIP_ORACLE_PARAMS, SOLVER_INFINITY, as_pyomo, as_standard
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
-from optsched.solvers.certificates import branch_and_bound_proof, certified_qp
+from optsched.solvers.certificates import branch_and_bound_proof, certified_qp, highs_pruning, scip_pruning
 from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, HIGHS_ACCURACY_OPTIONS
 from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
 
@@ -41,21 +41,12 @@ def _integral(model: Model) -> bool:
     return "standard" in type(model).FORMS and as_standard(model).to_standard_form().is_mip
 
 
-def _highs_tolerances(options: Mapping[str, Any]) -> dict[str, Any]:
-    tolerance = float(options["mip_feasibility_tolerance"])
-    return {"resolution": tolerance, "feasibility": tolerance, "solver": "Pyomo's HiGHS"}
-
-
-def _scip_tolerances(options: Mapping[str, Any]) -> dict[str, Any]:
-    params = {**SCIP_DEFAULT_TOLERANCES, **options}
-    return {"resolution": float(params["numerics/epsilon"]), "feasibility": float(params["numerics/feastol"]),
-            "solver": "Pyomo's SCIP"}
-
-
 # The tolerances each branch-and-bound solver's proof rests on, from the options it was given
 # (certificates.branch_and_bound_proof)
-_PRUNING: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {"highs": _highs_tolerances,
-                                                                      "scip_direct": _scip_tolerances}
+_PRUNING: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
+    "highs": lambda given: highs_pruning(given, "Pyomo's HiGHS"),
+    "scip_direct": lambda given: scip_pruning(given, "Pyomo's SCIP"),
+}
 
 
 def _row_duals(m: Any, res: Any, n_rows: int) -> np.ndarray | None:

@@ -22,7 +22,7 @@ from optsched.models.forms import (SCIP_ORACLE_PARAMS, SOLVER_INFINITY, Standard
                                    scaled_capacity_rows)
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
-from optsched.solvers.certificates import branch_and_bound_proof
+from optsched.solvers.certificates import branch_and_bound_proof, scip_pruning
 from optsched.solvers.registry import Backend, Option, register_backend, remaining, tolerance_keys
 
 STATUS_TABLE: dict[str, Termination] = {
@@ -203,8 +203,7 @@ class ScipBackend(Backend):
             bound = back.value(dual) if np.isfinite(dual) else None
             if (termination is Termination.OPTIMAL and (model.name == "escb_index" or form.is_mip)
                     and not self.loosened(options)):
-                params = {**SCIP_ORACLE_PARAMS, **(options["scip_params"] or {})}
                 termination, bound = branch_and_bound_proof(
                     model, model.objective(solution), bound, extra, scale=back.objective,
-                    resolution=float(params["numerics/epsilon"]), feasibility=float(params["numerics/feastol"]), solver="SCIP")
+                    **scip_pruning({**SCIP_ORACLE_PARAMS, **(options["scip_params"] or {})}))
         return Result(termination, bound=bound, solution=solution, iterations=int(m.getNNodes()), extra=extra)
