@@ -164,12 +164,15 @@ def write_metadata(path: str | Path, meta: dict[str, Any]) -> Path:
     return write_text(path, json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def begin_set(manifest: str | Path) -> None:
+def begin_set(manifest: str | Path, *outputs: str | Path) -> None:
     """A set of outputs whose manifest is ``manifest`` is about to be (re)written: the old
-    manifest goes first (module docstring); never anything but a regular file."""
+    manifest goes first (module docstring); never anything but a regular file, at the manifest
+    and at the ``outputs`` named up front (a directory at a sweep's ``results.csv`` was named
+    only when the sweep's runs were done)."""
     manifest = Path(manifest)
     manifest.parent.mkdir(parents=True, exist_ok=True)  # an --out that is a file: named as the writers name it
-    check_output_path(manifest)
+    for path in (manifest, *outputs):
+        check_output_path(path)
     manifest.unlink(missing_ok=True)
 
 

@@ -345,6 +345,7 @@ def warm_up(kind: str, cfg: BenchConfig) -> None:
         _timed_solve(model, b.NAME, cfg.limit if b.SUPPORTS_TIME_LIMIT else None)
 
 
+OUTPUTS = ("bench.csv", "runtime.png", "gaps.png", "summary.md")  # beside bench.json (module docstring)
 COLUMNS = ("model", "source", "instance", "size", "param", "backend", "exact", "repeat", "termination", "objective",
            "bound", "best_bound", "gap_to_own_bound", "gap_to_best_bound", "runtime_s", "cpu_s", "time_limit", "seed",
            "versions", "message")
@@ -378,7 +379,7 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
     if cfg.instances_from is not None:  # read and checked before the old set is touched
         captured = [i for i in captured_instances(Path(cfg.instances_from)) if not cfg.models or i.kind in cfg.models]
         _check_captures_fit(cfg, captured)
-    begin_set(out / "bench.json")  # the set's manifest (optsched.artifacts), written last
+    begin_set(out / "bench.json", *(out / name for name in OUTPUTS))  # the set's manifest, written last
     start, load0 = time.perf_counter(), os.getloadavg()
     from optsched.io import default_data_dir
 

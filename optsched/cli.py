@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from optsched.files import check_output_dir
 from optsched.observe import SubproblemError
 
 EXIT_BAD_INPUT = 2
@@ -209,6 +210,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise BadInput(f"--shadow: backend {name!r} solves none of {exp.name}'s subproblems "
                            f"({', '.join(exp.subproblems)})")
     out = Path(args.out) if args.out else Path("results") / exp.name
+    check_output_dir(out)  # before the run: a file at --out was named only after it
+    if args.capture:
+        check_output_dir(args.capture)
     observer = Observer(shadow=shadow, shadow_every=args.shadow_every, shadow_time_limit=args.shadow_time_limit,
                         capture_dir=args.capture, capture_every=args.capture_every,
                         run_info={"paper": exp.name, "preset": args.preset, "config": asdict(cfg)})
@@ -228,6 +232,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                       instances_from=Path(args.instances) if args.instances else None,
                       backends=tuple(_names(args.backends, "--backends")))
     out = Path(args.out) if args.out else Path("results") / "bench"
+    check_output_dir(out)
     for p in run_bench(cfg, out):
         print(f"wrote {p}")
     return 0
@@ -246,6 +251,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     only = _names(args.runs, "--runs") if args.runs is not None else None
     if only is not None and args.paper == "all":
         raise BadInput("--runs: name one paper, not all")
+    check_output_dir(out)
     for p in reproduce(args.paper, out=out, full=args.full, settings=settings, replicates=args.replicates,
                        jobs=args.jobs, only=only):
         print(f"wrote {p}")
@@ -265,6 +271,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     tls = DaskTLS(args.dask_ca, args.dask_cert, args.dask_key)
     if tls.given() and args.dask is None:
         raise BadInput("--dask-ca/--dask-cert/--dask-key: need --dask tls://HOST:PORT")
+    check_output_dir(out)
     rep = run_sweep(args.config, out, executor=executor, workers=args.workers,
                     dask_address="local" if args.dask is None else args.dask, dask_tls=tls, batch_size=args.batch_size)
     print(f"sweep: {rep.total} runs, {rep.stored_before} already stored, {rep.ran} run now "

@@ -1,5 +1,6 @@
 """Reading user files: regular files only, at most ``max_input_bytes()`` bytes; and writing
-only where a regular file is, or nothing (:func:`check_output_path`).
+only where a regular file is, or nothing (:func:`check_output_path`), in a directory that can be
+made before any work starts (:func:`check_output_dir`).
 
 Every reader of a file a user names (instance files, ``--config`` TOML, sweep files, trace
 CSVs) opens it here, so one rule holds everywhere: a FIFO, a device (``/dev/zero``,
@@ -135,3 +136,24 @@ def check_output_path(path: str | Path) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise OSError(errno.EEXIST, "exists and is not a regular file (a directory, device, FIFO or socket); "
                                     "results are written to regular files only", str(path))
+
+
+def check_output_dir(path: str | Path) -> None:
+    """Refuse, before a command does any work, an output directory its writers could not make:
+    ``path`` or one of its parents exists and is not a directory (symlinks followed), or the
+    nearest existing one is not writable. OSError naming it, as ``mkdir`` would name it at the
+    end of the run; nothing is created."""
+    path = Path(path)
+    for where in (path, *path.parents):
+        try:
+            info = os.stat(where)
+        except FileNotFoundError:
+            continue
+        except NotADirectoryError:  # a parent further up is a file: that one is named
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            raise OSError(errno.ENOTDIR if where != path else errno.EEXIST,
+                          "exists and is not a directory; outputs are written in a directory", str(where))
+        if not os.access(where, os.W_OK | os.X_OK):
+            raise OSError(errno.EACCES, "Permission denied", str(where))
+        return

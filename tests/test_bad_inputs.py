@@ -164,6 +164,7 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "binary_garbage.json": instance("binary_garbage.json", "is not a text file"),
     # JSON: the strict reader and strict arrays (Reliability II)
     "json_integer_beyond_float.json": instance("json_integer_beyond_float.json", "weights: contains an infinite value (or a number beyond the float range)"),
+    "json_integer_past_2_53.json": instance("json_integer_past_2_53.json", "weights: the integer 9007199254740993 is not exactly a float64 number"),
     "model_name_not_a_string.json": instance("model_name_not_a_string.json", "unknown model ['set_packing']"),
     "json_deeply_nested.json": instance("json_deeply_nested.json", "json: arrays or objects nested too deeply"),
     "duplicate_key.json": instance("duplicate_key.json", "json: duplicate key 'weights' in one object"),
@@ -220,7 +221,7 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "delorme_zero_rows.dat": instance("delorme_zero_rows.dat", "header needs m >= 1"),
     "delorme_negative_count.dat": instance("delorme_negative_count.dat", "row 1 has count -1"),
     "delorme_empty.dat": instance("delorme_empty.dat", "file ends inside the header"),
-    "delorme_repeated_column.dat": instance("delorme_repeated_column.dat", "sets[0]: repeats an element"),
+    "delorme_repeated_column.dat": instance("delorme_repeated_column.dat", "delorme: row 2 lists column 1 twice"),
     "delorme_negative_profit.dat": instance("delorme_negative_profit.dat", "weights: contains a negative value"),
     "delorme_integer_beyond_float.dat": instance("delorme_integer_beyond_float.dat", "'99999999999999999999...' is out of range (integers must fit in 64 bits)"),
     "delorme_underscore_digits.dat": instance("delorme_underscore_digits.dat", "the profits holds a bad token: '1_0' is not an integer"),
@@ -297,11 +298,11 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "configs/sweep_size_huge.toml": (["sweep", "configs/sweep_size_huge.toml", "--out", "{out}", "--workers", "1"],
                                      "sweep.sizes: sizes must be in 1..1000000", lambda tmp: load_sweep_file("configs/sweep_size_huge.toml")),
     # Alibaba traces, through `optsched run ogasched` with source = "alibaba"
-    "configs/ogasched_missing_trace_dir.toml": cfg("ogasched", "ogasched_missing_trace_dir.toml", "traces/no_such_directory has neither", at_run=True),
+    "configs/ogasched_missing_trace_dir.toml": cfg("ogasched", "ogasched_missing_trace_dir.toml", "trace: traces/no_such_directory does not exist", at_run=True),
     "configs/ogasched_trace_missing_column.toml": cfg("ogasched", "ogasched_trace_missing_column.toml", "missing required column 'memory_mib'", at_run=True),
     "configs/ogasched_trace_all_rows_bad.toml": cfg("ogasched", "ogasched_trace_all_rows_bad.toml", "none of its 3 row(s) can be parsed (first bad row 2)", at_run=True),
     "configs/ogasched_trace_empty_file.toml": cfg("ogasched", "ogasched_trace_empty_file.toml", "openb_node_list_all_node.csv is empty", at_run=True),
-    "configs/ogasched_trace_no_machine_files.toml": cfg("ogasched", "ogasched_trace_no_machine_files.toml", "traces/no_machine_files has neither", at_run=True),
+    "configs/ogasched_trace_no_machine_files.toml": cfg("ogasched", "ogasched_trace_no_machine_files.toml", "traces/no_machine_files has no gpu-v2023/openb_node_list_all_node.csv", at_run=True),
     "configs/ogasched_trace_pods_without_time.toml": cfg("ogasched", "ogasched_trace_pods_without_time.toml", "missing required column 'creation_time'", at_run=True),
 }
 

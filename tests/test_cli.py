@@ -315,7 +315,48 @@ def test_a_capture_directorys_run_json_is_its_manifest(capsys, tmp_path: Path) -
     assert meta["files"]["set_packing_batch.jsonl"] == hashlib.sha256((cap / "set_packing_batch.jsonl").read_bytes()).hexdigest()
     (tmp_path / "a_file").write_text("")
     code, _, err = run_cli(capsys, *argv, "--seed", "2", "--out", str(tmp_path / "a_file"))
-    assert code == 2 and not (cap / "run.json").exists(), err
+    assert code == 2 and "a_file: exists and is not a directory" in err  # refused before the run
+    again = json.loads((cap / "run.json").read_text())  # so the capture is the first run's, as its manifest says
+    assert again == meta
+    assert hashlib.sha256((cap / "set_packing_batch.jsonl").read_bytes()).hexdigest() == meta["files"]["set_packing_batch.jsonl"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "maxweight", "--preset", "quick"],
+    ["reproduce", "maxweight"],
+    ["bench", "--quick", "--models", "set_packing", "--backends", "greedy"],
+    ["sweep", "{sweep}", "--workers", "1"],
+])
+@pytest.mark.parametrize("where", ["out", "parent"])
+def test_an_output_directory_that_cannot_be_made_is_refused_before_any_work(capsys, tmp_path: Path, argv, where) -> None:
+    """``--out`` naming a file (or a path under one) was refused only when the first result was
+    written, after the whole run: 9.5 s for the README's command, hours for a long one."""
+    sweep = tmp_path / "small.toml"
+    sweep.write_text('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["greedy"]\nsizes = [5]\nseeds = [0]\n')
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    out = blocker if where == "out" else blocker / "sub"
+    code, out_text, err = run_cli(capsys, *[a.format(sweep=sweep) for a in argv], "--out", str(out))
+    assert code == 2 and out_text == "", err
+    assert err.strip() == f"optsched: error: {blocker}: exists and is not a directory; outputs are written in a directory"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "small.toml"]
+
+
+@pytest.mark.parametrize(("argv", "output"), [
+    (["sweep", "{sweep}", "--workers", "1"], "results.csv"),
+    (["sweep", "{sweep}", "--workers", "1"], "timings.csv"),
+    (["bench", "--quick", "--models", "set_packing", "--backends", "greedy"], "gaps.png"),
+    (["bench", "--quick", "--models", "set_packing", "--backends", "greedy"], "summary.md"),
+])
+def test_a_directory_where_a_result_file_goes_is_refused_before_any_run(capsys, tmp_path: Path, argv, output) -> None:
+    """A directory at a sweep's ``results.csv`` was named only after every run of the sweep."""
+    sweep = tmp_path / "small.toml"
+    sweep.write_text('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["greedy"]\nsizes = [5]\nseeds = [0]\n')
+    (tmp_path / "o" / output).mkdir(parents=True)
+    code, _, err = run_cli(capsys, *[a.format(sweep=sweep) for a in argv], "--out", str(tmp_path / "o"))
+    assert code == 2 and f"{output}: exists and is not a regular file" in err and len(err.strip().splitlines()) == 1
+    written = sorted(p.relative_to(tmp_path / "o").as_posix() for p in (tmp_path / "o").rglob("*") if p.is_file())
+    assert written in ([], ["store/.lock"]), written  # no run stored, no table or picture (the store's lock only)
 
 
 def test_bench_names_a_negative_seed(capsys) -> None:

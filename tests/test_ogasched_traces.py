@@ -242,3 +242,71 @@ def test_a_header_with_a_trailing_comma_reads_every_row(shared_data, tmp_path):
         warnings.simplefilter("error")
         table = read_v2023_nodes(path)
     assert len(table) == len(lines) - 1 and table.skipped == 0
+
+
+@pytest.mark.parametrize("missing", ["gpu-v2023/openb_node_list_all_node.csv", "gpu-v2020/pai_machine_spec.csv"])
+def test_a_missing_machine_file_is_an_error_not_a_smaller_pool(missing, shared_data, tmp_path):
+    """Without one of the two files the pool silently held one cluster (1,523 machines of 3,420)."""
+    import shutil
+
+    for name in ("gpu-v2023", "gpu-v2020"):
+        shutil.copytree(shared_data / "alibaba" / name, tmp_path / name)
+    assert len(node_pool(tmp_path).capacity) == 1523 + 1897
+    (tmp_path / missing).unlink()
+    with pytest.raises(ValueError, match=f"has no {missing} \\(the node pool is the machines of both"):
+        node_pool(tmp_path)
+
+
+@pytest.mark.parametrize("reader,text,bad_rows", [
+    (read_v2023_pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1024,1,5000\np1,1000,1024,1,1000\n"
+                      "p2,1000,1024,2,1000.5\n", "rows 2, 4"),  # gpu_milli: 1000 is one whole GPU
+    (read_v2018_tasks, "0,j_1,M1,3,100,300,1\n0,j_1,M2,3,100,100,1\n0,j_1,M3,3,100,50,0\n", "rows 1, 3"),
+])
+def test_values_outside_the_documented_range_are_bad_rows(reader, text, bad_rows, tmp_path):
+    """gpu_milli 5000 (a one-GPU pod asking for five), plan_mem 300 (a share in [0, 100]) and a
+    task of no instances read without a word."""
+    path = tmp_path / "trace.csv"
+    path.write_text(text)
+    with pytest.warns(UserWarning, match=f"skipped 2 unparseable row\\(s\\) \\({bad_rows}\\)"):
+        table = reader(path)
+    assert len(table) == 1
+
+
+@pytest.mark.parametrize("reader,text,message", [
+    (read_v2023_nodes, "sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,0,\nn1,1,1,0,\nn0,96000,393216,8,G2\n",
+     "sn 'n0' is given twice \\(rows 2 and 4\\)"),
+    (read_v2020_machines, "m0,MISC,96,512,8\nm0,MISC,96,512,8\n", "machine 'm0' is given twice \\(rows 1 and 2\\)"),
+    (read_v2023_pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1,1,0,0\nq,1,1,0,0\nq,1,1,0,0\np,1,1,0,0\n",
+     "name 'q' is given twice \\(rows 3 and 4\\)"),
+    (read_v2018_tasks, "0,j_1,M1,3,100,1,1\n0,j_2,M1,3,100,1,1\n5,j_1,M1,3,100,1,1\n",
+     "job 'j_1', task 'M1' is given twice \\(rows 1 and 3\\)"),  # a task name is unique within its job
+    (read_v2023_nodes, "sn,cpu_milli,memory_mib,gpu,model,gpu\nn0,32000,262144,0,,8\n",
+     "the header names column 'gpu' twice"),
+])
+def test_an_id_or_a_column_given_twice_is_an_error_naming_it(reader, text, message, tmp_path):
+    """A repeated machine was read as two machines, and of a column named twice the first was used."""
+    path = tmp_path / "trace.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        reader(path)
+
+
+def test_the_full_batch_task_table_reads_as_the_sample(shared_data, tmp_path):
+    """Alibaba's full ``batch_task.csv`` (task_name, instance_num, job_name, task_type, status,
+    start_time, end_time, plan_cpu, plan_mem) was refused ("none of its rows can be parsed"):
+    the sample's rows written in that layout read back as the same table."""
+    sample = shared_data / "alibaba" / "v2018-sample" / "sample_tasks.csv"
+    with open(sample, newline="") as fh:
+        rows = list(csv.reader(fh))
+    full = tmp_path / "batch_task.csv"
+    full.write_text("".join(f"{task},{n},{job},1,Terminated,{a},{float(a) + float(d)!r},{cpu},{mem}\n"
+                            for a, job, task, d, cpu, mem, n in rows))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        want, got = read_v2018_tasks(sample), read_v2018_tasks(full)
+    assert sorted(got.columns) == sorted(want.columns) and len(got) == len(want) == 67634
+    for name in want.columns:
+        assert np.array_equal(got[name], want[name]), name
+    full.write_text("M1,1,j_1,1,Terminated,100,90,50,0.3\nM2,4,j_1,1,Terminated,100,200,50,0.3\n")
+    with pytest.warns(UserWarning, match=r"skipped 1 unparseable row\(s\) \(rows 1\)"):  # it ends before it starts
+        assert read_v2018_tasks(full)["duration"].tolist() == [100.0]

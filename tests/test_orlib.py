@@ -49,6 +49,18 @@ def test_reader_errors_are_value_errors(text: str, message: str) -> None:
         read_orlib(text)
 
 
+def test_a_field_the_model_refuses_and_a_repeated_name_are_named_with_their_instance(shared_data: Path) -> None:
+    """A negative capacity in instance 7 said only "capacity: contains a negative value"; two
+    mknap2 instances of one name read silently (the second shadowing the first by name)."""
+    mknap1 = (shared_data / "orlib" / "mknap1.txt").read_text()
+    assert mknap1.count(" 800 650 550 550 650\n") == 1
+    with pytest.raises(ValueError, match="file: instance 7: capacity: contains a negative value"):
+        read_orlib(mknap1.replace(" 800 650 550 550 650\n", " -800 650 550 550 650\n"))
+    mknap2 = (shared_data / "orlib" / "mknap2.txt").read_text()
+    with pytest.raises(ValueError, match="file: problem WEING1: the name is given twice \\(instances 3 and 4\\)"):
+        read_orlib(mknap2.replace("problem WEING2.DAT", "problem WEING1.DAT", 1))
+
+
 def _known(shared: Path, name: str) -> dict[str, float]:
     with open(shared / "orlib" / name) as fh:
         return {row["instance"]: float(row["highs_optimum"] if "highs_optimum" in row else row["highs_value"])

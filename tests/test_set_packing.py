@@ -283,3 +283,14 @@ def test_delorme_reader_counts(shared_data) -> None:
     m, n = int(tokens[0]), int(tokens[1])
     assert (model.n_elements, model.n_sets) == (m, n)
     assert model.weights.sum() == sum(int(t) for t in tokens[2 : 2 + n])
+
+
+@pytest.mark.shared_data
+def test_delorme_row_listing_a_column_twice_names_the_row(shared_data) -> None:
+    """It was refused as "sets[6]: repeats an element": the model's 0-based set, not the file's row."""
+    from optsched.io.delorme import read_delorme
+
+    text = (shared_data / "setpacking" / "didactic.dat").read_text()
+    assert text.count("1 2 3 5 7 8") == 1
+    with pytest.raises(ValueError, match="^delorme: row 1 lists column 7 twice$"):
+        read_delorme(text.replace("1 2 3 5 7 8", "1 2 3 5 7 7"))

@@ -62,6 +62,8 @@ def read_delorme(text: str) -> list[SetPacking]:
         for c in cols:
             if not 1 <= c <= n:
                 raise ValueError(f"delorme: row {row + 1} names column {c} outside 1..{n}")
+            if sets[c - 1] and sets[c - 1][-1] == row:
+                raise ValueError(f"delorme: row {row + 1} lists column {c} twice")
             sets[c - 1].append(row)
     if at != len(lines):
         raise ValueError(f"delorme: {sum(map(len, lines[at:]))} unexpected tokens after row {m}")

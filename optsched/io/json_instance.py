@@ -4,14 +4,19 @@ line says where the instance came from and is not part of the model).
 
 The decoder is strict where Python's ``json`` is lenient: a key repeated in one object (the
 last would silently win), ``NaN``/``Infinity`` literals and nesting deeper than the decoder's
-recursion limit are refused, and integers are read as floats, so one beyond the float range is
-infinite and refused by the field it is in. Each raises a one-line ``ValueError``.
+recursion limit are refused. Integers are read as floats, so one beyond the float range is
+infinite and refused by the field it is in, except in a text with a run of 16 digits or more
+(an integer from 2^53 on may be there): its integers are read as Python integers, so the
+model's own check refuses one that a float64 cannot hold exactly, as it does for a ``.dat``
+file or a Python caller (9007199254740993 was read as 9007199254740992). Each raises a
+one-line ``ValueError``.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from optsched.io import register_reader
@@ -30,14 +35,24 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+_LONG_DIGITS = re.compile(r"[0-9]{16}")
+_FLOAT_DIGITS = 309  # an integer of more digits is beyond the float range whatever its value
+
+
+def _exact_int(token: str) -> int | float:
+    """An integer as Python holds it exactly; past the float range, inf (refused by its field)."""
+    return int(token) if len(token.lstrip("-")) <= _FLOAT_DIGITS else float(token)
+
+
 def loads_strict(text: str) -> Any:
     """``json.loads`` with the refusals of the module doc."""
+    # parse_int=float: every number of an instance is used as a float64 or an index/count, and
+    # each field's validation refuses a non-finite value naming the field, so an integer beyond
+    # the float range becomes inf and is refused there; a Python hook on every integer would cost
+    # 5x the parse, so it runs only where an integer may be past 2^53 (16 digits or more).
+    parse_int = _exact_int if _LONG_DIGITS.search(text) else float
     try:
-        # parse_int=float: every number of an instance is used as a float64 or an index/count well
-        # inside 2^53, and each field's validation refuses a non-finite value naming the field, so
-        # an integer beyond the float range (which numpy would meet with an OverflowError) becomes
-        # inf and is refused there; a Python hook checking every integer would cost 5x the parse.
-        return json.loads(text, parse_constant=_reject_constant, parse_int=float, object_pairs_hook=_object)
+        return json.loads(text, parse_constant=_reject_constant, parse_int=parse_int, object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise ValueError(f"json: malformed at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:

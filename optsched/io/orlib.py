@@ -72,7 +72,7 @@ def _parse_beasley(text: str) -> list[OrlibInstance]:
         profits = tok.take(n)
         weights = tok.take(m * n).reshape(m, n)
         capacity = tok.take(m)
-        out.append(OrlibInstance(f"instance-{k}", BudgetedIP(profits, weights, capacity), opt if opt > 0 else None))
+        out.append(OrlibInstance(f"instance-{k}", _model(tok, profits, weights, capacity), opt if opt > 0 else None))
     tok.where = "mknap"
     tok.expect_end(f"the {count} instance(s) the file's count announces")
     return out
@@ -92,6 +92,7 @@ def _parse_mknap2(text: str) -> list[OrlibInstance]:
             raise ValueError(f"file: an instance's numbers ({' '.join(lines[0])[:40]!r}) before the first "
                              "'problem NAME.DAT' line: a misspelt problem line?")
     out = []
+    seen: dict[str, int] = {}
     for i, head in enumerate(heads):
         name = re.sub(r"\.DAT$", "", head.group(1), flags=re.IGNORECASE)
         body = text[head.end() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
@@ -103,8 +104,19 @@ def _parse_mknap2(text: str) -> list[OrlibInstance]:
         weights = tok.take(m * n).reshape(m, n)
         opt = float(tok.take(1)[0])
         tok.expect_end("the optimum (check m and n)")
-        out.append(OrlibInstance(name, BudgetedIP(profits, weights, capacity), opt))
+        if name in seen:
+            raise ValueError(f"file: problem {name}: the name is given twice (instances {seen[name]} and {i + 1})")
+        seen[name] = i + 1
+        out.append(OrlibInstance(name, _model(tok, profits, weights, capacity), opt))
     return out
+
+
+def _model(tok: _Tokens, profits: np.ndarray, weights: np.ndarray, capacity: np.ndarray) -> BudgetedIP:
+    """The instance's model; a field the model refuses is named with the instance."""
+    try:
+        return BudgetedIP(profits, weights, capacity)
+    except ValueError as exc:
+        raise ValueError(f"file: {tok.where}: {exc}") from None
 
 
 def _is_number(token: str) -> bool:

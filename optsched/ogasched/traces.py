@@ -9,28 +9,39 @@ samples in the shared data directory):
 - ``read_v2023_pods``   gpu-v2023 pod lists: name, cpu_milli, memory_mib, num_gpu, gpu_milli
   [, gpu_spec, creation_time] (the ``multigpu50`` variant has no times: arrivals then need
   the default list)
-- ``read_v2018_tasks``  v2018 ``batch_task`` rows (no header): arrival, job, task, duration,
-  plan_cpu (100 = one core), plan_mem (0-100, share of a machine), instance_num
+- ``read_v2018_tasks``  v2018 batch tasks (no header), either layout: the shared sample's
+  seven columns (arrival, job, task, duration, plan_cpu, plan_mem, instance_num) or Alibaba's
+  full ``batch_task.csv`` (task_name, instance_num, job_name, task_type, status, start_time,
+  end_time, plan_cpu, plan_mem: arrival = start_time, duration = end_time - start_time); plan_cpu
+  100 = one core, plan_mem the share of a machine's memory in [0, 100]
 
-Project-wide rule for bad input: a row that cannot be parsed is skipped and counted in one
-``warnings.warn`` naming the first few row numbers (1-based, header = row 1); a file without a
-required column, a file without data rows (empty, or a header alone), and a file none of whose
-rows parse raise ``ValueError``. A quantity is a number in [0, ``LARGEST_QUANTITY``] (no machine
-or job comes near; 1e308 memory overflowed its unit conversion, and an integer beyond 64 bits
-made an object column); the files hold no quoted fields, so a quote is an ordinary character
-(a stray one once swallowed the rest of a file into one field).
+Project-wide rule for bad input: a row that cannot be parsed, or whose values are outside what
+the format defines, is skipped and counted in one ``warnings.warn`` naming the first few row
+numbers (1-based, header = row 1). A quantity is a number in [0, ``LARGEST_QUANTITY``] (no
+machine or job comes near; 1e308 memory overflowed its unit conversion, and an integer beyond
+64 bits made an object column); a share is within its documented range (gpu_milli <= 1000, one
+whole GPU; plan_mem <= 100); a task has at least one instance. ``ValueError`` for a file
+without a required column, a header naming a column twice, a file without data rows (empty,
+or a header alone), a file none of whose rows parse, and an id given twice (a machine, a pod,
+a task of a job: the file then says two things of one thing). The files hold no quoted fields,
+so a quote is an ordinary character (a stray one once swallowed the rest of a file into one
+field).
 
 ``alibaba_scenario`` builds the scenario: K = 3 resources (CPU cores, memory GiB, GPUs; the
-GPU model is a locality constraint), nodes sampled from the machines of both clusters, job
-types (ports) by k-means on the log requests of the v2023 pods (GPU jobs) and of the v2018
-tasks (multi-instance batch jobs), service locality from capacity fit and GPU model, and
-per-slot arrival counts from creation / arrival times.
+GPU model is a locality constraint), nodes sampled from the machines of both clusters (both
+files required), job types (ports) by k-means on the log requests of the v2023 pods (GPU jobs)
+and of the v2018 tasks (batch jobs), service locality from capacity fit and GPU model, and
+per-slot arrival counts from creation / arrival times. A task's request is one instance's
+(plan_cpu, plan_mem): (2) bounds what one node gives a job by a_l, and a task's instances run
+one per node, so ``instance_num`` (checked, >= 1) has no place in the model; a task is one
+arrival, as a pod is.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from array import array
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,25 +79,34 @@ def _warn_skipped(path: Path, bad: list[int]) -> None:
         warnings.warn(f"{path}: skipped {len(bad)} unparseable row(s) (rows {shown}{more})", stacklevel=4)
 
 
+Fields = dict[str, Callable[[str], Any]]
+
+
 def _read(
     path: str | Path,
-    fields: dict[str, Callable[[str], Any]],
+    fields: Fields,
     *,
     header: bool,
     optional: Sequence[str] = (),
+    key: tuple[str, ...] = (),
+    derive: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> Table:
-    """Parse ``fields`` (name -> converter) of a CSV; by name with a header, else by position."""
+    """Parse ``fields`` (name -> converter) of a CSV; by name with a header, else by position.
+    ``derive`` maps a parsed row to the table's columns (a ValueError makes it a bad row);
+    ``key`` names the columns that identify a row (unique in the file)."""
     path = Path(path)
     try:
-        return _parse(path, fields, header=header, optional=optional)
+        return _parse(path, fields, header=header, optional=optional, key=key, derive=derive)
     except UnicodeDecodeError:
         raise ValueError(f"trace: {path} is not a text file (not UTF-8)") from None
     except csv.Error as exc:
         raise ValueError(f"trace: {path} is not a readable CSV file: {exc}") from None
 
 
-def _parse(path: Path, fields: dict[str, Callable[[str], Any]], *, header: bool, optional: Sequence[str]) -> Table:
+def _parse(path: Path, fields: Fields, *, header: bool, optional: Sequence[str], key: tuple[str, ...],
+           derive: Callable[[dict[str, Any]], dict[str, Any]] | None) -> Table:
     values: dict[str, list[Any]] = {}
+    numbers = array("q")  # the file row of each kept row, for the messages
     bad: list[int] = []
     with io.TextIOWrapper(open_user_file(path, "trace"), encoding="utf-8-sig", newline="") as fh:
         reader = csv.reader(fh, quoting=csv.QUOTE_NONE)
@@ -99,12 +119,13 @@ def _parse(path: Path, fields: dict[str, Callable[[str], Any]], *, header: bool,
             for name in fields:
                 if name not in head and name not in optional:
                     raise ValueError(f"{path}: missing required column {name!r}")
+                if head.count(name) > 1:
+                    raise ValueError(f"{path}: the header names column {name!r} twice")
             pos = {name: head.index(name) for name in fields if name in head}
             first_row, widths = 2, {len(head), len(named)}  # a header's trailing comma, or not, in the rows
         else:
             pos = {name: i for i, name in enumerate(fields)}
             first_row, widths = 1, {len(fields)}
-        values = {name: [] for name in pos}
         for number, row in enumerate(reader, start=first_row):
             if not row:  # a blank line
                 continue
@@ -113,17 +134,39 @@ def _parse(path: Path, fields: dict[str, Callable[[str], Any]], *, header: bool,
                 continue
             try:
                 parsed = {name: fields[name](row[i].strip()) for name, i in pos.items()}
+                if derive is not None:
+                    parsed = derive(parsed)
             except (IndexError, ValueError):
                 bad.append(number)
                 continue
             for name, v in parsed.items():
-                values[name].append(v)
-    if bad and not any(len(v) for v in values.values()):
+                values.setdefault(name, []).append(v)
+            numbers.append(number)
+    if bad and not numbers:
         raise ValueError(f"trace: {path}: none of its {len(bad)} row(s) can be parsed (first bad row {bad[0]})")
-    if not bad and not any(len(v) for v in values.values()):
+    if not numbers:
         raise ValueError(f"trace: {path} holds no data rows")
+    table = Table({k: np.asarray(v) for k, v in values.items()}, len(bad))
+    if key:
+        _check_unique(path, [table[k] for k in key], key, np.frombuffer(numbers, dtype=np.int64))
     _warn_skipped(path, bad)
-    return Table({k: np.asarray(v) for k, v in values.items()}, len(bad))
+    return table
+
+
+def _check_unique(path: Path, columns: list[np.ndarray], key: tuple[str, ...], numbers: np.ndarray) -> None:
+    """ValueError naming the first row (in file order) whose id an earlier row has, and both rows."""
+    order = np.lexsort(columns[::-1])  # stable: equal ids stay in file order
+    same = np.ones(order.size - 1, dtype=bool)
+    for column in columns:
+        ranked = column[order]
+        same &= ranked[1:] == ranked[:-1]
+    if not same.any():
+        return
+    at = np.flatnonzero(same)
+    j = at[np.argmin(order[at + 1])]  # the pair whose second row comes first
+    earlier, later = order[j], order[j + 1]
+    shown = ", ".join(f"{k} {str(c[later])!r}" for k, c in zip(key, columns))
+    raise ValueError(f"trace: {path}: {shown} is given twice (rows {numbers[earlier]} and {numbers[later]})")
 
 
 def _without_trailing_empties(fields: list[str]) -> list[str]:
@@ -148,30 +191,77 @@ def _nonneg_int(text: str) -> int:
     return int(x)
 
 
+def _share(largest: float) -> Callable[[str], float]:
+    """A number in [0, largest] (a documented share: 1000 milli-GPUs, 100 % of a machine's memory)."""
+    def convert(text: str) -> float:
+        v = _nonneg_float(text)
+        if v > largest:
+            raise ValueError(text)
+        return v
+    return convert
+
+
+def _positive_int(text: str) -> int:
+    n = _nonneg_int(text)
+    if n < 1:
+        raise ValueError(text)
+    return n
+
+
 def read_v2023_nodes(path: str | Path) -> Table:
     return _read(path, {"sn": str, "cpu_milli": _nonneg_float, "memory_mib": _nonneg_float, "gpu": _nonneg_int,
-                        "model": str}, header=True)
+                        "model": str}, header=True, key=("sn",))
 
 
 def read_v2020_machines(path: str | Path) -> Table:
     return _read(path, {"machine": str, "gpu_type": str, "cap_cpu": _nonneg_float, "cap_mem": _nonneg_float,
-                        "cap_gpu": _nonneg_int}, header=False)
+                        "cap_gpu": _nonneg_int}, header=False, key=("machine",))
 
 
 def read_v2023_pods(path: str | Path) -> Table:
     return _read(
         path,
         {"name": str, "cpu_milli": _nonneg_float, "memory_mib": _nonneg_float, "num_gpu": _nonneg_int,
-         "gpu_milli": _nonneg_float, "gpu_spec": str, "creation_time": _nonneg_float},
+         "gpu_milli": _share(1000.0), "gpu_spec": str, "creation_time": _nonneg_float},
         header=True,
         optional=("gpu_spec", "creation_time"),
+        key=("name",),
     )
 
 
+V2018_SAMPLE: Fields = {"arrival": _nonneg_float, "job": str, "task": str, "duration": _nonneg_float,
+                        "plan_cpu": _nonneg_float, "plan_mem": _share(100.0), "instance_num": _positive_int}
+V2018_FULL: Fields = {"task": str, "instance_num": _positive_int, "job": str, "task_type": str, "status": str,
+                      "start_time": _nonneg_float, "end_time": _nonneg_float, "plan_cpu": _nonneg_float,
+                      "plan_mem": _share(100.0)}
+
+
+def _from_full_layout(row: dict[str, Any]) -> dict[str, Any]:
+    """A ``batch_task.csv`` row in the sample's columns (a task that ends before it starts is bad)."""
+    duration = row["end_time"] - row["start_time"]
+    if duration < 0:
+        raise ValueError("end_time before start_time")
+    return {"arrival": row["start_time"], "job": row["job"], "task": row["task"], "duration": duration,
+            "plan_cpu": row["plan_cpu"], "plan_mem": row["plan_mem"], "instance_num": row["instance_num"]}
+
+
 def read_v2018_tasks(path: str | Path) -> Table:
-    return _read(path, {"arrival": _nonneg_float, "job": str, "task": str, "duration": _nonneg_float,
-                        "plan_cpu": _nonneg_float, "plan_mem": _nonneg_float, "instance_num": _nonneg_int},
-                 header=False)
+    """Either layout of the module doc, told apart by the first data row's number of fields."""
+    full = _first_row_width(Path(path)) == len(V2018_FULL)
+    return _read(path, V2018_FULL if full else V2018_SAMPLE, header=False, key=("job", "task"),
+                 derive=_from_full_layout if full else None)
+
+
+def _first_row_width(path: Path) -> int:
+    """Fields of the first non-blank line (0 for a file without one: read on, it is refused)."""
+    try:
+        with io.TextIOWrapper(open_user_file(path, "trace"), encoding="utf-8-sig", newline="") as fh:
+            for line in fh:
+                if line.strip():
+                    return line.count(",") + 1
+    except UnicodeDecodeError:
+        raise ValueError(f"trace: {path} is not a text file (not UTF-8)") from None
+    return 0
 
 
 @dataclass(frozen=True)
@@ -185,22 +275,25 @@ class NodePool:
 
 def node_pool(directory: str | Path) -> NodePool:
     """All machines: gpu-v2023 nodes (cpu_milli/1000 cores, memory_mib/1024 GiB, gpus) and
-    gpu-v2020 machines (cores, GB, gpus; gpu_type CPU/MISC means no GPU model)."""
+    gpu-v2020 machines (cores, GB, gpus; the GPU model is gpu_type where the machine has GPUs:
+    CPU machines have none, MISC ones 8 of types the trace does not name)."""
     d = Path(directory)
     parts = []
     f23 = d / "gpu-v2023" / "openb_node_list_all_node.csv"
     f20 = d / "gpu-v2020" / "pai_machine_spec.csv"
-    if f23.exists() or f23.is_symlink():  # anything there is read (a directory or FIFO is refused)
-        t = read_v2023_nodes(f23)
-        cap = np.column_stack([t["cpu_milli"] / 1000.0, t["memory_mib"] / 1024.0, t["gpu"].astype(float)])
-        parts.append((cap, t["model"].astype(str), np.full(len(t), "v2023")))
-    if f20.exists() or f20.is_symlink():
-        t = read_v2020_machines(f20)
-        cap = np.column_stack([t["cap_cpu"], t["cap_mem"], t["cap_gpu"].astype(float)])
-        model = np.where(t["cap_gpu"] > 0, t["gpu_type"].astype(str), "")
-        parts.append((cap, model, np.full(len(t), "v2020")))
-    if not parts:
-        raise ValueError(f"trace: {d} has neither {f23.relative_to(d)} nor {f20.relative_to(d)}")
+    if not d.is_dir():
+        raise ValueError(f"trace: {d} {'is not a directory' if d.exists() else 'does not exist'}")
+    for f in (f23, f20):  # both clusters, always: one file missing silently shrank the pool
+        if not (f.exists() or f.is_symlink()):  # anything there is read (a directory or FIFO is refused)
+            raise ValueError(f"trace: {d} has no {f.relative_to(d)} (the node pool is the machines of both "
+                             f"gpu-v2023 and gpu-v2020)")
+    t = read_v2023_nodes(f23)
+    cap = np.column_stack([t["cpu_milli"] / 1000.0, t["memory_mib"] / 1024.0, t["gpu"].astype(float)])
+    parts.append((cap, t["model"].astype(str), np.full(len(t), "v2023")))
+    t = read_v2020_machines(f20)
+    cap = np.column_stack([t["cap_cpu"], t["cap_mem"], t["cap_gpu"].astype(float)])
+    model = np.where(t["cap_gpu"] > 0, t["gpu_type"].astype(str), "")
+    parts.append((cap, model, np.full(len(t), "v2020")))
     return NodePool(*(np.concatenate([p[i] for p in parts]) for i in range(3)))
 
 

@@ -90,7 +90,7 @@ def run_sweep(
     with Store(out / STORE).locked() as store:  # one writer per store, from clean-up to sweep.json
         from optsched.artifacts import begin_set, package_versions, write_manifest
 
-        begin_set(out / METADATA)  # the set's manifest (optsched.artifacts), written last
+        begin_set(out / METADATA, out / RESULTS, out / TIMINGS)  # the set's manifest (optsched.artifacts), written last
         store.clean()
         stored = store.keys()
         pending = [r for r in runs if r.key not in stored]
