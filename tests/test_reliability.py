@@ -129,7 +129,7 @@ def test_out_is_a_file_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[st
     target.write_text("keep")
     code, lines = cli(["run", "esdp", "--config", str(cfg), "--out", str(target)], capsys)
     assert code == 2
-    one_error_line(lines, f"{target}: File exists")
+    one_error_line(lines, f"{target}: exists and is not a directory")
     assert target.read_text() == "keep"
 
 
