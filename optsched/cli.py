@@ -356,12 +356,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("reproduce", help="regenerate a paper's figures and tables; CSV, PNG, report.md")
     rp.add_argument("paper", help=f"one of: {', '.join(paper_names())}, or all")
-    rp.add_argument("--full", action="store_true", help="the paper's scale (about 5 min for all four) instead of the reduced default")
+    rp.add_argument("--full", action="store_true",
+                    help="the paper's scale (about 46 min for all four on 2 cores) instead of the reduced default")
     rp.add_argument("--out", default=None, type=_path_text, help="output directory (default results/reproduce)")
     rp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a config key in every run of the paper that has it (repeatable)")
     rp.add_argument("--replicates", type=int, default=None,
-                    help="independent seeds per run (default 5; 10 with --full)")
+                    help="independent seeds per run (default 5; 10 with --full); a run that replicates inside "
+                         "itself (esdp, onsocmax) takes it as its repeats")
     rp.add_argument("--jobs", type=int, default=1, help="replicates run at once in worker processes")
     rp.add_argument("--runs", default=None, metavar="LABEL,...",
                     help="only these runs of one paper (their labels, e.g. fig3,table3); the claims read the others from --out")

@@ -44,7 +44,9 @@ class ReproductionRun:
     each with its own seed (instance and sample path both change): replicate 0 into the run's
     directory, replicate i into ``RUN/replicates/r<i>/`` (:func:`optsched.claims.replicate_dirs`).
     ``replicate=False`` for a run that replicates inside itself (its ``repeats`` or
-    ``instances``); its claims then say how many it has. A run with ``data = (key, subdir)``
+    ``instances``); its claims then say how many it has, and ``replicates_key`` names the config
+    key that ``reproduce --replicates N`` sets for it (None: its sample, such as the instances
+    a maximum is taken over, is not a number of replicates, and ``--replicates`` leaves it). A run with ``data = (key, subdir)``
     reads ``subdir`` of the shared data directory (:func:`optsched.io.default_data_dir`), passed
     as its config key ``key``; when that directory is absent the run is skipped and
     ``RUN/SKIPPED.txt`` says why (:func:`optsched.claims.skipped`)."""
@@ -56,6 +58,7 @@ class ReproductionRun:
     shadow: tuple[str, ...] = ()
     shadow_every: int = 1
     replicate: bool = True
+    replicates_key: str | None = None
     data: tuple[str, str] = ()  # (config key, directory under the shared data directory) the run reads
 
     @property

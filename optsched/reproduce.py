@@ -85,7 +85,9 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
     """Run one paper's experiments and write claims.csv + report.md; (paths, report text).
 
     Every run with ``replicate`` runs ``replicates`` times (default 5, ``full`` 10) with
-    independent seeds, ``jobs`` replicates at once in worker processes. With ``only`` (run labels)
+    independent seeds, ``jobs`` replicates at once in worker processes; a run that replicates
+    inside itself takes ``replicates`` (when given) as its ``replicates_key`` (``repeats``), and
+    one whose sample is not a number of replicates (``instances``) is logged as left as it is. With ``only`` (run labels)
     just those runs run; the claims then read the other runs' output already in ``out`` (to
     finish or redo part of a reproduction)."""
     import pandas as pd
@@ -110,12 +112,25 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
     unknown_runs = sorted(set(only or ()) - set(labels))
     if unknown_runs:
         raise ValueError(f"runs: {paper.name} has no run {unknown_runs[0]!r} (known: {', '.join(labels)})")
+    if replicates is not None:
+        for run in paper.runs:
+            if only is None or run.subdir in only:
+                key = run.replicates_key
+                if key is not None and key in settings:
+                    raise ValueError(f"replicates: run {run.subdir} replicates through its {key!r}, which --set "
+                                     f"sets too ({settings[key]!r}): give one of them")
     for stale in ("report.md", "claims.csv"):  # derived from the runs: gone until they are all rewritten
         (base / stale).unlink(missing_ok=True)
     for run in paper.runs:
         if only is not None and run.subdir not in only:  # kept as an earlier run into OUT wrote it
             continue
         merged = settings_for(paper, run, full, settings)
+        if replicates is not None and not run.replicate:
+            if run.replicates_key is not None:
+                merged[run.replicates_key] = replicates
+            else:
+                log(f"reproduce {name}: {run.subdir} is a sample, not replicates (--replicates leaves it; "
+                    f"its config sets its size)")
         if run.data:
             from optsched.io import default_data_dir
 

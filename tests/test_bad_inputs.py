@@ -259,6 +259,8 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "wrong_type.toml": (["run", "maxweight", "--config", "wrong_type.toml"], "frames: expected an integer", config("maxweight", "wrong_type.toml")),
     "configs/maxweight_fig5_size_zero.toml": cfg("maxweight", "maxweight_fig5_size_zero.toml", "fig5_sizes: sizes must be >= 1"),
     "configs/maxweight_negative_frames.toml": cfg("maxweight", "maxweight_negative_frames.toml", "frames: must be >= 1"),
+    "configs/maxweight_requirement_queues_past_range.toml": cfg("maxweight", "maxweight_requirement_queues_past_range.toml",
+                                                                "requirement: the virtual queues grow by r_i a frame: 1e+99 x 50 frames"),
     "configs/esdp_unknown_key.toml": cfg("esdp", "esdp_unknown_key.toml", "unknown key 'n_serverz'"),
     "configs/maxweight_options_not_a_table.toml": cfg("maxweight", "maxweight_options_not_a_table.toml",
                                                       "config.options: expected a table, got int"),

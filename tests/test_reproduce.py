@@ -20,7 +20,7 @@ PAPERS = reproducible_names()
 
 TINY = {
     "frames": 200, "grid_step": 0.1, "fig5_sizes": [2, 5], "fig5_r_step": 0.05,  # maxweight
-    "horizon": 30, "repeats": 1,  # esdp (horizon and repeats), ogasched (horizon), onsocmax (repeats)
+    "horizon": 30,  # esdp, ogasched (esdp's and onsocmax's repeats: the replicates given to reproduce)
     "n_nodes": 8, "table3_horizons": [15, 30], "regret_points": 1,  # ogasched
     "fig3_nodes": [8, 16], "fig3_ports": [5, 10], "fig3_contention": [1.0, 5.0],  # ogasched
     "instances": 3, "values": [1.0, 8.0], "kinds": ["linear"],  # onsocmax
@@ -227,3 +227,50 @@ def test_pooled_onsocmax_numbers_take_their_interval_over_the_repeats(tmp_path: 
     assert expected.n == 3
     assert "over the 3 repeats" in claim.measured
     assert expected.fmt(".2f", percent=True) in claim.measured
+
+
+def test_replicates_reach_the_runs_that_replicate_inside_themselves(tmp_path: Path, monkeypatch) -> None:
+    """``--replicates 8`` was silently ignored by esdp and onsocmax (their runs replicate through
+    ``repeats``): the claims still said n = 5. It is their repeats now; a ``--set repeats`` as
+    well is refused before anything runs, and a sample (onsocmax's ``instances``) is left, saying so."""
+    import dataclasses
+    import json
+
+    import optsched.reproduce
+
+    papers = {name: dataclasses.replace(get_paper(name), claims=lambda _d, _full: []) for name in ("esdp", "onsocmax")}
+    monkeypatch.setattr(optsched.reproduce, "reproducible", papers.__getitem__)  # one run; no claims over the rest
+    logged: list[str] = []
+    reproduce("esdp", out=tmp_path, settings={"horizon": 20}, replicates=3, only=["fig5"], log=logged.append)
+    (meta,) = [json.loads(p.read_text()) for p in (tmp_path / "esdp" / "fig5").glob("*.json")]
+    assert meta["config"]["repeats"] == 3
+    with pytest.raises(ValueError, match="replicates: run fig5 replicates through its 'repeats', which --set sets too"):
+        reproduce("esdp", out=tmp_path / "b", settings={"repeats": 2}, replicates=3, only=["fig5"], log=logged.append)
+    assert not (tmp_path / "b").exists()
+    reproduce("onsocmax", out=tmp_path, settings={"instances": 2}, replicates=2, only=["ratio_small"], log=logged.append)
+    assert any("ratio_small is a sample, not replicates" in line for line in logged)
+
+
+def test_a_setting_shown_in_several_columns_is_counted_once(tiny_all: Path) -> None:
+    """Table III's and Fig. 3's panels each hold the default setting (the same config and seed:
+    identical rows), and Fig. 4's P_2j = 0.9 curve is Fig. 3's P[J_2j] = 0.5 network: the tallies
+    counted one experiment as two or three."""
+    import pandas as pd
+
+    claims = {r["result"]: r["measured"] for _, r in pd.read_csv(tiny_all / "ogasched" / "claims.csv").iterrows()}
+    table3 = pd.read_csv(tiny_all / "ogasched" / "table3" / "table3.csv")
+    table3 = table3[table3["panel"].notna()]
+    default = table3[(table3["panel"] == "T") & (table3["value"] == 30)]["setting"].iloc[0]
+    assert sorted(zip(*table3[table3["setting"] == default][["panel", "value"]].drop_duplicates().to_numpy().T)) == [
+        ("T", 30), ("arrival_prob", 0.7), ("density", 2.5)]
+    for column in ("arrival_prob", "density"):  # the same run's numbers under each column
+        shown = table3[(table3["panel"] == column) & (table3["setting"] == default)].set_index("policy")
+        assert shown["average_reward"].equals(table3[(table3["panel"] == "T") & (table3["value"] == 30)]
+                                              .set_index("policy")["average_reward"])
+    assert ("T=30 / arrival_prob=0.7 / density=2.5 are one run (the same setting), so distinct settings: "
+            in claims["Table III: columns where OGASched has the highest average reward"])
+    assert "of 7 ahead" in claims["Table III: columns where OGASched has the highest average reward"]
+    mw = {r["result"]: r["measured"] for _, r in pd.read_csv(tiny_all / "maxweight" / "claims.csv").iterrows()}
+    fig4 = next(v for k, v in mw.items() if k.startswith("Fig. 4"))
+    assert "P2j=0.9 is the network of Fig. 3's P[J2j]=0.5 with the same seeds (identical rows)" in fig4
+    assert "P2j=0.7 is" not in fig4

@@ -233,19 +233,27 @@ def study_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
 
 def _sweep(cfg: OgaConfig, out_dir: Path, stem: str, settings: list[tuple[str, Any, dict[str, Any]]],
            metric: str) -> list[Path]:
-    """Run every policy under each (panel, value, overrides); one row per (panel, value, policy)."""
+    """Run every policy under each (panel, value, overrides); one row per (panel, value, policy).
+
+    ``setting`` numbers the distinct configs: a panel's value that leaves the config as another
+    column has it (the default, in every panel that varies one of its keys) is that column's
+    run, shown again, not a new experiment (claims count distinct settings by it)."""
     import pandas as pd
     from tqdm import tqdm
 
     rows = []
+    runs: list[tuple[OgaConfig, dict[str, dict[str, np.ndarray]]]] = []
     for panel, value, overrides in tqdm(settings, desc=stem, leave=False, disable=None):  # no bar off a terminal
         base = {"horizon": cfg.sweep_horizon} if cfg.sweep_horizon else {}
         sub = dataclasses.replace(cfg, **{**base, **overrides})
-        _, out, _ = run_all(sub, cfg.seed, f"{stem} {panel}={value} ")
+        setting = next((i for i, (seen, _) in enumerate(runs) if seen == sub), len(runs))
+        if setting == len(runs):
+            runs.append((sub, run_all(sub, cfg.seed, f"{stem} {panel}={value} ")[1]))
+        out = runs[setting][1]
         oga = out["OGASched"]["reward"].sum()
         for name, rec in out.items():
             total = rec["reward"].sum()
-            rows.append({"panel": panel, "value": value, "policy": name, "cumulative_reward": total,
+            rows.append({"panel": panel, "value": value, "setting": setting, "policy": name, "cumulative_reward": total,
                          "average_reward": rec["reward"].mean(), "average_gain": rec["gain"].mean(),
                          "average_overhead": rec["overhead"].mean(),
                          "ogasched_ratio": oga / total if total else np.nan})
