@@ -111,25 +111,29 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
                   f"{solver}'s search, which prunes within {resolution:g} of its objective scaled by {scale:g}, proves")
 
 
-def certified_qp(model: Model, solution: Any, x: np.ndarray, row_duals: np.ndarray | None, extra: dict[str, Any], *,
-                 solver: str = "HiGHS") -> tuple[Termination, float | None]:
-    """(termination, bound) of a QP a HiGHS run calls optimal: the Lagrangian bound of its own row
-    duals (``StandardForm.lagrangian_gap``; x the standard form's vector) below the model's
-    objective. HiGHS 1.14's QP solver says optimal at points far from the optimum when the data
-    mix scales (a projection with z of 1e6 and 1: 9.0e9 where the optimum is 0.5); its duals then
-    prove no such thing, and the result is ``feasible`` with ``extra["optimality"]`` giving the
-    bound they do prove. The pyomo backend's QPs (HiGHS through Pyomo) use it too."""
+def certified_continuous(model: Model, solution: Any, x: np.ndarray, row_duals: np.ndarray | None,
+                         extra: dict[str, Any], *, solver: str = "HiGHS") -> tuple[Termination, float | None]:
+    """(termination, bound) of an LP or QP a solver calls optimal: the Lagrangian bound of its own
+    row duals (``StandardForm.lagrangian_gap``, in HiGHS's sign; x the standard form's vector)
+    against the model's objective. HiGHS 1.14's QP solver says optimal at points far from the
+    optimum when the data mix scales (a projection with z of 1e6 and 1: 9.0e9 where the optimum
+    is 0.5), and its LP solver where scaled costs fall below its dual tolerance (costs of 2.5e9
+    and -1.2: "optimal" 0 where -3.29 is); their duals then prove no such thing, and the result
+    is ``feasible`` with ``extra["optimality"]`` giving the bound they do prove. The highs and
+    pyomo backends and cvxpy's standard-form programs use it."""
     if row_duals is None:
-        extra["optimality"] = f"not certified: {solver} returned no duals for its QP"
+        extra["optimality"] = f"not certified: {solver} returned no duals"
         return Termination.FEASIBLE, None
     objective = model.objective(solution)
-    bound = objective - as_standard(model).to_standard_form().lagrangian_gap(x, row_duals)
-    return judged(model, objective, bound, extra, f"the duals of {solver}'s QP solver prove")
+    gap = as_standard(model).to_standard_form().lagrangian_gap(x, row_duals)
+    bound = objective + gap if model.maximize else objective - gap
+    return judged(model, objective, bound, extra, f"the duals of {solver} prove")
 
 
-# The Lagrangian bound of a cvxpy form's multipliers, per model kind: ``bound(model, duals)``
-# with ``duals`` the dual values of the form's constraints in their order (``Result.duals``).
-DualBound = Callable[[Any, tuple[Any, ...]], "float | None"]
+# The Lagrangian bound of a cvxpy form's multipliers, per model kind: ``bound(model, duals,
+# solution)`` with ``duals`` the dual values of the form's constraints in their order
+# (``Result.duals``) and ``solution`` the point the solver returned.
+DualBound = Callable[[Any, tuple[Any, ...], Any], "float | None"]
 CVXPY_DUAL_BOUNDS: dict[str, DualBound] = {}
 
 
@@ -150,7 +154,7 @@ def certified_cvxpy(model: Model, solution: Any, duals: tuple[Any, ...] | None, 
     0.52 where 1.0 is the optimum of a ``stationary_allocation`` with weight 1e8 and upper 1e-8,
     and at 1.27 where 0.5 is the optimum of an ``onsocmax_offline``."""
     bound_of = CVXPY_DUAL_BOUNDS[model.name]
-    bound = None if duals is None else bound_of(model, duals)
+    bound = None if duals is None else bound_of(model, duals, solution)
     if bound is None or not np.isfinite(bound):
         extra["optimality"] = f"not certified: {solver} returned no usable multipliers"
         return Termination.FEASIBLE, None
@@ -166,7 +170,7 @@ def _vector(dual: Any) -> np.ndarray | None:
 
 
 @cvxpy_dual_bound("pseudo_welfare")
-def _welfare_bound(model: Any, duals: tuple[Any, ...]) -> float | None:
+def _welfare_bound(model: Any, duals: tuple[Any, ...], _solution: Any) -> float | None:
     """The tighter of D(mu) and D(0) (:func:`welfare_dual_bound`) at the multiplier of (4), the
     form's first constraint: Clarabel's mu of an inactive (4) is 5e-11, not 0."""
     mu = _vector(duals[0])
@@ -176,7 +180,7 @@ def _welfare_bound(model: Any, duals: tuple[Any, ...]) -> float | None:
 
 
 @cvxpy_dual_bound("onsocmax_offline")
-def _offline_bound(model: Any, duals: tuple[Any, ...]) -> float | None:
+def _offline_bound(model: Any, duals: tuple[Any, ...], _solution: Any) -> float | None:
     """P2's objective (Proposition 1 of paper 002, ``onsocmax_offline.dual_bound``) at the
     multipliers of (4) and (6), the form's first two constraints (units no pair uses: 0)."""
     from optsched.models.onsocmax_offline import dual_bound
@@ -190,7 +194,7 @@ def _offline_bound(model: Any, duals: tuple[Any, ...]) -> float | None:
 
 
 @cvxpy_dual_bound("stationary_allocation")
-def _stationary_bound(model: Any, duals: tuple[Any, ...]) -> float | None:
+def _stationary_bound(model: Any, duals: tuple[Any, ...], _solution: Any) -> float | None:
     """min over mu >= 0 of D(w, mu) (:meth:`StationaryAllocation.dual_bound`, the kernel of the
     ``stationary_alm`` backend) at port weights w from the multipliers of the epigraph rows of
     (7), the form's third constraint, each port's row normalised onto the simplex (uniform for
@@ -212,7 +216,7 @@ def _stationary_bound(model: Any, duals: tuple[Any, ...]) -> float | None:
 
 
 @cvxpy_dual_bound("capacity_projection")
-def _projection_bound(model: Any, duals: tuple[Any, ...]) -> float | None:
+def _projection_bound(model: Any, duals: tuple[Any, ...], _solution: Any) -> float | None:
     """D(mu) = min over the box of ||y - z||^2 + sum_g mu_g (load_g(y) - c_g) <= the optimum
     (:meth:`CapacityProjection.dual_bound`), at the multipliers of the capacities, the form's
     third constraint."""
@@ -220,6 +224,34 @@ def _projection_bound(model: Any, duals: tuple[Any, ...]) -> float | None:
     if mu is None or mu.size != model.capacity.size:
         return None
     return model.dual_bound(mu)
+
+
+@cvxpy_dual_bound("linear_program")
+def _standard_bound(model: Any, duals: tuple[Any, ...], solution: Any) -> float | None:
+    """The Lagrangian bound (:meth:`StandardForm.lagrangian_gap`) of a continuous program at the
+    multipliers of its rows. ``StandardForm.to_cvxpy`` states the column bounds, then the rows'
+    lower and upper sides, each block only where a side is finite; cvxpy's multipliers are >= 0,
+    so y = lambda_lower - lambda_upper in HiGHS's sign for a minimisation (its negation for a
+    maximisation, whose y pulls the other way)."""
+    form = model.to_standard_form()
+    blocks = [(kind, np.flatnonzero(np.isfinite(side))) for kind, side in (
+        ("column", form.col_lower), ("column", form.col_upper), ("lower", form.row_lower), ("upper", form.row_upper))]
+    blocks = [(kind, where) for kind, where in blocks if where.size]
+    if len(blocks) != len(duals):
+        return None
+    y = np.zeros(form.n_rows)
+    for (kind, where), dual in zip(blocks, duals):
+        if kind == "column":
+            continue
+        v = _vector(dual)
+        if v is None or v.size != where.size:
+            return None
+        y[where] += v if kind == "lower" else -v
+    x = np.asarray(solution, dtype=np.float64)
+    objective = model.objective(solution)
+    if form.maximize:
+        return objective + form.lagrangian_gap(x, -y)
+    return objective - form.lagrangian_gap(x, y)
 
 
 def welfare_dual_bound(model: Any, mu: float) -> float:

@@ -153,7 +153,8 @@ class CvxpyBackend(Backend):
         elif termination in (Termination.TIME_LIMIT, Termination.ITERATION_LIMIT):
             solution = _point_if_feasible(model, to_solution)
         bound = None
-        if solution is not None and duals is not None and model.name in CVXPY_DUAL_BOUNDS:
+        if solution is not None and duals is not None and model.name in CVXPY_DUAL_BOUNDS \
+                and not problem.is_mixed_integer():
             # duals certify, tolerances do not: the solver's multipliers prove the point optimal
             # or leave it feasible, whatever it said and whichever solver (certificates.certified_cvxpy)
             termination, bound = certified_cvxpy(model, solution, duals, uncertified, solver=solver)

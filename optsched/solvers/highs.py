@@ -22,7 +22,7 @@ from optsched.result import Result, Termination
 import time
 
 from optsched.solvers.c_output import captured_c_output
-from optsched.solvers.certificates import branch_and_bound_proof, certified_qp, highs_pruning
+from optsched.solvers.certificates import branch_and_bound_proof, certified_continuous, highs_pruning
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining, tolerance_keys
 
 # HiGHS model status name -> termination (names, so the table needs no import).
@@ -317,10 +317,8 @@ class HighsBackend(Backend):
             if termination is Termination.OPTIMAL and solution is not None and not self.loosened(options):
                 termination, bound = branch_and_bound_proof(model, objective, bound, extra, scale=back.objective,
                                                             **highs_pruning({**HIGHS_MIP_ORACLE_OPTIONS, **own}))
-        elif termination is Termination.OPTIMAL and form.hessian is not None and solution is not None:
-            termination, bound = certified_qp(model, solution, x, None if duals is None else duals[0], extra)
-        elif termination is Termination.OPTIMAL:
-            bound = objective
+        elif termination is Termination.OPTIMAL and solution is not None:
+            termination, bound = certified_continuous(model, solution, x, None if duals is None else duals[0], extra)
         iterations = int(info.mip_node_count) if form.is_mip else int(
             info.simplex_iteration_count + info.ipm_iteration_count + info.qp_iteration_count
         )

@@ -15,7 +15,7 @@ from optsched.models.base import Model
 from optsched.models.forms import SCIP_ORACLE_PARAMS, SOLVER_INFINITY, as_pyomo, as_standard
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
-from optsched.solvers.certificates import branch_and_bound_proof, certified_qp, highs_pruning, scip_pruning
+from optsched.solvers.certificates import branch_and_bound_proof, certified_continuous, highs_pruning, scip_pruning
 from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, HIGHS_ACCURACY_OPTIONS
 from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
 
@@ -35,6 +35,11 @@ STATUS_TABLE: dict[str, Termination] = {
 
 def _is_qp(model: Model) -> bool:
     return "standard" in type(model).FORMS and as_standard(model).to_standard_form().hessian is not None
+
+
+def _is_continuous(model: Model) -> bool:
+    """An LP or QP whose solution is the standard form's vector (its optimal is certified)."""
+    return "standard" in type(model).FORMS and not as_standard(model).to_standard_form().is_mip
 
 
 def _integral(model: Model) -> bool:
@@ -191,14 +196,14 @@ class PyomoBackend(Backend):
                 and not self.loosened(options):
             termination, bound = branch_and_bound_proof(model, objective, bound, extra, scale=scale,
                                                         **_PRUNING[name](kwargs["solver_options"]))
-        elif termination is Termination.OPTIMAL and solution is not None and qp:
-            # the QP solver's optimal is checked as the highs backend checks it (certificates.certified_qp)
+        elif termination is Termination.OPTIMAL and solution is not None and _is_continuous(model):
+            # an LP's or QP's optimal is checked as the highs backend checks it (certificates.certified_continuous)
             form = as_standard(model).to_standard_form()
             x = np.asarray(solution, dtype=np.float64)  # a QP kind's solution is its vector x
             duals = _row_duals(m, res, form.n_rows) if x.shape == (form.n_vars,) else None
             if duals is not None:
                 duals = duals / scale  # the duals of the objective as Pyomo solved it, times scale
-            termination, bound = certified_qp(model, solution, x, duals, extra, solver=f"Pyomo's {name}")
+            termination, bound = certified_continuous(model, solution, x, duals, extra, solver=f"Pyomo's {name}")
         if buffer is not None:
             extra["log"] = buffer.getvalue()
         return Result(termination, objective=objective, bound=bound, solution=solution, extra=extra)
