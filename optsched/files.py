@@ -148,6 +148,9 @@ def check_output_dir(path: str | Path) -> None:
         try:
             info = os.stat(where)
         except FileNotFoundError:
+            if os.path.islink(where):  # a dangling link: mkdir would not follow it
+                raise OSError(errno.EEXIST, "is a symbolic link to nothing; outputs are written in a directory",
+                              str(where)) from None
             continue
         except NotADirectoryError:  # a parent further up is a file: that one is named
             continue

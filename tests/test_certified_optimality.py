@@ -668,7 +668,8 @@ def test_a_point_over_its_row_by_a_share_of_one_columns_range_is_infeasible():
     assert WIDE_COLUMNS.violations(np.array([0.0, 965817.49210102]), tol=1e-9) == []
 
 
-WIDE_LP_VARIANTS = ("plain", "wide_rows", "wide_columns", "wide_costs", "free", "equalities", "degenerate", "tiny")
+WIDE_LP_VARIANTS = ("plain", "wide_rows", "wide_columns", "wide_costs", "free", "equalities", "degenerate", "tiny",
+                    "free_ranges")
 
 
 def wide_lp(seed: int, variant: str) -> LinearProgram:
@@ -705,6 +706,12 @@ def wide_lp(seed: int, variant: str) -> LinearProgram:
         rl, c = np.full(a.shape[0], -np.inf), np.round(c)
     elif variant == "tiny":
         c, a, rhs = c * 1e-8, a * 1e-7, rhs * 1e-7
+    elif variant == "free_ranges":  # every column free, each row a range around a known point
+        a = np.vstack([a, np.eye(n) + 0.1 * (rng.random((n, n)) < 0.3)])
+        activity = a @ (rng.uniform(0, 1, n) * hi)
+        rl = activity - rng.uniform(0.5, 3, a.shape[0])
+        rhs = activity + rng.uniform(0.5, 3, a.shape[0])
+        lo, hi = np.full(n, -np.inf), np.full(n, np.inf)
     return LinearProgram(c, a, rl, rhs, lo, hi, np.zeros(n, dtype=bool), sense)
 
 
@@ -738,6 +745,26 @@ def _wide_lp_claims(seeds: range) -> list[str]:
                     failed += [f"{variant} {seed} {b}: bound {r.bound!r} below the point {v!r}"
                                for v in found if model.better(v, r.bound) and abs(v - r.bound) > slack(v)]
     return failed
+
+
+def test_lps_whose_free_columns_only_rows_bound_are_certified():
+    """One pass of bound propagation left a column free when each of its rows held another free
+    column, and a reduced cost of 1e-16 over it made the bound -inf: HiGHS's, Pyomo's and
+    Clarabel's optimal answers all came back feasible (so did min 0 over x1 + x2 <= 1)."""
+    chain = LinearProgram(c=[1.0, 2.0, 3.3], A=[[1.0, -1.0, 0.0], [0.0, 1.0, -1.0], [1.0, 1.0, 1.0]],
+                          row_lower=[-1.0, -1.0, 1.5], row_upper=[1.0, 1.0, 6.0], col_lower=[-np.inf] * 3,
+                          col_upper=[np.inf] * 3)
+    flat = LinearProgram(c=[0.0, 0.0], A=[[1.0, 1.0]], row_lower=[-np.inf], row_upper=[1.0], col_lower=[-np.inf] * 2,
+                         col_upper=[np.inf] * 2)
+    models = [(chain, 0.85), (flat, 0.0)] + [(wide_lp(seed, "free_ranges"), None) for seed in range(8)]
+    for model, optimum in models:
+        for backend in ("highs", "pyomo", "cvxpy"):
+            if not get_backend(backend).available():
+                continue
+            r = optsched.solve(model, backend)
+            assert r.termination is Termination.OPTIMAL, (backend, r.extra.get("optimality"))
+            if optimum is not None:
+                assert r.objective == pytest.approx(optimum, abs=1e-7)
 
 
 def test_lps_of_wide_data_have_no_optimal_short_of_a_feasible_point():

@@ -342,6 +342,15 @@ def test_an_output_directory_that_cannot_be_made_is_refused_before_any_work(caps
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "small.toml"]
 
 
+def test_an_out_that_is_a_dangling_link_is_refused_before_the_run(capsys, tmp_path: Path) -> None:
+    """A link to nothing passed the check (its target does not exist) and failed after the run."""
+    (tmp_path / "link").symlink_to(tmp_path / "nowhere")
+    code, _, err = run_cli(capsys, "run", "maxweight", "--preset", "quick", "--out", str(tmp_path / "link"))
+    assert code == 2 and err.strip() == (f"optsched: error: {tmp_path / 'link'}: is a symbolic link to nothing; "
+                                         "outputs are written in a directory")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link"]
+
+
 @pytest.mark.parametrize(("argv", "output"), [
     (["sweep", "{sweep}", "--workers", "1"], "results.csv"),
     (["sweep", "{sweep}", "--workers", "1"], "timings.csv"),

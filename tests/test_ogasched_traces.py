@@ -310,3 +310,18 @@ def test_the_full_batch_task_table_reads_as_the_sample(shared_data, tmp_path):
     full.write_text("M1,1,j_1,1,Terminated,100,90,50,0.3\nM2,4,j_1,1,Terminated,100,200,50,0.3\n")
     with pytest.warns(UserWarning, match=r"skipped 1 unparseable row\(s\) \(rows 1\)"):  # it ends before it starts
         assert read_v2018_tasks(full)["duration"].tolist() == [100.0]
+
+
+def test_a_stray_row_does_not_decide_a_v2018_files_layout(shared_data, tmp_path):
+    """The layout was taken from the first line alone: a first row of 9 fields made the whole
+    sample unreadable ("none of its 201 row(s) can be parsed")."""
+    lines = (shared_data / "alibaba" / "v2018-sample" / "sample_tasks.csv").read_text().splitlines(keepends=True)[:200]
+    path = tmp_path / "tasks.csv"
+    path.write_text("0,j_1,R1_1,10,50.0,0.3,9,extra,extra\n" + "".join(lines))
+    with pytest.warns(UserWarning, match=r"skipped 1 unparseable row\(s\) \(rows 1\)"):
+        assert len(read_v2018_tasks(path)) == 200
+    full = tmp_path / "batch_task.csv"
+    full.write_text("M1,1,j_1,1,Terminated,157213,157295,100,0.3,\n" + "R2_1,1,j_1,1,Terminated,157297,157322,100,0.49\n"
+                    "M1,1,j_2,1,Terminated,157200,157305,100,0.59\n")
+    with pytest.warns(UserWarning, match=r"skipped 1 unparseable row\(s\) \(rows 1\)"):
+        assert read_v2018_tasks(full)["duration"].tolist() == [25.0, 105.0]

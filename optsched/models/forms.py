@@ -187,33 +187,48 @@ class StandardForm:
         t'Ht / 2 + r_F't_F (finite when r_F, padded with zeros, lies in the range of H; dense, up
         to ``UNCONSTRAINED_MAX`` columns). The terms are products of residuals, so the gap is not
         lost to the rounding of f's own large parts (an offset of 1e12 beside an optimum of 0.5).
-        No reduced cost is rounded to 0: over a column range of 1e9, -1e-6 is a term of 1e3. The
-        range test is numerical: eigenvalues of H below double precision of its largest (1e-34
-        beside 1) count as 0, so a free column along one is bounded as if flat.
+        No reduced cost of a bounded column is rounded to 0: over a column range of 1e9, -1e-6 is
+        a term of 1e3. A column the box leaves unbounded is first bounded by what the rows imply
+        (:func:`_implied_box`); one still unbounded counts its reduced cost as 0 only within the
+        rounding of its own computation (``RESIDUAL_ROUNDING`` of |grad_j| + sum_i |a_ij y_i|:
+        multipliers that make it exactly 0 lie that close and move the bound as little), and when
+        its cost is larger the nearest multipliers that zero it (least squares) are tried as well
+        (an interior-point solver's duals leave 1e-9 there). The range test is numerical:
+        eigenvalues of H below double precision of its largest (1e-34 beside 1) count as 0, so a
+        free column along one is bounded as if flat.
 
         A maximisation is its negation's minimisation (y in HiGHS's sign for the program as
         stated, r = c + Hx - A'y): the gap is then how far above f(x) the bound lies."""
-        if self.maximize:
-            return replace(self, maximize=False, c=-np.asarray(self.c, dtype=np.float64),
-                           hessian=None if self.hessian is None else -self.hessian).lagrangian_gap(
-                x, -np.asarray(row_duals, dtype=np.float64))
         x = np.asarray(x, dtype=np.float64)
+        sign = -1.0 if self.maximize else 1.0  # the minimisation of sign * f, with multipliers sign * y
+        y = sign * np.asarray(row_duals, dtype=np.float64)
+        gap, free, magnitude = self._gap_at(x, y, sign)
+        if np.isinf(gap) and free is not None:  # also the nearest multipliers that zero the free columns' costs
+            polished = _zeroing_duals(self.A, y, free)
+            if polished is not None:  # its rounding measured against the magnitudes of the solver's y
+                gap = min(gap, self._gap_at(x, polished, sign, magnitude)[0])
+        return gap
+
+    def _gap_at(self, x: np.ndarray, y: np.ndarray, sign: float, least: np.ndarray | None = None
+                ) -> tuple[float, tuple[np.ndarray, np.ndarray] | None, np.ndarray | None]:
+        """:meth:`lagrangian_gap` of the minimisation of ``sign`` f at the multipliers y; (the
+        columns whose term stayed unbounded, their reduced costs) when that made it infinite
+        (None otherwise); and the magnitudes |grad_j| + sum_i |a_ij y_i| a reduced cost's
+        rounding is measured against (at least ``least``; None when no column needed them)."""
         # a multiplier facing an infinite side is clipped to 0 there (any y gives a bound; HiGHS's
         # +1e-4 on a <= row made this one -inf)
-        y = np.asarray(row_duals, dtype=np.float64)
         y = np.where(np.isinf(self.row_upper), np.maximum(y, 0.0), y)
         y = np.where(np.isinf(self.row_lower), np.minimum(y, 0.0), y)
-        grad = np.asarray(self.c, dtype=np.float64).copy()
+        grad = sign * np.asarray(self.c, dtype=np.float64)
         curvature = np.zeros_like(grad)
         full = None
         if self.hessian is not None:
-            grad += self.hessian @ x
+            grad += sign * (self.hessian @ x)
             if self.hessian.nnz == np.count_nonzero(self.hessian.diagonal()):
-                curvature = np.asarray(self.hessian.diagonal(), dtype=np.float64)
+                curvature = sign * np.asarray(self.hessian.diagonal(), dtype=np.float64)
             else:
-                full = self.hessian
-        pulled = np.asarray(self.A.T @ y, dtype=np.float64) if self.A.shape[0] else np.zeros_like(grad)
-        reduced = grad - pulled
+                full = sign * self.hessian
+        reduced = grad - _transpose_times(self.A, y)
         lo, hi = self.column_bounds()
         each = _interval_minimum(reduced, curvature, lo - x, hi - x)
         unbounded = np.isneginf(each)
@@ -222,12 +237,22 @@ class StandardForm:
             lo, hi = np.where(unbounded, implied_lo, lo), np.where(unbounded, implied_hi, hi)
             each = _interval_minimum(reduced, curvature, lo - x, hi - x)
             unbounded = np.isneginf(each)
+        magnitude = None
+        if unbounded.any():  # a reduced cost within the rounding of its own computation is 0
+            magnitude = np.abs(grad) + _transpose_times(self.A, np.abs(y), absolute=True)
+            if least is not None:
+                magnitude = np.maximum(magnitude, least)
+            rounding = unbounded & (curvature == 0) & (np.abs(reduced) <= RESIDUAL_ROUNDING * magnitude)
+            each[rounding] = 0.0
+            unbounded &= ~rounding
         columns = float(each[~unbounded].sum())
         if unbounded.any():
             columns += -np.inf if full is None else _range_minimum(full, np.where(unbounded, reduced, 0.0))
         ax = np.asarray(self.A @ x, dtype=np.float64) if self.A.shape[0] else np.zeros(0)
         rows = _interval_minimum(y, np.zeros_like(y), self.row_lower - ax, self.row_upper - ax)
-        return -(columns + float(rows.sum()))
+        gap = -(columns + float(rows.sum()))
+        free = (np.flatnonzero(unbounded), reduced[unbounded]) if np.isinf(gap) and unbounded.any() else None
+        return gap, free, magnitude
 
     def column_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower, upper) with the integer columns' bounds rounded inward (ceil, floor): the same
@@ -532,6 +557,34 @@ class Traits:
 
 
 UNCONSTRAINED_MAX = 4000  # columns of a dense pseudo-inverse solve in lagrangian_gap
+
+
+# How small a free column's reduced cost, against the magnitudes it is computed from, is taken as
+# its rounding (2^-40: a few thousand ulps of the sum c_j - sum_i a_ij y_i)
+RESIDUAL_ROUNDING = 2.0**-40
+# The largest (free columns x rows) for which the multipliers that zero the free columns'
+# reduced costs are computed (dense least squares)
+ZEROING_MAX_CELLS = 10**6
+
+
+def _transpose_times(a: Any, y: np.ndarray, *, absolute: bool = False) -> np.ndarray:
+    """A'y (|A|'y with ``absolute``) without building the transpose (scipy's costs ~50 us a
+    product on a small program: the certificate runs on every LP and QP solve)."""
+    a = a if a.format == "csr" else a.tocsr()
+    data = np.abs(a.data) if absolute else a.data
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+    return np.bincount(a.indices, weights=data * y[rows], minlength=a.shape[1]).astype(np.float64, copy=False)
+
+
+def _zeroing_duals(a: Any, y: np.ndarray, free: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """y + d with d the least-norm solution of A_F' d = r_F (F the free columns, r_F their
+    reduced costs at y): multipliers under which those costs are 0 up to rounding; None past
+    ``ZEROING_MAX_CELLS``."""
+    columns, reduced = free
+    if columns.size * a.shape[0] > ZEROING_MAX_CELLS:
+        return None
+    block = np.asarray(a.tocsc()[:, columns].toarray().T)
+    return y + np.linalg.lstsq(block, reduced, rcond=None)[0]
 
 
 def _implied_box(a: Any, row_lower: np.ndarray, row_upper: np.ndarray, lo: np.ndarray,

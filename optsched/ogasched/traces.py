@@ -246,22 +246,31 @@ def _from_full_layout(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_v2018_tasks(path: str | Path) -> Table:
-    """Either layout of the module doc, told apart by the first data row's number of fields."""
-    full = _first_row_width(Path(path)) == len(V2018_FULL)
+    """Either layout of the module doc, told apart by the number of fields most of the first
+    rows have (a stray row of the other width is a bad row, not the file's layout)."""
+    full = _usual_width(Path(path)) == len(V2018_FULL)
     return _read(path, V2018_FULL if full else V2018_SAMPLE, header=False, key=("job", "task"),
                  derive=_from_full_layout if full else None)
 
 
-def _first_row_width(path: Path) -> int:
-    """Fields of the first non-blank line (0 for a file without one: read on, it is refused)."""
+LAYOUT_ROWS = 1000  # the rows whose widths decide a headerless file's layout
+
+
+def _usual_width(path: Path) -> int:
+    """The most common number of fields among the first ``LAYOUT_ROWS`` non-blank lines (0 for a
+    file without one: read on, it is refused)."""
+    widths: dict[int, int] = {}
     try:
         with io.TextIOWrapper(open_user_file(path, "trace"), encoding="utf-8-sig", newline="") as fh:
             for line in fh:
                 if line.strip():
-                    return line.count(",") + 1
+                    width = line.count(",") + 1
+                    widths[width] = widths.get(width, 0) + 1
+                    if sum(widths.values()) >= LAYOUT_ROWS:
+                        break
     except UnicodeDecodeError:
         raise ValueError(f"trace: {path} is not a text file (not UTF-8)") from None
-    return 0
+    return max(widths, key=lambda w: widths[w]) if widths else 0
 
 
 @dataclass(frozen=True)

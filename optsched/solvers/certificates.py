@@ -155,7 +155,7 @@ def certified_cvxpy(model: Model, solution: Any, duals: tuple[Any, ...] | None, 
     and at 1.27 where 0.5 is the optimum of an ``onsocmax_offline``."""
     bound_of = CVXPY_DUAL_BOUNDS[model.name]
     bound = None if duals is None else bound_of(model, duals, solution)
-    if bound is None or not np.isfinite(bound):
+    if bound is None or np.isnan(bound):
         extra["optimality"] = f"not certified: {solver} returned no usable multipliers"
         return Termination.FEASIBLE, None
     return judged(model, model.objective(solution), bound, extra, f"the duals of {solver} prove")
