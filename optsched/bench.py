@@ -60,7 +60,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -191,6 +191,8 @@ class Instance:
     param: str
     seed: str
     model: Model
+    # a captured instance: the options its policy's backend solved it with (backend -> options)
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 def generated_instances(cfg: BenchConfig) -> Iterator[Instance]:
@@ -224,16 +226,39 @@ def file_instances(cfg: BenchConfig, data_dir: Path, note: Callable[[str], None]
 
 
 def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
-    """The instances of a ``.jsonl`` capture file, or of every one in a directory (sorted)."""
+    """The instances of a ``.jsonl`` capture file, or of every one in a directory (sorted), each
+    with the options its policy's backend solved it with (the capture's ``backend`` and
+    ``options``: AESCB's xi and max_budget change from slot to slot), checked against that
+    backend's schema here."""
+    from optsched.files import read_user_text
     from optsched.io import load_instances
+    from optsched.io.json_instance import read_captures
+    from optsched.solve import check_backend
 
     path = Path(path)
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files:
         raise ValueError(f"--instances: {path} holds no .jsonl capture file")
     for f in files:
-        for j, model in enumerate(load_instances(f), start=1):
-            yield Instance(model.name, "captured", f"{label or f.stem}#{j}", label or f.name, "", model)
+        if f.suffix.lower() != ".jsonl":  # another instance file: no capture entries
+            pairs = [(model, {}) for model in load_instances(f)]
+        else:
+            pairs = read_captures(read_user_text(f, "file"))
+            if not pairs:
+                raise ValueError(f"file: {f} holds no instance")
+        for j, (model, capture) in enumerate(pairs, start=1):
+            options: dict[str, Mapping[str, Any]] = {}
+            if "backend" in capture or "options" in capture:
+                backend, given = capture.get("backend"), capture.get("options", {})
+                if not isinstance(backend, str) or not isinstance(given, dict):
+                    raise ValueError(f"--instances: {f} line {j}: capture.backend and capture.options must be a "
+                                     f"name and a table")
+                try:
+                    check_backend(model, backend, given)
+                except ValueError as exc:
+                    raise ValueError(f"--instances: {f} line {j}: {exc}") from None
+                options[backend] = given
+            yield Instance(model.name, "captured", f"{label or f.stem}#{j}", label or f.name, "", model, options)
 
 
 def paper_captures(cfg: BenchConfig, tmp: Path, log: Callable[[str], None]) -> Iterator[Instance]:
@@ -260,11 +285,12 @@ def _smallest_instance(cfg: BenchConfig, kind: str) -> Model:
     return generate(kind, min(cfg.sizes_of(kind)), np.random.default_rng([cfg.seed, 999_983]))
 
 
-def _timed_solve(model: Model, backend: str, time_limit: float | None) -> tuple[Result, float]:
+def _timed_solve(model: Model, backend: str, time_limit: float | None,
+                 options: Mapping[str, Any] | None = None) -> tuple[Result, float]:
     import optsched
 
     cpu = time.process_time()
-    res = optsched.solve(model, backend, time_limit=time_limit)
+    res = optsched.solve(model, backend, time_limit=time_limit, **dict(options or {}))
     return res, time.process_time() - cpu
 
 
@@ -308,7 +334,7 @@ def run_instance(inst: Instance, cfg: BenchConfig, cuts: _Cuts, versions: str) -
             if b.NAME in stopped:
                 continue
             limit = cfg.limit if b.SUPPORTS_TIME_LIMIT else None
-            res, cpu = _timed_solve(inst.model, b.NAME, limit)
+            res, cpu = _timed_solve(inst.model, b.NAME, limit, inst.options.get(b.NAME))
             results[b.NAME].append((r, res, cpu))
             if res.termination is Termination.TIME_LIMIT:
                 stopped.add(b.NAME)
@@ -582,25 +608,30 @@ def overview_table(df: "pd.DataFrame") -> list[str]:
 
 def captured_table(df: "pd.DataFrame") -> list[str]:
     """The subproblems the papers' policies really produced (``source = captured``): per model,
-    capture set and backend, the median runtime over its instances, its ratio to the fastest
-    exact backend on the same instances, the gaps to the best bound and the terminations."""
+    capture set and backend, the median runtime over its instances, the median over those
+    instances of its runtime over the fastest exact backend's on the same instance (a backend
+    that fits only some instances, brute force's n <= 22, is compared there only: a median over
+    its one small instance was the reference for all 13), the gaps to the best bound and the
+    terminations."""
     cap = df[df["source"] == "captured"]
     if cap.empty:
         return []
     cap = cap.assign(capture=cap["instance"].str.rsplit("#", n=1).str[0])
     per_inst = cap.groupby(["model", "capture", "instance", "backend"], as_index=False)["runtime_s"].median()
-    head = ["model", "captured from", "instances", "sizes", "backend", "exact", "median runtime", "/ fastest exact",
-            "median gap", "max gap", "termination (all rows)"]
+    head = ["model", "captured from", "instances", "sizes", "backend", "exact", "median runtime",
+            "/ fastest exact (per instance)", "median gap", "max gap", "termination (all rows)"]
     lines = ["## Captured subproblems (what the papers' policies solve)", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     exact_names = set(df.loc[df["exact"].astype(bool), "backend"])
     for (kind, capture), part in cap.groupby(["model", "capture"], sort=False):
         times = per_inst[(per_inst["model"] == kind) & (per_inst["capture"] == capture)]
         medians = times.groupby("backend")["runtime_s"].median()
-        exact_medians = medians[[b for b in medians.index if b in exact_names]]
+        fastest = times[times["backend"].isin(exact_names)].groupby("instance")["runtime_s"].min()
+        ratios = times.assign(ratio=times["runtime_s"] / times["instance"].map(fastest))
+        ratios = ratios[np.isfinite(ratios["ratio"])].groupby("backend")["ratio"].median()
         for backend, b in part.groupby("backend", sort=False):
             t = float(medians[backend])
-            ratio = f"{t / float(exact_medians.min()):.2g}x" if len(exact_medians) and exact_medians.min() > 0 else "-"
+            ratio = f"{float(ratios[backend]):.2g}x" if backend in ratios.index else "-"
             gaps = b["gap_to_best_bound"].dropna().astype(float)
             counts = ", ".join(f"{k} {v}" for k, v in b["termination"].value_counts().items())
             lines.append("| " + " | ".join([

@@ -15,8 +15,10 @@ any policy solves in its block:
   same with and without shadows. One row per (subproblem, backend), the policy's own row
   included, with the two gaps measured against the best bound of that subproblem;
 * ``capture``: every ``capture_every``-th subproblem is appended to ``DIR/<kind>.jsonl`` as
-  the model's JSON object plus a ``capture`` key (episode, policy, solver, slot, call), and
-  ``DIR/run.json`` records the run (experiment, config, versions);
+  the model's JSON object plus a ``capture`` key (episode, policy, solver, slot, call, and the
+  policy's ``backend`` with the ``options`` it solved with: its configured ones and that slot's
+  parameters, such as AESCB's xi and max_budget, which ``bench --instances`` passes to that
+  backend again), and ``DIR/run.json`` records the run (experiment, config, versions);
 * per solver: solves, terminations, fallbacks and runtimes, in :meth:`Observer.summary`
   (added to the run's metadata JSON).
 
@@ -64,6 +66,7 @@ class SubproblemSolver:
         if options is not None and (not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options)):
             raise ValueError(f"options: expected a mapping of backend option names to values, got {options!r}")
         self.backend = backend or default
+        self.options = dict(options or {})
         self.default = default
         self.label = label or self.kind.name
         self.prepared = prepare(self.kind, self.backend, verify=verify, **dict(options or {}))
@@ -189,7 +192,8 @@ class Observer:
         where = {"episode": self.episode, "policy": self.policy, "solver": solver.label, "slot": self.slot,
                  "call": call}
         if self.capture_dir is not None and call % self.capture_every == 0:
-            self._write_capture(model, where)
+            options = {**solver.options, **solver._options_for(solver.prepared, params)}
+            self._write_capture(model, {**where, "backend": solver.backend, "options": options})
         if self.shadow and call % self.shadow_every == 0:
             self._shadow_rows(solver, model, result, params, where)
 

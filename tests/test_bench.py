@@ -217,3 +217,40 @@ def test_bench_of_captures_that_nothing_fits_is_refused(tmp_path: Path, capsys: 
         err = capsys.readouterr().err
         assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
         assert not (tmp_path / "out" / "bench.csv").exists()
+
+
+def test_captured_ratios_compare_backends_on_the_same_instances() -> None:
+    """A backend that fits one small captured instance (brute force, n <= 22) had its median over
+    that one as the "1x" of every backend: escb_oa, the fastest exact backend on every instance,
+    read 7.7x."""
+    import pandas as pd
+
+    from optsched.bench import captured_table
+
+    runs = {"cap#1": {"escb_oa": 1e-3, "brute_force": 1.3e-3, "aescb": 0.3e-3},
+            "cap#2": {"escb_oa": 10e-3, "aescb": 2e-3}, "cap#3": {"escb_oa": 20e-3, "aescb": 3e-3}}
+    df = pd.DataFrame([{"model": "escb_index", "source": "captured", "instance": inst, "backend": b,
+                        "exact": b != "aescb", "runtime_s": t, "size": 13, "gap_to_best_bound": 0.0,
+                        "termination": "optimal"} for inst, times in runs.items() for b, t in times.items()])
+    rows = {line.split(" | ")[4]: line.split(" | ")[7] for line in captured_table(df) if line.startswith("| escb_index")}
+    assert rows == {"escb_oa": "1x", "brute_force": "1.3x", "aescb": "0.2x"}
+
+
+def test_captured_instances_carry_the_options_the_policy_solved_them_with(tmp_path) -> None:
+    """ESDP's AESCB route takes xi and max_budget per slot; the capture kept only the model, so
+    ``bench --instances`` re-solved 10 of 13 captured indices with the defaults (xi = 32) and
+    reported gaps the policy never had."""
+    import optsched
+    from optsched.bench import captured_instances
+    from optsched.observe import Observer
+    from optsched.papers import get_paper
+
+    paper = get_paper("esdp")
+    cfg = paper.make_config({"horizon": 12, "n_servers": 6, "n_ports": 3, "policies": ["ESDP"]})
+    with Observer(capture_dir=tmp_path / "cap", capture_every=1, shadow=("escb_oa",), shadow_every=1) as observer:
+        paper.run(cfg, tmp_path / "out")
+    captured = [i for i in captured_instances(tmp_path / "cap") if i.kind == "escb_index"]
+    assert captured and all({"xi", "max_budget"} <= set(i.options["aescb"]) for i in captured)
+    policy = [row["objective"] for row in observer.rows if row["role"] == "policy" and row["model"] == "escb_index"]
+    again = [optsched.solve(i.model, "aescb", **i.options["aescb"]).objective for i in captured]
+    assert len(again) == len(policy) and again == pytest.approx(policy, rel=1e-12)

@@ -76,16 +76,25 @@ CAPTURE_KEY = "capture"
 
 @register_reader(".jsonl")
 def read_json_lines(text: str) -> list[Model]:
-    models = []
+    return [model for model, _ in read_captures(text)]
+
+
+def read_captures(text: str) -> list[tuple[Model, dict[str, Any]]]:
+    """Each line's model and its ``capture`` entry ({} without one; a table, else ValueError)."""
+    out = []
     # records end at "\n" (JSON Lines); str.splitlines would also cut a string holding U+2028
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
             data = loads_strict(line)
+            capture: Any = {}
             if isinstance(data, dict):
+                capture = data.get(CAPTURE_KEY, {})
                 data = {k: v for k, v in data.items() if k != CAPTURE_KEY}
-            models.append(model_from_dict(data))
+            if not isinstance(capture, dict):
+                raise ValueError(f"{CAPTURE_KEY}: expected a table, got {capture!r}")
+            out.append((model_from_dict(data), capture))
         except ValueError as exc:
             raise ValueError(f"jsonl: line {number}: {exc}") from None
-    return models
+    return out
