@@ -666,6 +666,11 @@ def test_a_point_over_its_row_by_a_share_of_one_columns_range_is_infeasible():
     over = np.array([0.0, 1.1216331213782085e6])  # the upper bound of column 1: 5.622 on a row of 4.841
     assert WIDE_COLUMNS.violations(over, tol=1e-6) == ["row 0: 5.622 outside [-inf, 4.841]"]
     assert WIDE_COLUMNS.violations(np.array([0.0, 965817.49210102]), tol=1e-9) == []
+    # a column fixed at 0 has no magnitude of its own: a solver's zero there is checked at the program's
+    fixed = LinearProgram(c=[1.0, 1.0], A=[[1.0, 1.0]], row_lower=[-np.inf], row_upper=[2.0], col_lower=[0.0, 0.0],
+                          col_upper=[1.0, 0.0])
+    assert fixed.violations(np.array([1.0, 1e-13]), tol=1e-6) == []
+    assert fixed.violations(np.array([1.0, 1e-3]), tol=1e-6) == ["x[1] = 0.001 outside [0, 0]"]
 
 
 WIDE_LP_VARIANTS = ("plain", "wide_rows", "wide_columns", "wide_costs", "free", "equalities", "degenerate", "tiny",
