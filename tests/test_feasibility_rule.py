@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import optsched
+from optsched.generators import generate
 from optsched.models import BudgetedIP, EscbIndex
 from optsched.models.forms import all_binary_rows, as_binary
 from optsched.models.pseudo_welfare import PseudoWelfareIntegral
@@ -131,3 +132,31 @@ def test_a_selections_row_slack_scales_with_what_it_sums_not_with_unused_entries
     infeasible = BudgetedIP(values=[1], weights=[[1]], capacity=[0], budget_coeffs=[1e8], budget=1)
     assert infeasible.violations([]) != []
     assert optsched.solve(infeasible, "highs").termination is Termination.INFEASIBLE
+
+
+def test_a_row_of_tiny_data_keeps_a_slack_of_its_own_scale():
+    """The continuous kinds' rows had a floor of tol (1e-6 at the seam's check) whatever their
+    scale: a job whose workloads, rho and capacities are 1e-9 could carry 1e-6, a thousand times
+    its rho, and pass. The floor is now the smaller of 1 and what the row's variables can sum to;
+    a solver's residual at the job's own scale still passes."""
+    from optsched.models.base import model_from_dict
+    from optsched.solve import VERIFY_TOL
+
+    job = generate("pseudo_welfare", 6, np.random.default_rng(0))
+    data = job.to_dict()
+    for key in ("rho", "xbar", "capacity", "usage"):
+        data[key] = (np.asarray(data[key], dtype=float) * 1e-9).tolist()
+    tiny = model_from_dict(data)
+    over = np.full(tiny.n_units, 1e-6 / tiny.n_units)  # sums to 1e-6, a thousand times rho
+    assert any(v.startswith("(4)") for v in tiny.violations(over, tol=VERIFY_TOL))
+    solved = optsched.solve(tiny, "kkt")
+    assert solved.ok and not tiny.violations(solved.solution + 1e-22, tol=VERIFY_TOL)
+
+    offline = generate("onsocmax_offline", 6, np.random.default_rng(0))
+    data = offline.to_dict()
+    for key in ("rho", "xbar", "capacity"):
+        data[key] = (np.asarray(data[key], dtype=float) * 1e-9).tolist()
+    small = model_from_dict(data)
+    pairs = small.instance.n_pairs
+    assert any(v.startswith("(4)") or v.startswith("(6)") or v.startswith("(7)")
+               for v in small.violations(np.full(pairs, 1e-6), tol=VERIFY_TOL))

@@ -251,22 +251,36 @@ class MeshInstance(FrozenArrays):
         if not np.isfinite(x).all():
             return ["allocation has a non-finite entry"]
         out = []
-        if check_sign and x.min(initial=0.0) < -tol:
+        job_reach, unit_reach, scale = self.reaches
+        floor = tol * min(1.0, scale)  # a solver's zero at the instance's own scale
+        if check_sign and x.min(initial=0.0) < -floor:
             out.append(f"(7): negative workload {x.min():.6g}")
-        over = x - self.xbar
-        if over.size and over.max() > tol * np.maximum(1.0, self.xbar[np.argmax(over)]):
+        over = x - np.maximum(floor, tol * self.xbar) - self.xbar
+        if over.size and over.max() > 0:
             p = int(np.argmax(over))
             out.append(f"(7): job {self.pair_job[p]} has {x[p]:.6g} > xbar {self.xbar[p]:.6g} on unit {self.pair_unit[p]}")
         load = np.bincount(self.pair_job, weights=x, minlength=self.n_jobs)
-        j = int(np.argmax(load - self.rho))
-        if load[j] - self.rho[j] > floored_slack(tol, self.rho[j]):
+        j = int(np.argmax(load - self.rho - floored_slack(tol, self.rho, job_reach)))
+        if load[j] - self.rho[j] > floored_slack(tol, self.rho[j], job_reach[j]):
             out.append(f"(4): job {j} processes {load[j]:.6g} > rho {self.rho[j]:.6g}")
         used = np.bincount(self.pair_unit, weights=x, minlength=self.n_units)
         cap = self.capacity.reshape(-1)
-        r = int(np.argmax(used - cap))
-        if used[r] - cap[r] > floored_slack(tol, cap[r]):
+        r = int(np.argmax(used - cap - floored_slack(tol, cap, unit_reach)))
+        if used[r] - cap[r] > floored_slack(tol, cap[r], unit_reach[r]):
             out.append(f"(6): unit {r} carries {used[r]:.6g} > C_r {cap[r]:.6g}")
         return out
+
+    @property
+    def reaches(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """(per job, per unit) the most its pairs' workloads can sum to (sums of xbar), and the
+        largest xbar: the floors of :meth:`pair_violations`' slacks below 1."""
+        cached = self.__dict__.get("_reaches")
+        if cached is None:
+            cached = (np.bincount(self.pair_job, weights=self.xbar, minlength=self.n_jobs),
+                      np.bincount(self.pair_unit, weights=self.xbar, minlength=self.n_units),
+                      float(np.max(self.xbar, initial=0.0)))
+            object.__setattr__(self, "_reaches", cached)
+        return cached
 
     def marginal_bounds(self) -> tuple[float, float]:
         """(iota, upsilon) of (8) over this instance's pairs (:func:`prices.iota_upsilon`)."""

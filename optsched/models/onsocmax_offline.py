@@ -171,7 +171,8 @@ class OfflineWelfareIntegral(MeshWelfare):
             return out
         x = self._vector(solution)
         xbar = self.instance.xbar
-        off = np.minimum(np.abs(x), np.abs(x - xbar)) > tol * np.maximum(1.0, xbar)
+        floor = tol * min(1.0, self.instance.reaches[2])
+        off = (np.abs(x) > floor) & (np.abs(x - xbar) > np.maximum(floor, tol * xbar))
         if off.any():
             p = int(np.argmax(off))
             return [f"(43): pair {p} has {x[p]:.6g}, neither 0 nor xbar {xbar[p]:.6g}"]
@@ -214,9 +215,10 @@ class OfflineWelfareIntegral(MeshWelfare):
         jobs = np.asarray(self.job_matrix @ x.T).T
         units = np.asarray(self.unit_matrix @ x.T).T
         capacity = inst.capacity.reshape(-1)[self.used_units]
+        job_reach, unit_reach, _ = inst.reaches
         # the rows of pair_violations, at its default tolerance
-        feasible = ((jobs <= inst.rho + floored_slack(FEASIBILITY_TOL, inst.rho)).all(axis=1)
-                    & (units <= capacity + floored_slack(FEASIBILITY_TOL, capacity)).all(axis=1))
+        feasible = ((jobs <= inst.rho + floored_slack(FEASIBILITY_TOL, inst.rho, job_reach)).all(axis=1)
+                    & (units <= capacity + floored_slack(FEASIBILITY_TOL, capacity, unit_reach[self.used_units])).all(axis=1))
         return feasible, rows.astype(np.float64) @ self.item_value
 
 

@@ -142,6 +142,16 @@ class JobWelfare(Model):
     def _vector(self, solution: Any) -> np.ndarray:
         return solution_vector(solution).reshape(-1)
 
+    @property
+    def reach(self) -> float:
+        """The most the workloads can sum to (sum of xbar): the floor of (4)'s slack, below 1."""
+        return float(self.memo("reach", lambda: float(np.sum(self.xbar))))
+
+    @property
+    def scale(self) -> float:
+        """The largest workload bound: a solver's zero is measured against it, below 1."""
+        return float(self.memo("scale", lambda: float(np.max(self.xbar, initial=0.0))))
+
     def objective(self, solution: Any) -> float:
         return float(self.unit_welfare(solution_vector(solution, self.n_units)).sum())
 
@@ -152,11 +162,12 @@ class JobWelfare(Model):
         if not np.isfinite(x).all():
             return ["solution has a non-finite entry"]
         out = []
-        if x.sum() > self.rho + floored_slack(tol, self.rho):
+        if x.sum() > self.rho + floored_slack(tol, self.rho, self.reach):
             out.append(f"(4): total {x.sum()} exceeds rho = {self.rho}")
-        for r in np.flatnonzero(x < -tol)[:3]:
+        floor = tol * min(1.0, self.scale)  # a solver's zero at the job's own scale
+        for r in np.flatnonzero(x < -floor)[:3]:
             out.append(f"(7): x[{r}] = {x[r]} < 0")
-        for r in np.flatnonzero(x > self.xbar + tol * np.maximum(1.0, self.xbar))[:3]:
+        for r in np.flatnonzero(x > self.xbar + np.maximum(floor, tol * self.xbar))[:3]:
             out.append(f"(7): x[{r}] = {x[r]} > xbar = {self.xbar[r]}")
         for r in np.flatnonzero(self.usage + x > self.capacity * (1.0 + tol))[:3]:
             out.append(f"capacity: w + x[{r}] = {self.usage[r] + x[r]} > C = {self.capacity[r]}")
@@ -269,7 +280,8 @@ class PseudoWelfareIntegral(JobWelfare):
         if out:
             return out
         x = self._vector(solution)
-        off = (np.abs(x) > tol) & (np.abs(x - self.xbar) > tol * np.maximum(1.0, self.xbar))
+        floor = tol * min(1.0, self.scale)
+        off = (np.abs(x) > floor) & (np.abs(x - self.xbar) > np.maximum(floor, tol * self.xbar))
         return [f"(43): x[{r}] = {x[r]} is neither 0 nor xbar = {self.xbar[r]}" for r in np.flatnonzero(off)[:3]]
 
     @cached_form
@@ -297,7 +309,8 @@ class PseudoWelfareIntegral(JobWelfare):
     def evaluate_binary(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         z = rows.astype(np.float64)
         # the rows of violations, at its default tolerance
-        feasible = (z @ self.xbar <= self.rho + floored_slack(FEASIBILITY_TOL, self.rho)) & ~(rows & ~self.takeable).any(axis=1)
+        feasible = ((z @ self.xbar <= self.rho + floored_slack(FEASIBILITY_TOL, self.rho, self.reach))
+                    & ~(rows & ~self.takeable).any(axis=1))
         return feasible, z @ self.unit_values
 
 

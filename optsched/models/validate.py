@@ -230,10 +230,12 @@ def check_keys(name: str, data: Any, *, required: Sequence[str], optional: Seque
 FEASIBILITY_TOL = 1e-9
 
 
-def floored_slack(tol: float, side: Any) -> Any:
-    """``tol`` times |side|, and at least ``tol``: the slack of a continuous kind's row whose
-    point is a solver's (its zeros are 1e-12 residuals, so a side of 0 keeps a floor)."""
-    return tol * np.maximum(1.0, np.abs(side))
+def floored_slack(tol: float, side: Any, reach: Any = 1.0) -> Any:
+    """``tol`` times |side|, and at least ``tol`` times the smaller of 1 and the row's ``reach``
+    (the most its variables can sum to): the slack of a continuous kind's row whose point is a
+    solver's (its zeros are 1e-12 residuals, so a side of 0 keeps a floor). A floor of 1 alone
+    let a job of capacities and workloads of 1e-9 carry 1e-6, a thousand times its capacity."""
+    return tol * np.maximum(np.minimum(1.0, reach), np.abs(side))
 
 
 def row_slack(tol: float, side: np.ndarray, scale: np.ndarray) -> np.ndarray:
