@@ -251,12 +251,12 @@ def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
             if "backend" in capture or "options" in capture:
                 backend, given = capture.get("backend"), capture.get("options", {})
                 if not isinstance(backend, str) or not isinstance(given, dict):
-                    raise ValueError(f"--instances: {f} line {j}: capture.backend and capture.options must be a "
+                    raise ValueError(f"--instances: {f} instance {j}: capture.backend and capture.options must be a "
                                      f"name and a table")
                 try:
                     check_backend(model, backend, given)
                 except ValueError as exc:
-                    raise ValueError(f"--instances: {f} line {j}: {exc}") from None
+                    raise ValueError(f"--instances: {f} instance {j}: {exc}") from None
                 options[backend] = given
             yield Instance(model.name, "captured", f"{label or f.stem}#{j}", label or f.name, "", model, options)
 

@@ -671,6 +671,12 @@ def test_a_point_over_its_row_by_a_share_of_one_columns_range_is_infeasible():
                           col_upper=[1.0, 0.0])
     assert fixed.violations(np.array([1.0, 1e-13]), tol=1e-6) == []
     assert fixed.violations(np.array([1.0, 1e-3]), tol=1e-6) == ["x[1] = 0.001 outside [0, 0]"]
+    # and a column without an upper bound beside one of 1e9 is checked at its own scale, not 1e9's
+    wide = LinearProgram(c=[1.0, -1.0], A=[[1.0, 1.0]], row_lower=[-np.inf], row_upper=[2e9], col_lower=[0.0, 0.0],
+                         col_upper=[np.inf, 1e9])
+    assert wide.violations(np.array([-999.0, 1e9]), tol=1e-6) == ["x[0] = -999 outside [0, inf]"]
+    assert wide.violations(np.array([-0.9, 1e9]), tol=1e-9) == ["x[0] = -0.9 outside [0, inf]"]
+    assert wide.violations(np.array([-1e-13, 1e9]), tol=1e-9) == []
 
 
 WIDE_LP_VARIANTS = ("plain", "wide_rows", "wide_columns", "wide_costs", "free", "equalities", "degenerate", "tiny",

@@ -170,12 +170,12 @@ class LinearProgram(Model):
         # each variable's magnitude: its largest finite bound or |x_j| (a program scaled as a whole
         # is checked as the unscaled one; row_slack scales each row's slack with the row). Per
         # column: one magnitude for all (the largest bound, 1.1e6) let a row of coefficient 1e3
-        # on a column of range 4e-5 pass a point 16 % over its side. A column without a bound of
-        # its own (fixed at 0, or free) has its bounds checked at the program's magnitude: a
-        # solver's zero there is 1e-12 of the scale it works at
+        # on a column of range 4e-5 pass a point 16 % over its side. A bound's slack has a floor
+        # of the smaller of 1 and the program's magnitude, so a solver's zero on a column fixed
+        # at 0 (1e-13) passes; the program's magnitude itself (1e9) let x = -999 pass x >= 0
         own = self.memo("column_magnitude", self._column_magnitude)
         magnitude = np.maximum(np.abs(x), own)
-        bound_scale = np.where(own > 0, magnitude, np.maximum(np.abs(x), float(magnitude.max(initial=0.0))))
+        bound_scale = np.maximum(magnitude, min(1.0, float(magnitude.max(initial=0.0))))
         for j in np.flatnonzero((x < self.col_lower - row_slack(tol, self.col_lower, bound_scale))
                                 | (x > self.col_upper + row_slack(tol, self.col_upper, bound_scale)))[:3]:
             out.append(f"x[{j}] = {x[j]:.9g} outside [{self.col_lower[j]:g}, {self.col_upper[j]:g}]")
