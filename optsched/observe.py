@@ -69,7 +69,7 @@ class SubproblemSolver:
         self.options = dict(options or {})
         self.default = default
         self.label = label or self.kind.name
-        self.prepared = prepare(self.kind, self.backend, verify=verify, **dict(options or {}))
+        self.prepared = prepare(self.kind, self.backend, verify=verify, **self.options)
         self._fallback: Prepared | None = None
         self._verify = verify
         self.solves = 0

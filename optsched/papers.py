@@ -46,10 +46,11 @@ class ReproductionRun:
     ``replicate=False`` for a run that replicates inside itself (its ``repeats`` or
     ``instances``); its claims then say how many it has, and ``replicates_key`` names the config
     key that ``reproduce --replicates N`` sets for it (None: its sample, such as the instances
-    a maximum is taken over, is not a number of replicates, and ``--replicates`` leaves it). A run with ``data = (key, subdir)``
-    reads ``subdir`` of the shared data directory (:func:`optsched.io.default_data_dir`), passed
-    as its config key ``key``; when that directory is absent the run is skipped and
-    ``RUN/SKIPPED.txt`` says why (:func:`optsched.claims.skipped`)."""
+    a maximum is taken over, is not a number of replicates, and ``--replicates`` leaves it). A
+    run with ``data = (key, subdir)`` reads ``subdir`` of the shared data directory
+    (:func:`optsched.io.default_data_dir`), passed as its config key ``key``; when that
+    directory is absent the run is skipped and ``RUN/SKIPPED.txt`` says why
+    (:func:`optsched.claims.skipped`)."""
 
     preset: str
     reduced: Mapping[str, Any] = field(default_factory=dict)

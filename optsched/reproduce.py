@@ -87,9 +87,9 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
     Every run with ``replicate`` runs ``replicates`` times (default 5, ``full`` 10) with
     independent seeds, ``jobs`` replicates at once in worker processes; a run that replicates
     inside itself takes ``replicates`` (when given) as its ``replicates_key`` (``repeats``), and
-    one whose sample is not a number of replicates (``instances``) is logged as left as it is. With ``only`` (run labels)
-    just those runs run; the claims then read the other runs' output already in ``out`` (to
-    finish or redo part of a reproduction)."""
+    one whose sample is not a number of replicates (``instances``) is logged as left as it is.
+    With ``only`` (run labels) just those runs run; the claims then read the other runs' output
+    already in ``out`` (to finish or redo part of a reproduction)."""
     import pandas as pd
 
     from optsched.artifacts import write_csv, write_text

@@ -260,13 +260,15 @@ class MeshInstance(FrozenArrays):
             p = int(np.argmax(over))
             out.append(f"(7): job {self.pair_job[p]} has {x[p]:.6g} > xbar {self.xbar[p]:.6g} on unit {self.pair_unit[p]}")
         load = np.bincount(self.pair_job, weights=x, minlength=self.n_jobs)
-        j = int(np.argmax(load - self.rho - floored_slack(tol, self.rho, job_reach)))
-        if load[j] - self.rho[j] > floored_slack(tol, self.rho[j], job_reach[j]):
+        excess = load - self.rho - floored_slack(tol, self.rho, job_reach)
+        j = int(np.argmax(excess))
+        if excess[j] > 0:
             out.append(f"(4): job {j} processes {load[j]:.6g} > rho {self.rho[j]:.6g}")
         used = np.bincount(self.pair_unit, weights=x, minlength=self.n_units)
         cap = self.capacity.reshape(-1)
-        r = int(np.argmax(used - cap - floored_slack(tol, cap, unit_reach)))
-        if used[r] - cap[r] > floored_slack(tol, cap[r], unit_reach[r]):
+        excess = used - cap - floored_slack(tol, cap, unit_reach)
+        r = int(np.argmax(excess))
+        if excess[r] > 0:
             out.append(f"(6): unit {r} carries {used[r]:.6g} > C_r {cap[r]:.6g}")
         return out
 

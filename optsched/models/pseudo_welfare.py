@@ -145,12 +145,12 @@ class JobWelfare(Model):
     @property
     def reach(self) -> float:
         """The most the workloads can sum to (sum of xbar): the floor of (4)'s slack, below 1."""
-        return float(self.memo("reach", lambda: float(np.sum(self.xbar))))
+        return self.memo("reach", lambda: float(np.sum(self.xbar)))
 
     @property
     def scale(self) -> float:
         """The largest workload bound: a solver's zero is measured against it, below 1."""
-        return float(self.memo("scale", lambda: float(np.max(self.xbar, initial=0.0))))
+        return self.memo("scale", lambda: float(np.max(self.xbar, initial=0.0)))
 
     def objective(self, solution: Any) -> float:
         return float(self.unit_welfare(solution_vector(solution, self.n_units)).sum())

@@ -120,11 +120,9 @@ def _table3(run_dir: Path) -> "pd.DataFrame":
     return t3[~t3["panel"].isna()]
 
 
-def _one_run(frame: "pd.DataFrame", panels: tuple[str, ...] | None = None) -> dict[tuple[Any, Any], int]:
+def _one_run(frame: "pd.DataFrame") -> dict[tuple[Any, Any], int]:
     """(panel, value) -> the number of its distinct setting (``_sweep``'s ``setting`` column: a
     column that repeats another's config is that run shown again)."""
-    if panels is not None:
-        frame = frame[frame["panel"].isin(panels)]
     if "setting" not in frame:  # written before the column: every column its own run, as it then was
         return {col: i for i, col in enumerate(dict.fromkeys(zip(frame["panel"], frame["value"])))}
     return {(p, v): int(k) for p, v, k in zip(frame["panel"], frame["value"], frame["setting"])}

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import csv
 import io
-from array import array
 import warnings
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -287,7 +287,6 @@ def node_pool(directory: str | Path) -> NodePool:
     gpu-v2020 machines (cores, GB, gpus; the GPU model is gpu_type where the machine has GPUs:
     CPU machines have none, MISC ones 8 of types the trace does not name)."""
     d = Path(directory)
-    parts = []
     f23 = d / "gpu-v2023" / "openb_node_list_all_node.csv"
     f20 = d / "gpu-v2020" / "pai_machine_spec.csv"
     if not d.is_dir():
@@ -296,14 +295,15 @@ def node_pool(directory: str | Path) -> NodePool:
         if not (f.exists() or f.is_symlink()):  # anything there is read (a directory or FIFO is refused)
             raise ValueError(f"trace: {d} has no {f.relative_to(d)} (the node pool is the machines of both "
                              f"gpu-v2023 and gpu-v2020)")
-    t = read_v2023_nodes(f23)
-    cap = np.column_stack([t["cpu_milli"] / 1000.0, t["memory_mib"] / 1024.0, t["gpu"].astype(float)])
-    parts.append((cap, t["model"].astype(str), np.full(len(t), "v2023")))
-    t = read_v2020_machines(f20)
-    cap = np.column_stack([t["cap_cpu"], t["cap_mem"], t["cap_gpu"].astype(float)])
-    model = np.where(t["cap_gpu"] > 0, t["gpu_type"].astype(str), "")
-    parts.append((cap, model, np.full(len(t), "v2020")))
-    return NodePool(*(np.concatenate([p[i] for p in parts]) for i in range(3)))
+    t23, t20 = read_v2023_nodes(f23), read_v2020_machines(f20)
+    return NodePool(
+        capacity=np.vstack([
+            np.column_stack([t23["cpu_milli"] / 1000.0, t23["memory_mib"] / 1024.0, t23["gpu"].astype(float)]),
+            np.column_stack([t20["cap_cpu"], t20["cap_mem"], t20["cap_gpu"].astype(float)]),
+        ]),
+        model=np.concatenate([t23["model"].astype(str), np.where(t20["cap_gpu"] > 0, t20["gpu_type"].astype(str), "")]),
+        source=np.concatenate([np.full(len(t23), "v2023"), np.full(len(t20), "v2020")]),
+    )
 
 
 @dataclass(frozen=True)

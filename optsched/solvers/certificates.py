@@ -120,14 +120,22 @@ def certified_continuous(model: Model, solution: Any, x: np.ndarray, row_duals: 
     is 0.5), and its LP solver where scaled costs fall below its dual tolerance (costs of 2.5e9
     and -1.2: "optimal" 0 where -3.29 is); their duals then prove no such thing, and the result
     is ``feasible`` with ``extra["optimality"]`` giving the bound they do prove. The highs and
-    pyomo backends and cvxpy's standard-form programs use it."""
+    pyomo backends use it (cvxpy's standard-form programs reach :func:`lagrangian_bound` through
+    their entry of :data:`CVXPY_DUAL_BOUNDS`)."""
     if row_duals is None:
         extra["optimality"] = f"not certified: {solver} returned no duals"
         return Termination.FEASIBLE, None
     objective = model.objective(solution)
+    return judged(model, objective, lagrangian_bound(model, objective, x, row_duals), extra,
+                  f"the duals of {solver} prove")
+
+
+def lagrangian_bound(model: Model, objective: float, x: np.ndarray, row_duals: np.ndarray) -> float:
+    """The bound the row multipliers ``row_duals`` (HiGHS's sign for the program as stated) prove
+    on the optimum of ``model``'s standard form: ``objective`` (its value at x) less the
+    Lagrangian gap when minimising, plus it when maximising."""
     gap = as_standard(model).to_standard_form().lagrangian_gap(x, row_duals)
-    bound = objective + gap if model.maximize else objective - gap
-    return judged(model, objective, bound, extra, f"the duals of {solver} prove")
+    return objective + gap if model.maximize else objective - gap
 
 
 # The Lagrangian bound of a cvxpy form's multipliers, per model kind: ``bound(model, duals,
@@ -247,11 +255,8 @@ def _standard_bound(model: Any, duals: tuple[Any, ...], solution: Any) -> float 
         if v is None or v.size != where.size:
             return None
         y[where] += v if kind == "lower" else -v
-    x = np.asarray(solution, dtype=np.float64)
-    objective = model.objective(solution)
-    if form.maximize:
-        return objective + form.lagrangian_gap(x, -y)
-    return objective - form.lagrangian_gap(x, y)
+    return lagrangian_bound(model, model.objective(solution), np.asarray(solution, dtype=np.float64),
+                            -y if form.maximize else y)
 
 
 def welfare_dual_bound(model: Any, mu: float) -> float:
