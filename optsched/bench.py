@@ -232,7 +232,7 @@ def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
     backend's schema here."""
     from optsched.files import read_user_text
     from optsched.io import load_instances
-    from optsched.io.json_instance import read_captures
+    from optsched.io.json_instance import policy_solve, read_captures
     from optsched.solve import check_backend
 
     path = Path(path)
@@ -248,16 +248,13 @@ def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
                 raise ValueError(f"file: {f} holds no instance")
         for j, (model, capture) in enumerate(pairs, start=1):
             options: dict[str, Mapping[str, Any]] = {}
-            if "backend" in capture or "options" in capture:
-                backend, given = capture.get("backend"), capture.get("options", {})
-                if not isinstance(backend, str) or not isinstance(given, dict):
-                    raise ValueError(f"--instances: {f} instance {j}: capture.backend and capture.options must be a "
-                                     f"name and a table")
-                try:
-                    check_backend(model, backend, given)
-                except ValueError as exc:
-                    raise ValueError(f"--instances: {f} instance {j}: {exc}") from None
-                options[backend] = given
+            try:
+                policy = policy_solve(capture)
+                if policy is not None:
+                    check_backend(model, *policy)
+                    options[policy[0]] = policy[1]
+            except ValueError as exc:
+                raise ValueError(f"--instances: {f} instance {j}: {exc}") from None
             yield Instance(model.name, "captured", f"{label or f.stem}#{j}", label or f.name, "", model, options)
 
 

@@ -55,16 +55,16 @@ def _finite_or_none(x: float | None) -> float | None:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     import optsched
-    from optsched.io import load_instance
-    from optsched.solve import check_backend
+    from optsched.solve import check_backend, choose_backend
 
-    model = load_instance(args.file, args.instance)
-    options = _parse_options(args.option)
+    model, capture = _load(args)
+    backend = choose_backend(model, args.backend).NAME
+    options = {**_captured_options(args, capture, backend), **_parse_options(args.option)}
     if args.log:
         options["log"] = True  # backends without a solver log refuse it (unknown option)
     # the backend's own options only: --option time_limit=1 or verify=false named solve()'s parameters
-    check_backend(model, args.backend, options)
-    res = optsched.solve(model, args.backend, time_limit=args.time_limit, **options)
+    check_backend(model, backend, options)
+    res = optsched.solve(model, backend, time_limit=args.time_limit, **options)
     if args.log:
         from optsched.artifacts import write_text
 
@@ -79,6 +79,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             "bound": _finite_or_none(res.bound),
             "gap_to_own_bound": res.gap_to_own_bound,
             "solution": solution,
+            "options": options,
             "runtime_s": res.runtime_s,
             "setup_s": res.extra.get("setup_s"),
             "message": res.message,
@@ -86,6 +87,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     else:
         print(f"model       {res.model} (size {model.size})")
         print(f"backend     {res.backend}")
+        if options:
+            print(f"options     {_options_text(options)}")
         print(f"termination {res.termination.value}")
         print(f"objective   {res.objective}")
         print(f"bound       {res.bound}")
@@ -99,12 +102,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     import optsched
-    from optsched.io import load_instance
 
-    model = load_instance(args.file, args.instance)
+    model, capture = _load(args)
     names = _names(args.backends, "--backends") or [b.NAME for b in optsched.fitting_backends(model)]
     options: dict[str, dict[str, Any]] = {n: {"log": True} for n in names
                                           if args.log and "log" in optsched.all_backends()[n].OPTIONS}
+    for name in names:
+        options.setdefault(name, {}).update(_captured_options(args, capture, name))
     for key, value in _parse_options(args.option).items():
         backend, dot, name = key.partition(".")
         if not dot or not backend or not name:
@@ -120,6 +124,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 print(f"wrote {write_text(Path(args.log) / f'{r.backend}.log', r.extra['log'])}")
     print(table.to_string(index=False))
     return 0
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """The instance ``--instance`` picks from the file, and its capture entry ({} for none)."""
+    from optsched.io import load_captured
+
+    return load_captured(args.file, args.instance)
+
+
+def _captured_options(args: argparse.Namespace, capture: dict[str, Any], backend: str) -> dict[str, Any]:
+    """The options a captured instance's policy solved it with, when ``backend`` is the policy's
+    (so ``solve``/``compare`` with that backend solve what the policy solved; options given on
+    the command line override them); {} otherwise, and for instances without a capture."""
+    from optsched.io.json_instance import policy_solve
+
+    try:
+        policy = policy_solve(capture)
+    except ValueError as exc:
+        raise ValueError(f"file: {args.file} instance {args.instance or 1}: {exc}") from None
+    if policy is None or policy[0] != backend:
+        return {}
+    print(f"note: {backend} takes the options its policy solved this instance with: {_options_text(policy[1])}",
+          file=sys.stderr)
+    return dict(policy[1])
+
+
+def _options_text(options: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in options.items()) or "none"
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -254,3 +254,39 @@ def test_captured_instances_carry_the_options_the_policy_solved_them_with(tmp_pa
     policy = [row["objective"] for row in observer.rows if row["role"] == "policy" and row["model"] == "escb_index"]
     again = [optsched.solve(i.model, "aescb", **i.options["aescb"]).objective for i in captured]
     assert len(again) == len(policy) and again == pytest.approx(policy, rel=1e-12)
+
+
+def test_solve_and_compare_of_a_captured_instance_use_its_policys_options(tmp_path, capsys) -> None:
+    """``optsched solve``/``compare`` with the policy's own backend solve what the policy solved
+    (the capture's options: AESCB's xi and max_budget of that slot); another backend, and an
+    option given on the command line, are not touched by them."""
+    from optsched.cli import main
+    from optsched.io.json_instance import read_captures
+    from optsched.observe import Observer
+    from optsched.papers import get_paper
+
+    paper = get_paper("esdp")
+    cfg = paper.make_config({"horizon": 12, "n_servers": 6, "n_ports": 3, "policies": ["ESDP"]})
+    with Observer(capture_dir=tmp_path / "cap", capture_every=1, shadow=("escb_oa",), shadow_every=1) as observer:
+        paper.run(cfg, tmp_path / "out")
+    path = tmp_path / "cap" / "escb_index.jsonl"
+    captures = read_captures(path.read_text())
+    policy = [row["objective"] for row in observer.rows if row["role"] == "policy" and row["model"] == "escb_index"]
+    differs = 0
+    for k, (model, capture) in enumerate(captures, start=1):
+        assert capture["backend"] == "aescb"
+        assert main(["solve", str(path), "--instance", str(k), "--backend", "aescb", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["options"] == capture["options"] and out["objective"] == pytest.approx(policy[k - 1], rel=1e-12)
+        default = optsched.solve(model, "aescb").objective
+        differs += default != pytest.approx(policy[k - 1], rel=1e-12)
+        assert main(["solve", str(path), "--instance", str(k), "--backend", "aescb", "--option", "xi=32", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["options"] == {**capture["options"], "xi": 32}
+        assert main(["solve", str(path), "--instance", str(k), "--backend", "escb_oa", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["options"] == {}
+    assert differs > 0  # the defaults answer another problem on some slots: the options matter
+    assert main(["compare", str(path), "--instance", "1", "--backends", "aescb,escb_oa"]) == 0
+    out = capsys.readouterr()
+    assert "aescb takes the options its policy solved this instance with" in out.err
+    row = next(line for line in out.out.splitlines() if line.split()[:1] == ["aescb"])
+    assert float(row.split()[2]) == pytest.approx(policy[0], rel=1e-6)

@@ -34,7 +34,7 @@ def test_solve_json_output(capsys, good_json: Path) -> None:
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"model", "backend", "termination", "objective", "bound", "gap_to_own_bound", "solution",
-                         "runtime_s", "setup_s", "message"}
+                         "options", "runtime_s", "setup_s", "message"}
     assert data["termination"] == "optimal" and data["message"] == ""
     assert data["objective"] == pytest.approx(2.5)
     assert data["solution"] == [1]

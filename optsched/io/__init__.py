@@ -1,19 +1,21 @@
 """Instance files: a reader registry keyed by file suffix.
 
 ``load_instances(path)`` returns every instance a file holds; ``load_instance(path, k)``
-one of them (``k`` is 1-based, as ``optsched solve --instance K``).
+one of them (``k`` is 1-based, as ``optsched solve --instance K``); ``load_captured(path, k)``
+one with its ``capture`` entry.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, TypeVar
 
 from optsched.files import check_user_file, read_user_text
 from optsched.models.base import Model
 
 Reader = Callable[[str], list[Model]]
+T = TypeVar("T")
 
 
 def default_data_dir() -> Path:
@@ -73,14 +75,31 @@ def load_instances(path: str | Path) -> list[Model]:
 
 
 def load_instance(path: str | Path, instance: int | None = None) -> Model:
-    models = load_instances(path)
+    return _one(load_instances(path), path, instance)
+
+
+def load_captured(path: str | Path, instance: int | None = None) -> tuple[Model, dict[str, Any]]:
+    """One instance and its ``capture`` entry (``run --capture``'s ``.jsonl`` lines; {} for a line
+    without one and for every other format)."""
+    if Path(path).suffix.lower() != ".jsonl":
+        return load_instance(path, instance), {}
+    from optsched.io.json_instance import read_captures
+
+    pairs = read_captures(read_user_text(Path(path), "file"))
+    if not pairs:
+        raise ValueError(f"file: {path} holds no instance")
+    return _one(pairs, path, instance)
+
+
+def _one(items: list[T], path: str | Path, instance: int | None) -> T:
+    """Item ``instance`` (1-based) of a file's instances; the only one when it is None."""
     if instance is None:
-        if len(models) > 1:
-            raise ValueError(f"instance: {path} holds {len(models)} instances; choose one with --instance 1..{len(models)}")
-        return models[0]
-    if not 1 <= instance <= len(models):
-        raise ValueError(f"instance: {instance} is out of range 1..{len(models)}")
-    return models[instance - 1]
+        if len(items) > 1:
+            raise ValueError(f"instance: {path} holds {len(items)} instances; choose one with --instance 1..{len(items)}")
+        return items[0]
+    if not 1 <= instance <= len(items):
+        raise ValueError(f"instance: {instance} is out of range 1..{len(items)}")
+    return items[instance - 1]
 
 
 from optsched.io import delorme, dimacs, json_instance, model_files, orlib  # noqa: E402,F401  (register the readers)

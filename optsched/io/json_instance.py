@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Mapping
 
 from optsched.io import register_reader
 from optsched.models.base import Model, model_from_dict
@@ -98,3 +98,16 @@ def read_captures(text: str) -> list[tuple[Model, dict[str, Any]]]:
         except ValueError as exc:
             raise ValueError(f"jsonl: line {number}: {exc}") from None
     return out
+
+
+def policy_solve(capture: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The backend a capture's policy solved its instance with and the options it used (its
+    configured ones and the slot's parameters, such as AESCB's xi and max_budget), or None for
+    a capture that names none; ValueError when they are not a name and a table."""
+    if "backend" not in capture and "options" not in capture:
+        return None
+    backend, options = capture.get("backend"), capture.get("options", {})
+    if not isinstance(backend, str) or not isinstance(options, dict):
+        raise ValueError(f"{CAPTURE_KEY}.backend and {CAPTURE_KEY}.options must be a name and a table, "
+                         f"got {backend!r} and {options!r}")
+    return backend, options
