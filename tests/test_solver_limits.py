@@ -176,9 +176,10 @@ def test_highs_presolve_fault_in_escb_outer_approximation_is_avoided() -> None:
 # --- numbers a solver cannot hold ------------------------------------------------------------------
 @pytest.mark.parametrize("scale", [1e19, 1e20, 1e25, 1e99])
 def test_values_beyond_a_solvers_infinity_are_refused_or_solved_never_crash(scale: float) -> None:
-    """Set packing weights up to 3e99 (models refuse numbers beyond 1e100): HiGHS, SCIP, CP-SAT (and Pyomo over them) take values from
-    1e20 on as infinite, so they do not fit such an instance (``admits`` says why, and solving
-    with one is a ValueError naming the backend); every backend that fits returns a result
+    """Set packing weights up to 3e99 (models refuse numbers beyond 1e100): HiGHS, CP-SAT (and
+    Pyomo over them) take values from 1e20 on as infinite, so they do not fit such an instance
+    (``admits`` says why, and solving with one is a ValueError naming the backend); SCIP is
+    given the objective scaled to order 1, so it fits. Every backend that fits returns a result
     without a warning (cvxpy's ValueError on a point it cannot unpack is an error result), and
     every exact one that returns a solution has the brute-force optimum."""
     m = SetPacking(4, [[0, 1], [1, 2], [2, 3]], [scale, 1.0, 3.0 * scale])
@@ -187,8 +188,8 @@ def test_values_beyond_a_solvers_infinity_are_refused_or_solved_never_crash(scal
     for name in ("highs", "scip", "cpsat", "pyomo"):
         if not get_backend(name).available():
             continue
-        assert (name in fitting) == (scale < 1e20), name
-        if scale >= 1e20:
+        assert (name in fitting) == (scale < 1e20 or name == "scip"), name
+        if name not in fitting:
             with pytest.raises(ValueError, match=re.escape(f"{name}: this instance holds the value {3.0 * scale:.3g}")):
                 optsched.solve(m, name)
     for name in sorted(fitting):
@@ -200,6 +201,26 @@ def test_values_beyond_a_solvers_infinity_are_refused_or_solved_never_crash(scal
         elif result.termination is Termination.ERROR:
             assert result.message, name
     assert optsched.solve(m, "brute_force").objective == pytest.approx(optimum, rel=1e-12)
+
+
+@pytest.mark.parametrize("bound", [1e12, 1e14, 1e15, 1e17, 2.0**64, 9e19])
+def test_scip_refuses_values_it_treats_as_huge(bound: float) -> None:
+    """max x0 + 2 x1 s.t. x0 + x1 <= 1, x0 in [0, b], x1 in {0, 1}: from b = 1e17 SCIP (raw
+    PySCIPOpt too) said "optimal" 1 where 2 is, past its numerics/hugeval of 1e15. The backend
+    refuses values from there on, naming the reason; below, it solves to HiGHS's optimum. The
+    objective and rows it scales itself are not limited (weights of 1e19 above)."""
+    if not get_backend("scip").available():
+        pytest.skip("pyscipopt is not installed")
+    lp = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0]], row_lower=[None], row_upper=[1.0], col_lower=[0, 0],
+                       col_upper=[bound, 1.0], integrality=[True, True], sense="max")
+    if bound >= 1e15:
+        assert "numerics/hugeval" in get_backend("scip").admits(lp)
+        with pytest.raises(ValueError, match="scip: this instance holds the value"):
+            optsched.solve(lp, "scip")
+    else:
+        result = optsched.solve(lp, "scip")
+        assert result.termination is Termination.OPTIMAL and result.objective == pytest.approx(2.0, abs=1e-9)
+    assert optsched.solve(lp, "highs").objective == pytest.approx(2.0, abs=1e-9)
 
 
 @pytest.mark.parametrize("bound,reason", [(1e15, None), (1e16, "integer scaling of the objective"),

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import optsched
+from optsched.models import BudgetedIP, CapacityProjection, LinearProgram, PseudoWelfare, SetPacking, SetPackingBatch
 from optsched.models.validate import LARGE, MAX_MAGNITUDE, float_array, finite_float
 
 SIZES = [1, LARGE - 1, LARGE, 3 * LARGE + 7]
@@ -134,3 +135,105 @@ def test_an_integer_float64_cannot_hold_is_refused(value: object) -> None:
 def test_integers_float64_holds_exactly_pass_whatever_their_size() -> None:
     assert float_array("w", [2**53, 2**60, -(2**62), 10**20]).tolist() == [2.0**53, 2.0**60, -(2.0**62), 1e20]
     assert float_array("w", np.array([2**53 + 1.0])).tolist() == [2.0**53]  # a float is taken as given
+
+
+def _program(**changes: object) -> dict[str, object]:
+    return {"c": [1.0] * 3, "A": [[1.0, 0.0, 1.0]], "row_lower": [1.0], "row_upper": [1.0], "col_lower": [0.0] * 3,
+            "col_upper": [1.0] * 3, **changes}
+
+
+def _sparse(kind: str) -> object:
+    import scipy.sparse as sp
+
+    return {"negative_index": sp.csr_matrix(([1.0], [-1], [0, 1]), shape=(1, 3)),
+            "index_past_n": sp.csr_matrix(([1.0], [5], [0, 1]), shape=(1, 3)),
+            "complex": sp.csr_matrix(np.array([[1j, 0, 1]])),
+            "uint64_past_2^53": sp.csr_matrix(np.array([[2**63 + 1, 0, 1]], dtype=np.uint64)),
+            "boolean": sp.csr_matrix(np.array([[True, False, True]]))}[kind]
+
+
+@pytest.mark.parametrize(("kind", "words"), [
+    ("negative_index", "A: not a valid sparse matrix"), ("index_past_n", "A: not a valid sparse matrix"),
+    ("complex", "A: expected numbers"), ("uint64_past_2^53", "A: the integer 9223372036854775809"),
+    ("boolean", "A: expected numbers")])
+def test_a_sparse_matrix_is_checked_before_it_is_cast(kind: str, words: str) -> None:
+    """A column index of -1 was accepted: HiGHS then corrupted the process's heap (``free():
+    invalid next size``), and an index of 5 in 3 columns made ``violations`` pass x = 0 on a
+    row that needs 1; a complex or a 2^63 + 1 entry was cast (to 1 and 2^63) in silence."""
+    from optsched.models import LinearProgram
+
+    with pytest.raises(ValueError, match=re.escape(words)):
+        LinearProgram(**_program(A=_sparse(kind)))
+
+
+@pytest.mark.parametrize(("kind", "make"), [
+    ("budgeted_ip", lambda v: BudgetedIP([v], [[1.0]], [1.0])),
+    ("capacity_projection", lambda v: CapacityProjection([1.0], [1.0], [v], [1.0])),
+    ("linear_program", lambda v: LinearProgram(**_program(c=[v, 1.0, 1.0]))),
+])
+@pytest.mark.parametrize("value", [np.complex128(3 + 4j), np.timedelta64(1, "s"), np.datetime64("2026-01-01"),
+                                   complex(1, 0), object()])
+def test_only_real_numbers_pass_inside_lists(kind: str, make, value: object) -> None:
+    """numpy casts 3+4j to 3.0 (a ComplexWarning only) and a timedelta to its count: such
+    entries inside a list were read as numbers."""
+    with pytest.raises(ValueError, match="expected (real )?numbers"):
+        make(value)
+
+
+def test_real_numbers_of_every_type_pass_inside_lists() -> None:
+    from fractions import Fraction
+
+    from optsched.models import BudgetedIP
+
+    for value in (3, 3.0, np.float32(3), np.int8(3), np.uint64(3), Fraction(3), np.array(3.0)):
+        assert BudgetedIP([value], [[1.0]], [1.0]).values.tolist() == [3.0], value
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SetPacking(2, np.asarray(0), [1.0]),
+    lambda: SetPacking(2, [np.asarray(0)], [1.0]),
+    lambda: SetPackingBatch(2, np.asarray(0), [[1.0]]),
+    lambda: PseudoWelfare(np.asarray("linear"), [1.0], [0.1], [1.0], [1.0], 1.0),
+    lambda: _mesh(nodes=np.asarray(0)),
+    lambda: _mesh(nodes=[np.asarray(0)]),
+    lambda: _mesh(kind=np.asarray("linear")),
+    lambda: LinearProgram(**_program(A=[[1, 1, 1], [1]], row_lower=[0, 0],
+                                                                  row_upper=[1, 1])),
+    lambda: LinearProgram(**_program(sense=np.array(["min", "max"]))),
+])
+def test_a_list_field_given_a_scalar_or_ragged_rows_is_a_value_error(make) -> None:
+    """A 0-d array passed ``hasattr(x, "__len__")`` and then ``len`` raised TypeError; ragged
+    rows of A and an array as the sense raised numpy's own ValueError, naming no field."""
+    with pytest.raises(ValueError, match=r"^(sets|sets\[0\]|utility|nodes|nodes\[0\]|kind|A|sense): "):
+        make()
+
+
+def _mesh(**changes: object) -> object:
+    from optsched.models.mesh import MeshInstance
+
+    data = {"capacity": [[1.0]], "tau": 1.0, "arrival": [0.0], "deadline": [1.0], "rho": [1.0], "nodes": [[0]],
+            "kind": ["linear"], "xbar": [1.0], "a": [1.0], "beta": [1.0], **changes}
+    return MeshInstance(**data)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _mesh(capacity=[[5e-324]]),
+    lambda: _mesh(capacity=[[1e-90]], beta=[1e11]),
+    lambda: PseudoWelfare("linear", [1.0], [1.0], [5e-324], [1.0], 1.0),
+])
+def test_a_capacity_too_small_for_its_beta_is_refused(make) -> None:
+    """beta / C of 1 / 5e-324 is infinite: the offline program's objective was inf (every exact
+    backend said error) and its MPS file held inf, which the reader then refused."""
+    with pytest.raises(ValueError, match=r"capacity: beta / C of entry 0 is .*, above 1e\+100"):
+        make()
+
+
+def test_a_set_packing_batch_keeps_its_own_sets() -> None:
+    from optsched.models import SetPackingBatch
+
+    sets = [np.array([1, 0]), np.array([2])]
+    model = SetPackingBatch(3, sets, [[1.0, 2.0]])
+    sets[0][:] = 7
+    assert [s.tolist() for s in model.sets] == [[0, 1], [2]]
+    with pytest.raises(ValueError, match="n_elements: must be <= 1000000"):
+        SetPackingBatch(2**53, [[1]], [[1.0]])

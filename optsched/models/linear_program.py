@@ -35,9 +35,15 @@ def _bounds(name: str, value: Any, length: int, missing: float) -> np.ndarray:
 def _own_sparse(name: str, value: Any, layout: Any) -> Any:
     """The model's own copy of a scipy sparse matrix (a caller changing theirs afterwards leaves
     the model alone), its entries checked as :func:`float_array` checks dense ones, read-only."""
-    matrix = layout(value, dtype=np.float64, copy=True)
+    given = layout(value, copy=True)
+    try:  # indices out of range passed, and corrupted the memory of a solver given them
+        given.check_format(full_check=True)
+    except ValueError as exc:
+        raise ValueError(f"{name}: not a valid sparse matrix ({exc})") from None
+    data = float_array(name, given.data)  # a complex or an integer past 2^53 is refused, not cast
+    matrix = layout((data, given.indices, given.indptr), shape=given.shape, copy=True)
     matrix.sum_duplicates()  # in place: before the data are read-only
-    matrix.data = float_array(name, matrix.data)
+    matrix.data = float_array(name, matrix.data)  # duplicates summed: still within range
     return _read_only(matrix)
 
 
@@ -104,7 +110,8 @@ class LinearProgram(Model):
         if sp.issparse(self.A):
             A = _own_sparse("A", self.A, sp.csr_matrix)
         else:
-            dense = float_array("A", self.A, ndim=2) if np.size(self.A) else np.zeros((0, n))
+            no_rows = isinstance(self.A, (list, tuple)) and len(self.A) == 0  # A = [] (JSON's no rows)
+            dense = np.zeros((0, n)) if no_rows else float_array("A", self.A, ndim=2)
             A = _read_only(sp.csr_matrix(dense))
         if A.shape[1] != n:
             raise ValueError(f"A: has {A.shape[1]} columns, expected {n} (one per entry of c)")
@@ -123,7 +130,7 @@ class LinearProgram(Model):
             raise ValueError("integrality: entries must be 0/1 or true/false")
         integ = np.asarray(integ, dtype=bool)
         integ.setflags(write=False)
-        if self.sense not in ("min", "max"):
+        if not isinstance(self.sense, str) or self.sense not in ("min", "max"):
             raise ValueError(f"sense: expected 'min' or 'max', got {self.sense!r}")
         hess = None
         if self.hessian is not None:

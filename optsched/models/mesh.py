@@ -29,7 +29,7 @@ import numpy as np
 
 from optsched.models import prices, utilities
 from optsched.models.base import FrozenArrays
-from optsched.models.validate import check_keys, finite_float, float_array, floored_slack, index_array, positive_int
+from optsched.models.validate import check_keys, finite_float, float_array, floored_slack, index_array, items_of, per_capacity, positive_int
 from optsched.sampling import redraw_entries
 
 JSON_KEYS = ("capacity", "tau", "arrival", "deadline", "rho", "nodes", "kind", "xbar", "a", "beta")
@@ -85,17 +85,15 @@ class MeshInstance(FrozenArrays):
         if (deadline < arrival).any():
             raise ValueError("deadline: a deadline precedes its arrival")
         rho = float_array("rho", self.rho, shape=(n,), nonnegative=True)
-        if isinstance(self.nodes, (str, bytes, dict)) or not hasattr(self.nodes, "__len__") or len(self.nodes) != n:
+        if len(items_of("nodes", self.nodes, f"one list of nodes per job ({n})")) != n:
             raise ValueError(f"nodes: expected one list of nodes per job ({n})")
         nodes = []
         for j, k in enumerate(self.nodes):
-            if isinstance(k, (str, bytes, dict)) or not hasattr(k, "__len__"):
-                raise ValueError(f"nodes[{j}]: expected a list of node indices")
-            arr = index_array(f"nodes[{j}]", list(k), upper=cap.shape[0])
+            arr = index_array(f"nodes[{j}]", list(items_of(f"nodes[{j}]", k, "a list of node indices")), upper=cap.shape[0])
             if arr.size == 0 or (np.diff(arr) <= 0).any():
                 raise ValueError(f"nodes[{j}]: K_n must be non-empty and strictly increasing (it fixes the pair order)")
             nodes.append(arr)
-        if isinstance(self.kind, (str, bytes, dict)) or not hasattr(self.kind, "__len__") or len(self.kind) != n:
+        if len(items_of("kind", self.kind, f"one utility kind per job ({n})")) != n:
             raise ValueError(f"kind: expected one utility kind per job ({n})")
         try:
             utilities.kind_codes([str(k) for k in self.kind])
@@ -115,6 +113,7 @@ class MeshInstance(FrozenArrays):
         object.__setattr__(self, "xbar", xbar)
         object.__setattr__(self, "a", a)
         object.__setattr__(self, "beta", beta)
+        per_capacity("capacity", beta, self.pair_capacity)
 
     # --- shape ------------------------------------------------------------------------------
     @property
@@ -160,9 +159,9 @@ class MeshInstance(FrozenArrays):
 
     @cached_property
     def pair_unit(self) -> np.ndarray:
-        if self.n_pairs == 0:
-            return np.zeros(0, dtype=np.int64)
-        return np.concatenate(self.units)
+        out = np.concatenate(self.units) if self.n_pairs else np.zeros(0, dtype=np.int64)
+        out.setflags(write=False)
+        return out
 
     @cached_property
     def pair_kind(self) -> np.ndarray:
@@ -172,7 +171,9 @@ class MeshInstance(FrozenArrays):
     @cached_property
     def pair_capacity(self) -> np.ndarray:
         """C_r of every pair's unit."""
-        return self.capacity.reshape(-1)[self.pair_unit]
+        out = self.capacity.reshape(-1)[self.pair_unit]
+        out.setflags(write=False)
+        return out
 
     @cached_property
     def in_mesh(self) -> np.ndarray:

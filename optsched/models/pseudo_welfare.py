@@ -30,7 +30,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, floored_slack, scaled_onto_capacity, solution_vector
+from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, floored_slack, items_of, per_capacity, scaled_onto_capacity, solution_vector
 from optsched.models import prices, utilities
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class JobWelfare(Model):
                 raise ValueError(f"utility: expected {n} kind codes in [0, {len(utilities.KINDS)})")
             kinds = self.utility.astype(np.int64)
         elif isinstance(self.utility, (list, tuple, np.ndarray)):
-            if len(self.utility) != n:
+            if len(items_of("utility", self.utility, "kind names")) != n:
                 raise ValueError(f"utility: has {len(self.utility)} kinds, expected {n}")
             if not all(isinstance(k, str) for k in self.utility):
                 raise ValueError("utility: expected kind names (strings)")
@@ -85,6 +85,7 @@ class JobWelfare(Model):
         cap = float_array("capacity", self.capacity, shape=(n,))
         if (cap <= 0).any():
             raise ValueError("capacity: every C_r must be > 0")
+        per_capacity("capacity", beta, cap)
         xbar = float_array("xbar", self.xbar, shape=(n,), nonnegative=True)
         usage = float_array("usage", np.zeros(n) if self.usage is None else self.usage, shape=(n,), nonnegative=True)
         if (usage > cap).any():

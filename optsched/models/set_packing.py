@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 from optsched.lazy_modules import loaded
 from optsched.models.base import FrozenArrays, Model, cached_form, draw_from, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm, all_binary_rows
-from optsched.models.validate import float_array, positive_int, refuse_non_numbers, solution_indices
+from optsched.models.validate import float_array, items_of, positive_int, refuse_non_numbers, solution_indices
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,14 +79,12 @@ class SetFamily(FrozenArrays):
         """Validate sets of element indices (ValueError naming ``sets[i]``), vectorised: one
         concatenate for the ranges, one sort for the repeats."""
         m = positive_int("n_elements", n_elements)
-        if isinstance(sets, (str, bytes)) or not isinstance(sets, (list, tuple, np.ndarray)):
-            raise ValueError("sets: expected a list of lists of element indices")
+        sets = items_of("sets", sets, "a list of lists of element indices")
         if len(sets) == 0:
             raise ValueError("sets: needs at least one set")
         parts = []
         for i, s in enumerate(sets):
-            if isinstance(s, (str, bytes, dict)) or not hasattr(s, "__len__"):
-                raise ValueError(f"sets[{i}]: expected a list of element indices")
+            s = items_of(f"sets[{i}]", s, "a list of element indices")
             refuse_non_numbers(f"sets[{i}]", s)  # np.asarray([True, 2]) would make True the index 1
             try:
                 arr = np.asarray(s)
@@ -145,6 +143,18 @@ def _whole_indices(flat: np.ndarray, rows: np.ndarray, m: int) -> np.ndarray:
     return values.astype(np.int64)
 
 
+# backends allocate per element (HiGHS rows, bitsets): 10^7 takes HiGHS 3 GB
+MAX_ELEMENTS = 10**6
+
+
+def _family(n_elements: Any, sets: Any) -> SetFamily:
+    """The validated family of a set packing's ``sets`` (a :class:`SetFamily` is taken as built)."""
+    if isinstance(sets, SetFamily):
+        return sets
+    positive_int("n_elements", n_elements, maximum=MAX_ELEMENTS)
+    return SetFamily.from_sets(n_elements, sets)
+
+
 @register_model
 @dataclass(frozen=True, eq=False)
 class SetPacking(Model):
@@ -160,10 +170,7 @@ class SetPacking(Model):
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("n_elements", "sets", "weights")
 
     def __post_init__(self) -> None:
-        if not isinstance(self.sets, SetFamily):
-            # backends allocate per element (HiGHS rows, bitsets): 10^7 takes HiGHS 3 GB
-            positive_int("n_elements", self.n_elements, maximum=10**6)
-        family = self.sets if isinstance(self.sets, SetFamily) else SetFamily.from_sets(self.n_elements, self.sets)
+        family = _family(self.n_elements, self.sets)
         w = float_array("weights", self.weights, shape=(family.n_sets,), nonnegative=True)
         object.__setattr__(self, "family", family)
         object.__setattr__(self, "n_elements", family.n_elements)
@@ -338,10 +345,11 @@ class SetPackingBatch(Model):
     family: ClassVar[SetFamily]  # set in __post_init__ (not a field)
 
     def __post_init__(self) -> None:
-        family = self.sets if isinstance(self.sets, SetFamily) else SetFamily.from_sets(self.n_elements, self.sets)
+        family = _family(self.n_elements, self.sets)
         w = float_array("weights", self.weights, ndim=2, shape=(None, family.n_sets), nonnegative=True, min_size=1)
         object.__setattr__(self, "family", family)
         object.__setattr__(self, "n_elements", family.n_elements)
+        object.__setattr__(self, "sets", family.sets())
         object.__setattr__(self, "weights", w)
 
     @classmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Sequence
 
 import numpy as np
@@ -18,15 +19,24 @@ LARGEST_INTEGER = 2**53  # whole numbers beyond are not exact as floats (2^63 ov
 LARGE = 4096  # float arrays from this many entries are copied and checked by a compiled pass
 
 
+def is_real_number(value: Any) -> bool:
+    """A real number (Python's or numpy's), not a boolean: numpy's timedelta64 is an integer
+    type and complex numbers cast to floats (dropping the imaginary part with a warning)."""
+    if isinstance(value, (bool, np.bool_, np.timedelta64)):
+        return False
+    return isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, numbers.Real)
+
+
 def refuse_non_numbers(name: str, value: Any, bools: bool = False) -> None:
-    """numpy turns ``True`` into 1 and ``"2"`` into 2.0 silently: refuse both (booleans only
-    where ``bools``, e.g. a 0/1 mask)."""
+    """numpy turns ``True`` into 1, ``"2"`` into 2.0, 3+4j into 3.0 and a timedelta into its
+    count silently: refuse everything but real numbers (booleans only where ``bools``, e.g. a
+    0/1 mask; None, which the bound fields read as infinite, is left to the caller)."""
     if isinstance(value, np.ndarray):
-        if value.dtype.kind in "biuf" and (bools or value.dtype.kind != "b"):
+        if value.dtype.kind in "iuf" or (bools and value.dtype.kind == "b"):
             return
         if value.dtype.kind != "O":
             raise ValueError(f"{name}: expected numbers, got an array of {value.dtype}")
-        value = value.tolist()
+        value = value.reshape(-1).tolist()
     if not isinstance(value, (list, tuple)):
         value = [value]
     stack = [value]
@@ -37,11 +47,37 @@ def refuse_non_numbers(name: str, value: Any, bools: bool = False) -> None:
         for item in items:
             if isinstance(item, (list, tuple)):
                 stack.append(item)
-            elif isinstance(item, (bool, np.bool_)) and not bools:
-                raise ValueError(f"{name}: expected numbers, got a boolean ({str(item).lower()})")
+            elif isinstance(item, np.ndarray):
+                refuse_non_numbers(name, item, bools)
+            elif isinstance(item, (bool, np.bool_)):
+                if not bools:
+                    raise ValueError(f"{name}: expected numbers, got a boolean ({str(item).lower()})")
             elif isinstance(item, (str, bytes)):
                 text = repr(item if len(item) <= 20 else item[:20])
                 raise ValueError(f"{name}: expected numbers, got the string {text}")
+            elif item is not None and not is_real_number(item):
+                raise ValueError(f"{name}: expected real numbers, got {_shown(item)} ({type(item).__name__})")
+
+
+def per_capacity(name: str, weight: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """``weight / capacity`` (the cluster weight beta / C_r of (3)), each at most ``MAX_MAGNITUDE``;
+    a ValueError naming ``name`` otherwise (a capacity of 5e-324 made the welfare infinite)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        ratio = weight / capacity
+    over = np.flatnonzero(~(ratio <= MAX_MAGNITUDE))
+    if over.size:
+        j = int(over[0])
+        raise ValueError(f"{name}: beta / C of entry {j} is {ratio[j]:.3g}, above {MAX_MAGNITUDE:g} "
+                         f"(C = {capacity[j]:.3g} is too small for its beta)")
+    return ratio
+
+
+def items_of(name: str, value: Any, what: str) -> Sequence[Any]:
+    """``value`` itself when it is a list, tuple or array of one or more dimensions; a string, a
+    mapping, a scalar or a 0-d array (which ``len`` refuses) is a ValueError expecting ``what``."""
+    if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim > 0):
+        return value
+    raise ValueError(f"{name}: expected {what}, got {_shown(value)}")
 
 
 def _to_array(name: str, value: Any, dtype: type, bools: bool = False) -> np.ndarray:
@@ -182,8 +218,8 @@ def index_array(name: str, value: Any, *, upper: int, ndim: int = 1) -> np.ndarr
 def positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int = LARGEST_INTEGER) -> int:
     """A whole number in [``minimum``, ``maximum``] (by default up to ``LARGEST_INTEGER``: 2^63
     overflowed the int64 arrays sized or indexed by such a number)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+    if not is_real_number(value) or not isinstance(value, (int, np.integer)):
+        if is_real_number(value) and float(value).is_integer():
             value = int(value)
         else:
             raise ValueError(f"{name}: expected an integer, got {value!r}")
@@ -197,7 +233,7 @@ def positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int = LARG
 def finite_float(name: str, value: Any, *, minimum: float | None = None, largest: float = MAX_MAGNITUDE) -> float:
     """A finite float at most ``largest`` in magnitude (``MAX_MAGNITUDE`` for a model's numbers;
     a time limit passes ``math.inf``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if not is_real_number(value):
         raise ValueError(f"{name}: expected a number, got {value!r}")
     try:
         out = float(value)
@@ -255,7 +291,7 @@ def scaled_onto_capacity(x: np.ndarray, group: np.ndarray, capacity: np.ndarray)
     absolute tolerance, which a row of capacity 1e-8 allowed 2.5 times over (Clarabel on
     ``onsocmax_offline``: 2.5e-8 on a capacity of 1e-8, its objective 2.5 times the optimum)."""
     load = np.bincount(group, weights=x, minlength=capacity.size)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # rows not over: never read
         scale = np.where(load > capacity, capacity / load, 1.0)
     return x * scale[group]
 

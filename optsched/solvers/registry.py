@@ -282,6 +282,7 @@ class Backend:
     # HiGHS, SCIP and CP-SAT); None: no such limit. An instance whose standard form holds a
     # finite value that large is refused by ``admits``.
     INFINITE_FROM: ClassVar[float | None] = None
+    INFINITE_SAYS: ClassVar[str] = "takes values from {limit:g} on as infinite"
 
     def available(self) -> Availability:
         return modules_available(*self.REQUIRES)
@@ -345,11 +346,16 @@ class Backend:
         """Why the solver cannot hold this instance's numbers (``INFINITE_FROM``), or None."""
         if self.INFINITE_FROM is None or model.name in self.MODELS or "standard" not in type(model).FORMS:
             return None
-        largest = as_standard(model).to_standard_form().largest_value()
+        largest = self.largest_value(model)
         if largest < self.INFINITE_FROM:
             return None
-        return (f"{self.NAME}: this instance holds the value {largest:.3g}, and its solver takes values from "
-                f"{self.INFINITE_FROM:g} on as infinite")
+        return (f"{self.NAME}: this instance holds the value {largest:.3g}, and its solver "
+                + self.INFINITE_SAYS.format(limit=self.INFINITE_FROM))
+
+    def largest_value(self, model: Model) -> float:
+        """The largest finite |number| the solver is given for ``model`` (checked against
+        ``INFINITE_FROM``): its standard form's, unless the backend scales the form first."""
+        return as_standard(model).to_standard_form().largest_value()
 
     def setup_seconds(self, model: Model) -> float:
         """Estimated set-up time outside the solver's own time limit (0 when covered)."""

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import (SCIP_ORACLE_PARAMS, SOLVER_INFINITY, StandardForm, Unscaling, as_binary, as_standard,
+from optsched.models.forms import (SCIP_ORACLE_PARAMS, StandardForm, Unscaling, as_binary, as_standard,
                                    scaled_capacity_rows)
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
@@ -141,7 +141,10 @@ class ScipBackend(Backend):
     PRIORITY = 40
     SETUP_S_PER_ELEMENT = 2e-5  # building the SCIP model in Python
     BYTES_PER_ELEMENT = 1000.0
-    INFINITE_FROM = SOLVER_INFINITY
+    # SCIP's numerics/hugeval, below its infinity (1e20): an integer program with a column bound
+    # of 1e17 came back "optimal" at half its optimum (raw PySCIPOpt too)
+    INFINITE_FROM = 1e15
+    INFINITE_SAYS = "treats values from {limit:g} on as huge (numerics/hugeval), where its answers were wrong"
     OPTIONS: Mapping[str, Option] = {
         "gap": Option(0.0, float, "relative gap at which SCIP stops", minimum=0.0),
         "absgap": Option(0.0, float, "absolute gap at which SCIP stops", minimum=0.0),
@@ -152,6 +155,11 @@ class ScipBackend(Backend):
                                                      "numerics/epsilon")),
         "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }
+
+    def largest_value(self, model: Model) -> float:
+        """Of the program SCIP is given: objective and rows scaled (:meth:`run`), bounds as they are."""
+        form = as_standard(model).to_standard_form()
+        return form.scaled_objective()[0].scaled_rows()[0].largest_value()
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         start = time.perf_counter()
