@@ -15,7 +15,10 @@ applies the rules every result obeys:
 * ``optimal`` is only said when the objective and the backend's proven bound agree within
   ``OBJECTIVE_RTOL``: a solver stopped by a gap option says ``gap_limit`` with both numbers;
   options that loosen the solver's proof (tolerances, another cvxpy solver: ``Option.loosens``)
-  turn its ``optimal`` into ``feasible``, with ``extra["optimality"]`` saying which;
+  turn its ``optimal`` into ``feasible``, with ``extra["optimality"]`` saying which, its
+  ``infeasible`` or ``unbounded`` into ``error``, and its bound into ``extra["unproven_bound"]``;
+* a bound that the verified objective beats is no bound: it moves to ``extra["unproven_bound"]``
+  and an ``optimal`` resting on it becomes ``feasible``;
 * ``unbounded`` is an error for a kind whose variables are bounded (``Model.BOUNDED``), and
   ``infeasible`` when the model's own math accepts its zero solution (``Model.zero_solution``).
 
@@ -209,6 +212,13 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
     term = result.termination
     if term is Termination.ERROR:
         return _error(model, result, result.message or "the backend failed", backend, runtime_s, extra)
+    if loosened and (term is Termination.INFEASIBLE or term is Termination.UNBOUNDED):
+        return _error(model, result, f"the solver said {term.value}, but the options {loosened} change what that "
+                                     "proves", backend, runtime_s, extra)
+    bound = _finite_or_none(result.bound)
+    if loosened and bound is not None:  # a bound at loosened tolerances is not proven (SCIP's lay past its objective)
+        extra = {**extra, "unproven_bound": bound}
+        bound = None
     solution = result.solution
     if solution is None:
         if term is Termination.INFEASIBLE and _feasible_at_zero(model):
@@ -219,7 +229,7 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
                           backend, runtime_s, extra)
         if term is Termination.OPTIMAL or term is Termination.FEASIBLE:
             return _error(model, result, f"backend said {term.value} but returned no solution", backend, runtime_s, extra)
-        return sealed(term, None, _finite_or_none(result.bound), None, runtime_s, result.iterations, result.duals,
+        return sealed(term, None, bound, None, runtime_s, result.iterations, result.duals,
                       result.best_bound, model.name, backend, extra)
     if verify:
         problems, objective = model.audit(solution, tol=VERIFY_TOL)
@@ -232,7 +242,12 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
     if result.objective is not None and not agrees_at_scale(model, objective, result.objective):
         return _error(model, result, f"reported objective {result.objective} but the solution's is {objective}",
                       backend, runtime_s, extra)
-    bound = _finite_or_none(result.bound)
+    if bound is not None and _beyond(model, objective, bound):
+        extra = {**extra, "unproven_bound": bound, "optimality": f"not certified: the solver's bound {bound:.10g} lies "
+                                                                  f"past its own verified objective {objective:.10g}"}
+        bound = None
+        if term is Termination.OPTIMAL:
+            term = Termination.FEASIBLE
     if term is Termination.OPTIMAL and bound is not None and not agrees_at_scale(model, objective, bound):
         term = Termination.GAP_LIMIT
         extra = {**extra, "message": f"the solver stopped with objective {objective:.10g} and bound "
@@ -242,6 +257,13 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         extra = {**extra, "optimality": f"not certified: the options {loosened} change what the solver's optimal proves"}
     return sealed(term, objective, bound, solution, runtime_s, result.iterations, result.duals, result.best_bound,
                   model.name, backend, extra)
+
+
+def _beyond(model: Model, objective: float, bound: float) -> bool:
+    """A verified objective beats the bound (above an upper bound, below a lower one) by more
+    than their agreement: the bound is wrong."""
+    past = objective > bound if model.maximize else objective < bound
+    return past and not agrees_at_scale(model, objective, bound)
 
 
 def _feasible_at_zero(model: Model) -> bool:
@@ -436,6 +458,8 @@ def compare(
     whole_number("repeats", repeats)
     whole_number("jobs", jobs, maximum=MAX_WORKERS)
     _check_flag("results", results)
+    if time_limit is not None:
+        time_limit = finite_float("time_limit", time_limit, minimum=0.0, largest=math.inf)
     within_memory("repeats", repeats * len(names), "the runtimes kept for the medians (repeats x backends)", where="")
     for name in names:
         check_backend(model, name, options.get(name, {}))

@@ -292,3 +292,123 @@ def test_cvxpy_iteration_cap_is_iteration_limit_not_time_limit() -> None:
         assert r.termination is Termination.ITERATION_LIMIT, (r.termination, r.extra)
         assert r.extra["solver_status"] == "user_limit"
         assert r.solution is None or model.violations(r.solution, tol=1e-6) == []
+
+
+# --- options that loosen a proof, and option values the solver refuses ------------------------------
+RULE_13_INSTANCE = dict(values=[2.0] * 7, weights=[[1.0] * 7], capacity=[4.0], budget_coeffs=[3, 3, 3, 3, 1, 0, 2],
+                        budget=7.0)  # HiGHS's presolve rule 13 says 6 "optimal"; the optimum is 8 (solvers/highs.py)
+
+
+@pytest.mark.parametrize(("backend", "key"), [("highs", "highs_options"), ("pyomo", "solver_options"),
+                                              ("cvxpy", "solver_options")])
+def test_presolve_rule_13_switched_back_on_is_not_certified(backend: str, key: str) -> None:
+    """``presolve_rule_off`` is allow-listed, and 0 brought HiGHS's wrong optimum back as
+    ``optimal`` 6 on every route to HiGHS; a value that keeps rule 13 off stays an oracle."""
+    model = BudgetedIP(**RULE_13_INSTANCE)
+    back_on = optsched.solve(model, backend, **{key: {"presolve_rule_off": 0}})
+    assert back_on.termination is not Termination.OPTIMAL and "not certified" in back_on.extra["optimality"]
+    kept_off = optsched.solve(model, backend, **{key: {"presolve_rule_off": (1 << 13) | 1}})
+    assert kept_off.termination is Termination.OPTIMAL and kept_off.objective == pytest.approx(8.0)
+
+
+def test_a_loosened_solver_neither_proves_infeasible_nor_bounds() -> None:
+    """SCIP at numerics/epsilon 1e-3 said ``infeasible`` for a feasible budgeted IP, and gave a
+    bound of 1e6 below its own objective 1000100 (``gap_limit``): neither is a proof."""
+    from optsched.models.base import kind_specs
+
+    if not get_backend("scip").available():
+        pytest.skip("pyscipopt is not installed")
+    loose = {"scip_params": {"numerics/epsilon": 1e-3}}
+    feasible = kind_specs()["budgeted_ip"].fuzz(np.random.default_rng(1), "ties")
+    assert optsched.solve(feasible, "scip").termination is Termination.OPTIMAL
+    said = optsched.solve(feasible, "scip", **loose)
+    assert said.termination is not Termination.INFEASIBLE
+    if said.termination is Termination.ERROR:
+        assert "change what that proves" in said.message
+    packing = SetPacking(n_elements=3, sets=[[0, 1], [2]], weights=[1e6, 100.0])
+    result = optsched.solve(packing, "scip", **loose)
+    assert result.bound is None and result.termination is not Termination.OPTIMAL
+    assert result.objective == pytest.approx(1000100.0) and "unproven_bound" in result.extra
+
+
+def test_a_bound_its_own_verified_objective_beats_is_dropped() -> None:
+    """The seam's rule for any backend: a maximisation's bound below a verified solution's
+    objective is not a bound, and an ``optimal`` resting on it is not certified."""
+    from optsched.result import Result
+    from optsched.solve import finish
+
+    model = SetPacking(n_elements=3, sets=[[0, 1], [2]], weights=[1e6, 100.0])
+    chosen = np.array([0, 1])
+    for said in (Termination.OPTIMAL, Termination.GAP_LIMIT, Termination.FEASIBLE):
+        out = finish(model, Result(said, objective=1000100.0, bound=1e6, solution=chosen))
+        assert out.bound is None and out.extra["unproven_bound"] == 1e6 and out.objective == 1000100.0
+        assert out.termination is (Termination.FEASIBLE if said is Termination.OPTIMAL else said)
+    kept = finish(model, Result(Termination.OPTIMAL, objective=1000100.0, bound=1000100.0 * (1 + 1e-9), solution=chosen))
+    assert kept.termination is Termination.OPTIMAL and kept.bound is not None
+
+
+@pytest.mark.parametrize(("backend", "options", "words"), [
+    ("pyomo", {"solver_options": {"mip_max_nodes": -1}}, "HiGHS rejects option 'mip_max_nodes' = -1"),
+    ("pyomo", {"solver_options": {"presolve": "maybe"}}, "HiGHS rejects option 'presolve'"),
+    ("cvxpy", {"solver": "HIGHS", "solver_options": {"mip_rel_gap": -1.0}}, "HiGHS rejects option 'mip_rel_gap'"),
+    ("cvxpy", {"solver": "OSQP", "solver_options": {"eps_abs": -1}}, "'eps_abs' must be >= 0"),
+    ("cvxpy", {"solver": "OSQP", "solver_options": {"rho": 0}}, "'rho' must be > 0"),
+    ("cvxpy", {"solver": "SCS", "solver_options": {"max_iters": 0}}, "'max_iters' must be >= 1"),
+    ("cvxpy", {"solver": "CLARABEL", "solver_options": {"max_iter": -1}}, "'max_iter' must be >= 0"),
+    ("cvxpy", {"solver_options": {"eps_rel": -1e-3}}, "'eps_rel' must be >= 0"),  # the model's own solver (OSQP)
+])
+def test_a_solver_option_value_the_solver_refuses_is_bad_input(backend: str, options: dict, words: str) -> None:
+    """Pyomo's HiGHS ignored out-of-range values in silence (``optimal``, exit 0), and cvxpy's
+    solvers failed on them as a result (``error``, exit 0): each is a ValueError naming it."""
+    model = generate("capacity_projection", 6, np.random.default_rng(0))
+    if backend == "pyomo" or options.get("solver") == "HIGHS":
+        model = SetPacking(n_elements=3, sets=[[0, 1], [2]], weights=[1.0, 2.0])
+    with pytest.raises(ValueError, match=re.escape(words)):
+        optsched.solve(model, backend, **options)
+
+
+def test_pyomo_says_when_its_highs_options_would_go_unused() -> None:
+    mixed = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0]], row_lower=[None], row_upper=[1.0], col_lower=[0, 0],
+                          col_upper=[1, 1], integrality=[1, 0], sense="max")
+    with pytest.raises(ValueError, match="holds HiGHS options, and this program .* is solved by scip_direct"):
+        optsched.solve(mixed, "pyomo", solver_options={"mip_rel_gap": 0.0})
+
+
+@pytest.mark.parametrize(("backend", "options"), [("cpsat", {"absolute_gap_limit": 1.0}), ("scip", {"absgap": 1.0}),
+                                                  ("highs", {"mip_abs_gap": 1.0})])
+def test_an_absolute_gap_is_in_the_programs_units(backend: str, options: dict) -> None:
+    """The backends solve a MIP's objective scaled to order 1, and passed an absolute gap of 1
+    as it was: on weights of 1e4 CP-SAT stopped 28,219 from its bound, SCIP 8,520."""
+    if not get_backend(backend).available():
+        pytest.skip(f"{backend} is not installed")
+    base = generate("set_packing", 50, np.random.default_rng(13))
+    model = SetPacking(base.n_elements, base.family, base.weights * 1e4)
+    result = optsched.solve(model, backend, **options)
+    assert result.ok and result.bound is not None
+    assert abs(result.bound - result.objective) <= 1.0 + 1e-9 * abs(result.objective)
+
+
+def test_every_allow_listed_solver_parameter_exists() -> None:
+    """``heuristics/emphasis/off`` was on SCIP's list and always refused ("Not a valid parameter name")."""
+    import highspy
+
+    from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS
+    from optsched.solvers.scip import ALLOWED_SCIP_PARAMS
+
+    h = highspy.Highs()
+    for key in ALLOWED_HIGHS_OPTIONS:
+        status, _ = h.getOptionValue(key)
+        assert status == highspy.HighsStatus.kOk, key
+    if get_backend("scip").available():
+        import pyscipopt
+
+        m = pyscipopt.Model()
+        for key in ALLOWED_SCIP_PARAMS:
+            m.getParam(key)  # raises KeyError for a name SCIP does not have
+
+
+def test_compare_checks_its_time_limit_before_any_solve() -> None:
+    model = SetPacking(n_elements=3, sets=[[0, 1], [2]], weights=[1.0, 2.0])
+    for bad in (-1.0, float("nan"), "1"):
+        with pytest.raises(ValueError, match="time_limit"):
+            optsched.compare(model, ["greedy", "highs"], time_limit=bad)

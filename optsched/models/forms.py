@@ -436,12 +436,13 @@ SOLVER_INFINITY = 1e20
 #   incumbent by one step plus mip_feasibility_tolerance, an absolute margin. With costs of
 #   93,543 the LP bound's rounding (2e-10 on 1.7e6) exceeded 1e-10 and HiGHS said "optimal" at
 #   17 steps where 18 are feasible (a budgeted IP of benchmarks/bench_budget_dp.py).
+PRESOLVE_RULE_13 = 1 << 13  # HiGHS's "parallel rows and columns" (wrong MIP optima: solvers/highs.py)
 HIGHS_MIP_ORACLE_OPTIONS: Mapping[str, float] = MappingProxyType({
     "small_matrix_value": 1e-12,
     "primal_feasibility_tolerance": 1e-10,
     "dual_feasibility_tolerance": 1e-10,
     "mip_feasibility_tolerance": 1e-10,
-    "presolve_rule_off": 1 << 13,
+    "presolve_rule_off": PRESOLVE_RULE_13,
 })
 # HiGHS's own values of those tolerances (what a non-MIP gets back; what a route that sets none has)
 HIGHS_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({

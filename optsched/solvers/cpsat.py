@@ -165,7 +165,7 @@ class CpSatBackend(Backend):
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = int(options["num_workers"])
         solver.parameters.random_seed = int(options["random_seed"])
-        solver.parameters.absolute_gap_limit = float(options["absolute_gap_limit"])
+        solver.parameters.absolute_gap_limit = float(options["absolute_gap_limit"]) * back.objective  # the program's units
         solver.parameters.mip_wanted_precision = float(options["mip_wanted_precision"])
         # CP-SAT's own SIGINT handler ended a solve as if by its time limit (exit 0 after Ctrl-C)
         # and left SIGINT at SIG_DFL; Python's stays, and stops the solve (solvers/interrupt.py)

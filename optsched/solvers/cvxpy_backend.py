@@ -21,6 +21,7 @@ from optsched.result import Result, Termination
 from optsched.solvers.certificates import (CVXPY_DUAL_BOUNDS, branch_and_bound_proof, certified_cvxpy, highs_pruning,
                                           scip_pruning)
 from optsched.solvers.c_output import captured_c_output
+from optsched.solvers.highs import check_highs_options, highs_loosens
 from optsched.solvers.registry import Backend, Option, below_tolerance_scale, register_backend, remaining, tolerance_keys
 
 STATUS_TABLE: dict[str, Termination] = {
@@ -48,21 +49,47 @@ TIME_LIMIT_KEYS: dict[str, str | None] = {
 
 
 # Solver options cvxpy may forward (``solver_options``), for the solvers above: tolerances,
-# iteration limits and algorithm switches. Nothing that writes files or prints is forwarded.
-SOLVER_OPTIONS: dict[str, frozenset[str]] = {
-    "CLARABEL": frozenset({
-        "tol_gap_abs", "tol_gap_rel", "tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio", "max_iter",
-        "equilibrate_enable", "max_step_fraction", "presolve_enable", "direct_solve_method",
-        "static_regularization_enable"}),
-    "OSQP": frozenset({
-        "eps_abs", "eps_rel", "eps_prim_inf", "eps_dual_inf", "rho", "sigma", "alpha", "adaptive_rho", "polishing",
-        "polish_refine_iter", "scaling", "check_termination"}),
-    "SCS": frozenset({"max_iters", "normalize", "scale", "acceleration_lookback", "use_indirect", "eps_abs", "eps_rel"}),
-    "HIGHS": frozenset({
+# iteration limits and algorithm switches, each with the values its solver takes (a negative
+# eps_abs or a rho of 0 failed in the solver, as a result, where it is bad input). Nothing that
+# writes files or prints is forwarded. HiGHS checks its own (``check_highs_options``).
+_POSITIVE = Option(None, float, minimum=0.0, open_minimum=True)
+_NONNEGATIVE = Option(None, float, minimum=0.0)
+_COUNT = Option(None, int, minimum=0, maximum=2**31 - 1)
+_SWITCH = Option(None, bool)
+SOLVER_OPTIONS: dict[str, Mapping[str, Option | None]] = {
+    "CLARABEL": {
+        "tol_gap_abs": _POSITIVE, "tol_gap_rel": _POSITIVE, "tol_feas": _POSITIVE, "tol_infeas_abs": _POSITIVE,
+        "tol_infeas_rel": _POSITIVE, "tol_ktratio": _POSITIVE, "max_iter": _COUNT, "equilibrate_enable": _SWITCH,
+        "max_step_fraction": Option(None, float, minimum=0.0, open_minimum=True, maximum=1.0),
+        "presolve_enable": _SWITCH, "direct_solve_method": Option(None, str, choices=("auto", "qdldl", "faer")),
+        "static_regularization_enable": _SWITCH},
+    "OSQP": {
+        "eps_abs": _NONNEGATIVE, "eps_rel": _NONNEGATIVE, "eps_prim_inf": _POSITIVE, "eps_dual_inf": _POSITIVE,
+        "rho": _POSITIVE, "sigma": _POSITIVE, "alpha": Option(None, float, minimum=0.0, open_minimum=True, maximum=2.0),
+        "adaptive_rho": _COUNT, "polishing": _SWITCH, "polish_refine_iter": _COUNT, "scaling": _COUNT,
+        "check_termination": _COUNT},
+    "SCS": {"max_iters": Option(None, int, minimum=1, maximum=2**31 - 1), "normalize": _SWITCH, "scale": _POSITIVE,
+            "acceleration_lookback": Option(None, int, minimum=-(2**31), maximum=2**31 - 1), "use_indirect": _SWITCH,
+            "eps_abs": _NONNEGATIVE, "eps_rel": _NONNEGATIVE},
+    "HIGHS": dict.fromkeys((
         "mip_rel_gap", "mip_abs_gap", "presolve", "presolve_rule_off", "primal_feasibility_tolerance",
-        "dual_feasibility_tolerance", "mip_feasibility_tolerance", "small_matrix_value"}),
+        "dual_feasibility_tolerance", "mip_feasibility_tolerance", "small_matrix_value")),
 }
-ALLOWED_SOLVER_OPTIONS = frozenset().union(*SOLVER_OPTIONS.values())
+
+
+def check_solver_options(solver: str, table: Mapping[str, Any]) -> None:
+    """``table`` (checked keys and scalar types) against ``solver``'s own values; ValueError naming the option."""
+    where = f"options: backend 'cvxpy' option 'solver_options' for {solver}"
+    if solver == "HIGHS":
+        check_highs_options(table, where)
+        return
+    for key, value in table.items():
+        spec = SOLVER_OPTIONS[solver].get(key)
+        if spec is not None:
+            spec.check(f"{where} {key!r}", value)
+
+
+ALLOWED_SOLVER_OPTIONS = frozenset().union(*map(frozenset, SOLVER_OPTIONS.values()))
 MIP_SOLVERS = frozenset({"HIGHS", "SCIP"})
 SOLVERS = ("CLARABEL", "OSQP", "SCS", "HIGHS")
 # cvxpy reports no bound. For a kind of ``certificates.CVXPY_DUAL_BOUNDS`` the solver's multipliers
@@ -71,10 +98,15 @@ SOLVERS = ("CLARABEL", "OSQP", "SCS", "HIGHS")
 # ones of ``cvxpy_default_solver`` is an oracle (tests/test_fuzz.py); another solver at its
 # defaults (SCS was off by up to 5 % on P3) is not certified. Looser tolerances and gaps
 # (``Option.loosens``) leave ``feasible`` either way (the seam).
-ACCURACY_OPTIONS = tolerance_keys(
+_TOLERANCES = tolerance_keys(
     ALLOWED_SOLVER_OPTIONS, "tol_gap_abs", "tol_gap_rel", "tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio",
     "eps_abs", "eps_rel", "eps_prim_inf", "eps_dual_inf", "mip_rel_gap", "mip_abs_gap", "primal_feasibility_tolerance",
     "dual_feasibility_tolerance", "mip_feasibility_tolerance", "small_matrix_value")
+
+
+def cvxpy_loosens(table: Any) -> bool:
+    """``Option.loosens`` of ``solver_options``: a tolerance or a gap, or HiGHS's presolve rule 13 back on."""
+    return _TOLERANCES(table) or highs_loosens(table)
 
 
 @register_backend
@@ -92,8 +124,14 @@ class CvxpyBackend(Backend):
         "solver": Option(None, str, "cvxpy solver (default: the model's own choice, with tight tolerances)",
                          choices=SOLVERS, nullable=True),
         "solver_options": Option(None, dict, "options of that solver (allow-listed; nothing that writes files)",
-                                 nullable=True, allowed=ALLOWED_SOLVER_OPTIONS, loosens=ACCURACY_OPTIONS),
+                                 nullable=True, allowed=ALLOWED_SOLVER_OPTIONS, loosens=cvxpy_loosens),
     }
+
+    def check_option_values(self, options: Mapping[str, Any]) -> None:
+        """A named solver's ``solver_options`` against its own values (the model's own solver is
+        known when it runs: :meth:`run` checks them there)."""
+        if options["solver"] is not None and options["solver_options"]:
+            check_solver_options(options["solver"], options["solver_options"])
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         import cvxpy as cp
@@ -105,10 +143,12 @@ class CvxpyBackend(Backend):
         certified = options["solver"] in (None, solver)  # the model's own solver, with its tight options
         if not certified:
             solver, solver_options = options["solver"], {}
-        foreign = sorted(set(options["solver_options"] or {}) - SOLVER_OPTIONS.get(solver, frozenset()))
+        foreign = sorted(set(options["solver_options"] or {}) - set(SOLVER_OPTIONS.get(solver, {})))
         if foreign:  # the table is checked against every solver's keys; these are another's
             raise ValueError(f"options: backend 'cvxpy' option 'solver_options': {foreign[0]!r} is not an option of "
                              f"{solver} (the solver this model is solved with)")
+        if options["solver"] is None:  # a named solver's were checked when prepared
+            check_solver_options(solver, options["solver_options"] or {})
         if problem.is_mixed_integer() and solver not in MIP_SOLVERS:
             raise ValueError(f"options: backend 'cvxpy' option 'solver': {solver} does not solve integer programs "
                              f"(HIGHS does)")
@@ -120,6 +160,8 @@ class CvxpyBackend(Backend):
             scale = mip_objective_scale(model)
             if scale != 1.0:
                 problem = cp.Problem(type(problem.objective)(problem.objective.expr * scale), problem.constraints)
+            if "mip_abs_gap" in solver_options:  # the caller's, in the program's units
+                solver_options["mip_abs_gap"] = solver_options["mip_abs_gap"] * scale
         left = remaining(time_limit, start)
         if left is not None and TIME_LIMIT_KEYS.get(solver) is not None:
             # OSQP reads 0 as "no limit": the smallest positive limit stops after one check

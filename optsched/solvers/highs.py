@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_DEFAULT_TOLERANCES, HIGHS_MIP_ORACLE_OPTIONS, SOLVER_INFINITY, StandardForm, as_standard, lower_triangle
+from optsched.models.forms import HIGHS_DEFAULT_TOLERANCES, HIGHS_MIP_ORACLE_OPTIONS, PRESOLVE_RULE_13, SOLVER_INFINITY, StandardForm, as_standard, lower_triangle
 from optsched.result import Result, Termination
 import time
 
@@ -70,11 +70,31 @@ ALLOWED_HIGHS_OPTIONS = frozenset({
 
 
 # Pass-through options that change what HiGHS's "optimal" proves (its tolerances and what it
-# takes as zero or infinite): with any of them set the seam does not certify optimality.
-HIGHS_ACCURACY_OPTIONS = tolerance_keys(
+# takes as zero or infinite, and presolve rule 13 switched back on): with any of them set the
+# seam does not certify optimality.
+_HIGHS_TOLERANCES = tolerance_keys(
     ALLOWED_HIGHS_OPTIONS, "mip_feasibility_tolerance", "primal_feasibility_tolerance", "dual_feasibility_tolerance",
     "ipm_optimality_tolerance", "small_matrix_value", "large_matrix_value", "infinite_cost", "infinite_bound",
     "qp_regularization_value")
+
+
+def highs_loosens(table: Any) -> bool:
+    """``Option.loosens`` of a table of HiGHS options (also cvxpy's for its HiGHS): a tolerance,
+    or a ``presolve_rule_off`` that leaves rule 13 on (its wrong optima above came back certified)."""
+    if not table:
+        return False
+    rules = table.get("presolve_rule_off")
+    return _HIGHS_TOLERANCES(table) or (isinstance(rules, int) and not rules & PRESOLVE_RULE_13)
+
+
+def check_highs_options(table: Mapping[str, Any] | None, where: str) -> None:
+    """Each option of ``table`` set on a scratch HiGHS object: a value HiGHS refuses (out of
+    range, wrong type) is a ValueError naming it before anything runs (Pyomo's HiGHS ignored
+    such values in silence, and cvxpy's failed as a result)."""
+    if table:
+        h = new_highs(1)
+        for key, value in table.items():
+            set_option(h, key, value, where)
 
 
 def _unbounded_or_infeasible(h: Any, threads: int) -> Termination:
@@ -237,7 +257,7 @@ class HighsBackend(Backend):
         "warm_start": Option(False, bool, "update the data of the last model in place when the structure "
                                           "repeats, MIP start from the last solution (measured: no gain)"),
         "highs_options": Option(None, dict, "other HiGHS options (allow-listed; nothing that writes files)",
-                                nullable=True, allowed=ALLOWED_HIGHS_OPTIONS, loosens=HIGHS_ACCURACY_OPTIONS),
+                                nullable=True, allowed=ALLOWED_HIGHS_OPTIONS, loosens=highs_loosens),
         "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }
 
@@ -267,6 +287,8 @@ class HighsBackend(Backend):
         h = session.h
         _apply_options(h, options)
         own = options["highs_options"] or {}
+        # the absolute gap is the caller's, in the program's units: HiGHS sees the objective scaled
+        set_option(h, "mip_abs_gap", float(own.get("mip_abs_gap", options["mip_abs_gap"])) * back.objective)
         # the oracle options for MIPs, HiGHS's default tolerances otherwise (the object may switch kinds)
         for key, value in (HIGHS_MIP_ORACLE_OPTIONS if form.is_mip else HIGHS_DEFAULT_TOLERANCES).items():
             if key not in own:

@@ -16,7 +16,7 @@ from optsched.models.forms import SCIP_ORACLE_PARAMS, SOLVER_INFINITY, as_pyomo,
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.certificates import branch_and_bound_proof, certified_continuous, highs_pruning, scip_pruning
-from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, HIGHS_ACCURACY_OPTIONS
+from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, check_highs_options, highs_loosens
 from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
 
 # Pyomo TerminationCondition name -> termination. Every optsched model is bounded, so
@@ -87,7 +87,7 @@ class PyomoBackend(Backend):
         "solver": Option("auto", str, "a Pyomo contrib.solver name (checked against Pyomo's availability); "
                                       "auto: highs, or scip_direct for programs mixing integer and continuous columns"),
         "solver_options": Option(None, dict, "options of that solver (HiGHS: allow-listed; others: none)",
-                                 nullable=True, allowed=ALLOWED_HIGHS_OPTIONS, loosens=HIGHS_ACCURACY_OPTIONS),
+                                 nullable=True, allowed=ALLOWED_HIGHS_OPTIONS, loosens=highs_loosens),
         "rel_gap": Option(0.0, float, "relative MIP gap at which the solver stops", minimum=0.0),
         "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }
@@ -95,6 +95,7 @@ class PyomoBackend(Backend):
     def check_option_values(self, options: Mapping[str, Any]) -> None:
         if options["solver"] not in ("auto", "highs") and options["solver_options"]:
             raise ValueError("options: backend 'pyomo' forwards solver_options to HiGHS only")
+        check_highs_options(options["solver_options"], "options: backend 'pyomo' option 'solver_options'")
         if options["solver"] != "auto":
             self._solver(options["solver"])
 
@@ -131,6 +132,9 @@ class PyomoBackend(Backend):
             return Result(Termination.ERROR, extra={"message": (
                 "pyomo: HiGHS 1.14 returned wrong 'optimal' answers on programs mixing integer and continuous "
                 "columns (solvers/highs.py); use solver=auto or scip_direct")})
+        if name != "highs" and options["solver_options"]:  # they would be dropped unseen
+            raise ValueError(f"options: backend 'pyomo' option 'solver_options' holds HiGHS options, and this "
+                             f"program mixing integer and continuous columns is solved by {name}")
         solvers = state if state is not None else {}
         try:
             solver = solvers.get(name) or solvers.setdefault(name, self._solver(name))
@@ -157,6 +161,8 @@ class PyomoBackend(Backend):
             if scale != 1.0:
                 objective = next(m.component_data_objects(pyo.Objective, active=True))
                 objective.set_value(objective.expr * scale)
+            if "mip_abs_gap" in kwargs["solver_options"]:  # the caller's, in the program's units
+                kwargs["solver_options"]["mip_abs_gap"] *= scale
         if name == "scip_direct":
             kwargs["solver_options"].update(SCIP_ORACLE_PARAMS)
         left = remaining(time_limit, start)

@@ -45,7 +45,7 @@ ALLOWED_SCIP_PARAMS = frozenset({
     "limits/nodes", "limits/totalnodes", "limits/stallnodes", "limits/solutions", "limits/bestsol",
     "presolving/maxrounds", "presolving/maxrestarts", "separating/maxrounds", "separating/maxroundsroot",
     "numerics/feastol", "numerics/dualfeastol", "numerics/epsilon", "randomization/randomseedshift",
-    "randomization/permutationseed", "lp/threads", "branching/scorefunc", "heuristics/emphasis/off",
+    "randomization/permutationseed", "lp/threads", "branching/scorefunc",
 })
 
 
@@ -55,7 +55,6 @@ def _new_model(options: Mapping[str, Any]) -> Any:
     m = pyscipopt.Model()
     m.hideOutput()
     m.setParam("limits/gap", float(options["gap"]))
-    m.setParam("limits/absgap", float(options["absgap"]))
     m.setParam("randomization/randomseedshift", int(options["random_seed"]))
     for key, value in SCIP_ORACLE_PARAMS.items():
         m.setParam(key, value)
@@ -179,6 +178,7 @@ class ScipBackend(Backend):
         if refused is not None:
             said = printed[0].strip().splitlines()[0] if printed[0].strip() else ""
             return Result(Termination.ERROR, extra={"message": f"SCIP refused the model: {refused}" + (f" ({said})" if said else "")})
+        m.setParam("limits/absgap", float(options["absgap"]) * back.objective)  # the program's units: SCIP's is scaled
         left = remaining(time_limit, start)
         if left is not None:
             m.setParam("limits/time", max(left, 1e-3))
