@@ -66,16 +66,16 @@ def create_temporary(directory: Path, prefix: str, suffix: str) -> tuple[int, st
     raise FileExistsError(f"no free temporary name in {directory}")
 
 
-def write_atomically(path: Path, write: Callable[[str], None], *, suffix: str = ".tmp") -> Path:
-    """``write(tmp)`` to a new temporary file beside ``path`` (ending in ``suffix``: for writers
-    that read the format off it), then renamed over ``path``; never over what is not a regular
-    file (:func:`optsched.files.check_output_path`). A failed write leaves ``path`` as it was."""
+def write_atomically(path: Path, write: Callable[[str], None]) -> Path:
+    """``write(tmp)`` to a new temporary file beside ``path``, then renamed over ``path``; never
+    over what is not a regular file (:func:`optsched.files.check_output_path`). A failed write
+    leaves ``path`` as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
     check_output_path(path)
     try:
-        # a short ASCII name whatever the target's: a name of 255 bytes leaves no room for more,
-        # and HiGHS's writer takes only UTF-8 paths (the rename then gives any name)
-        fd, tmp = create_temporary(path.parent, ".optsched-", suffix)
+        # a short ASCII name whatever the target's: a name of 255 bytes leaves no room for more
+        # (the rename then gives any name)
+        fd, tmp = create_temporary(path.parent, ".optsched-", ".tmp")
     except OSError as exc:  # a read-only directory: name the file asked for, not the temporary's name
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     os.close(fd)

@@ -18,6 +18,7 @@ from optsched.generators import generate
 from optsched.io import load_instances
 from optsched.io.model_files import write_model_file
 from optsched.models.base import kind_specs, model_kinds
+from optsched.models.linear_program import LinearProgram
 from optsched.result import Termination
 from optsched.solvers.registry import fitting_backends, get_backend
 
@@ -57,8 +58,7 @@ def test_every_fuzz_variant_reads_back_as_written(suffix: str, tmp_path: Path) -
                     continue
                 back = load_instances(path)[0]
                 assert back.to_standard_form().n_vars == form.n_vars, (kind, variant, seed)
-                # an LP file orders columns by where they first appear
-                assert np.allclose(np.sort(back.c), np.sort(form.c), rtol=1e-12, atol=0), (kind, variant, seed)
+                assert np.array_equal(back.c, form.c), (kind, variant, seed)  # in order, every digit
     wide = generate("capacity_projection", 20, np.random.default_rng(0))
     back = load_instances(write_model_file(wide, tmp_path / f"wide{suffix}"))[0]
     assert back.n_vars == wide.to_standard_form().n_vars
@@ -429,3 +429,91 @@ def test_a_column_named_rhs_is_not_a_second_rhs_entry(tmp_path: Path) -> None:
     path.write_text("NAME test\nROWS\n N obj\n L c1\nCOLUMNS\n x obj 1 c1 1\n RHS obj 2 c1 1\nRHS\n RHS c1 4\nENDATA\n")
     (model,) = load_instances(path)
     assert model.row_upper.tolist() == [4.0] and model.n_vars == 2
+
+
+VALUES = [1 / 3, 2 / 3, 5e-324, 2.0**53, 1e-300, 1e19, -0.0, 0.1 + 0.2, 7.0, -1e-9, 123456789.12345678]
+
+
+def _edge_program(rng: np.random.Generator) -> LinearProgram | None:
+    """A small program whose numbers HiGHS's writer shortened (15 digits: 1/3, 2^53, 5e-324),
+    with free, one-sided, ranged and fixed rows and columns, integer columns, an offset, a
+    Hessian or a maximisation; matrix and cost entries within what HiGHS's reader takes."""
+    def value() -> float:
+        if rng.random() < 0.5:
+            return float(rng.choice(VALUES)) * (1.0 if rng.random() < 0.7 else -1.0)
+        return float(rng.normal() * 10.0 ** rng.integers(-5, 6))
+
+    def pair() -> tuple[float, float]:
+        a, b = sorted([value(), value()])
+        return a, b
+
+    n, m = int(rng.integers(1, 6)), int(rng.integers(0, 5))
+    c = [v if abs(v := value()) < 1e15 else 3.0 for _ in range(n)]
+    A = np.where(rng.random((m, n)) < 0.4, [[v if 1e-8 < abs(v := value()) < 1e15 else 1.0 for _ in range(n)]
+                                            for _ in range(m)], 0.0) if m else np.zeros((0, n))
+    rows = [(lambda a, b, t: ([None, a, a, None, a][t], [b, None, b, None, a][t]))(*pair(), int(rng.integers(5)))
+            for _ in range(m)]
+    integer = rng.random(n) < 0.3
+    cols = []
+    for j in range(n):
+        a, b = pair()
+        if integer[j]:
+            a, b = float(np.floor(a)), float(np.ceil(b))
+        t = int(rng.integers(6))
+        cols.append(([None, a, a, None, a, 0.0][t], [b, None, b, None, a, None][t]))
+    sense = "max" if rng.random() < 0.3 else "min"
+    hessian = None
+    if not integer.any() and sense == "min" and rng.random() < 0.5:
+        root = rng.normal(size=(n, n))
+        hessian = root @ root.T
+    try:
+        return LinearProgram(c=c, A=A, row_lower=[r[0] for r in rows], row_upper=[r[1] for r in rows],
+                             col_lower=[k[0] for k in cols], col_upper=[k[1] for k in cols], integrality=integer,
+                             sense=sense, offset=value() if rng.random() < 0.5 else 0.0, hessian=hessian)
+    except ValueError:  # a fixed integer column between two whole numbers, and such
+        return None
+
+
+def _rows_as_written(form: Any, lp_file: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A, lower, upper) with a ranged row as two: every one in an LP file, in MPS one whose
+    sides no RANGES entry holds exactly."""
+    from optsched.models.model_text import exact_range
+
+    a, lo, hi = form.A.toarray(), form.row_lower, form.row_upper
+    out = []
+    for i in range(a.shape[0]):
+        ranged = np.isfinite(lo[i]) and np.isfinite(hi[i]) and lo[i] != hi[i]
+        if ranged and (lp_file or exact_range(lo[i], hi[i]) is None):
+            out += [(a[i], lo[i], np.inf), (a[i], -np.inf, hi[i])]
+        else:
+            out.append((a[i], lo[i], hi[i]))
+    if not out:
+        return np.zeros((0, a.shape[1])), np.zeros(0), np.zeros(0)
+    return np.array([r[0] for r in out]), np.array([r[1] for r in out]), np.array([r[2] for r in out])
+
+
+@pytest.mark.parametrize("suffix", [".mps", ".lp"])
+def test_a_written_program_reads_back_exactly(suffix: str, tmp_path: Path) -> None:
+    """HiGHS's writer kept 15 significant digits (a row bound of 1/3 read back as
+    0.333333333333333, 5e-324 as 0, and 2^53 made a file its reader refused) and its LP files
+    put a column with no cost after the others (x = [7, 1] was worth 1 and read back worth 7).
+    Every array now reads back equal, in order; an LP file's ranged rows are two rows."""
+    tried = split = 0
+    for seed in range(300):
+        model = _edge_program(np.random.default_rng([seed, 7]))
+        if model is None:
+            continue
+        form = model.to_standard_form()
+        back = load_instances(model.write(tmp_path / f"m{suffix}"))[0].to_standard_form()
+        for name in ("c", "col_lower", "col_upper", "integrality"):
+            assert np.array_equal(getattr(back, name), getattr(form, name)), (seed, name)
+        assert (back.maximize, back.offset) == (form.maximize, form.offset), seed
+        assert (back.hessian is None) == (form.hessian is None), seed
+        if form.hessian is not None:
+            assert np.array_equal(back.hessian.toarray(), form.hessian.toarray()), seed
+        a, lo, hi = _rows_as_written(form, suffix == ".lp")
+        split += suffix == ".mps" and back.n_rows != form.n_rows  # a range no RANGES entry holds exactly
+        assert np.array_equal(back.A.toarray(), a) and np.array_equal(back.row_lower, lo), seed
+        assert np.array_equal(back.row_upper, hi), seed
+        tried += 1
+    assert tried >= 250 and split <= tried // 20

@@ -1,5 +1,5 @@
-"""MPS and LP files through HiGHS's reader and writer: generic ``linear_program`` instances in,
-any model with a standard form out (``optsched export``)."""
+"""MPS and LP files: generic ``linear_program`` instances in through HiGHS's reader, any model
+with a standard form out (``optsched export``; the text of :mod:`optsched.models.model_text`)."""
 
 from __future__ import annotations
 

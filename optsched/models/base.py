@@ -270,8 +270,9 @@ class Model(FrozenArrays):
 
     def write(self, path: Any) -> Any:
         """Write this instance to ``path`` and return it: JSON (``to_dict``, every kind; what
-        ``optsched solve`` reads back) or MPS / LP by the suffix, from the standard form through
-        HiGHS's writer (ValueError for a kind without a linear or quadratic form)."""
+        ``optsched solve`` reads back) or MPS / LP by the suffix, from the standard form, every
+        number exact (:mod:`optsched.models.model_text`; ValueError for a kind without a linear
+        or quadratic form)."""
         import json
         from pathlib import Path
 

@@ -302,31 +302,20 @@ class StandardForm:
         return hm
 
     def write(self, path: str | Path) -> Path:
-        """Write this program as MPS or LP (by the suffix of ``path``) through HiGHS's writer,
-        atomically (a temporary file beside it, then renamed); columns are named x0, x1, ...,
-        rows r0, r1, ..."""
-        import highspy
+        """Write this program as MPS or LP (by the suffix of ``path``), every number exact and
+        the columns x0, x1, ... in order, rows r0, r1, ... (:mod:`optsched.models.model_text`),
+        atomically (a temporary file beside it, then renamed)."""
+        from optsched.artifacts import write_text
+        from optsched.models.model_text import lp_text, mps_text
 
         path = Path(path)
         if path.suffix.lower() not in MODEL_SUFFIXES:
             raise ValueError(f"path: expected a .mps or .lp file, got {path.name!r}")
         largest = self.largest_value()
         if largest >= SOLVER_INFINITY:  # the file would hold another program
-            raise ValueError(f"path: this program holds the value {largest:.3g}, and HiGHS's writer takes values from "
+            raise ValueError(f"path: this program holds the value {largest:.3g}, and HiGHS's reader takes values from "
                              f"{SOLVER_INFINITY:g} on as infinite; write it as JSON")
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        hm = self.to_highs()
-        hm.lp_.col_names_ = [f"x{j}" for j in range(hm.lp_.num_col_)]
-        hm.lp_.row_names_ = [f"r{i}" for i in range(hm.lp_.num_row_)]
-        h.passModel(hm)
-        from optsched.artifacts import write_atomically
-
-        def write(tmp: str) -> None:
-            if h.writeModel(tmp) != highspy.HighsStatus.kOk:
-                raise ValueError(f"path: HiGHS could not write {path}")
-
-        return write_atomically(path, write, suffix=path.suffix)  # HiGHS reads the format off the suffix
+        return write_text(path, mps_text(self) if path.suffix.lower() == ".mps" else lp_text(self))
 
     def to_cvxpy(self) -> tuple[Any, Any]:
         """This program in cvxpy: ``(problem, x)`` with ``x`` the variable vector (integer
