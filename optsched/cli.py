@@ -373,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
 
     bn = sub.add_parser("bench", help="runtime vs size and gap of every backend on every model; CSV, PNG, summary.md")
-    bn.add_argument("--quick", action="store_true", help="small sizes, 1 instance per size, 5 s limit (minutes)")
+    bn.add_argument("--quick", action="store_true", help="small sizes, 1 instance per size, 5 s limit (about 30 s)")
     bn.add_argument("--models", default=None, help="comma-separated model kinds (default: all)")
     bn.add_argument("--out", default=None, type=_path_text, help="output directory (default results/bench)")
     bn.add_argument("--repeats", type=int, default=None, help="interleaved repeats per instance (3 quick, 5 full)")

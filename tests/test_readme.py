@@ -45,3 +45,36 @@ def test_readme_pictures_are_committed() -> None:
     assert pictures
     for rel in pictures:
         assert (ROOT / rel).is_file() and (ROOT / rel).stat().st_size > 1000, rel
+
+
+def test_the_time_limit_lists_are_the_registrys() -> None:
+    """The Robustness section names the backends that honour ``time_limit`` and those that do
+    one pass of bounded work; ``scip`` and ``stationary_alm`` were in neither list."""
+    from optsched.solvers.registry import all_backends
+
+    text = " ".join(README.split())
+    honoured = text.split("`time_limit` is honoured by ", 1)[1].split(": termination", 1)[0]
+    ignored = text.split("The others (", 1)[1].split(")", 1)[0]
+    names = set(all_backends())
+    said = {name for name in re.findall(r"`(\w+)`", honoured) if name in names}
+    others = {name for name in re.findall(r"`(\w+)`", ignored) if name in names}
+    assert said == {n for n, b in all_backends().items() if b.SUPPORTS_TIME_LIMIT}
+    assert others == {n for n, b in all_backends().items() if not b.SUPPORTS_TIME_LIMIT}
+
+
+def test_the_papers_table_names_every_backend_that_fits_its_kinds() -> None:
+    """The table at the top lists, per paper, the backends of its per-slot kinds; it had left
+    out cvxpy (set packing, the budgeted IP) and pyomo (ONSOCMAX's 0-1 variants)."""
+    from optsched.models.base import model_kinds
+    from optsched.solvers.registry import all_backends
+
+    table = README.split("| paper | policy | per-slot model |", 1)[1].split("\n\n", 1)[0]
+    rows = table.splitlines()[2:]
+    assert len(rows) == 4
+    for row in rows:
+        cells = row.split("|")[1:-1]
+        kinds = {k for k in re.findall(r"`(\w+)`", cells[2]) if k in model_kinds()}
+        kinds |= {f"{k}_integral" for k in re.findall(r"`(\w+)\[_integral\]`", cells[2])}
+        named = set(re.findall(r"\w+", cells[3] + cells[4]))
+        fit = {n for n, b in all_backends().items() if any(b.fits_kind(model_kinds()[k]) is None for k in kinds)}
+        assert fit <= named, (cells[0].strip(), sorted(fit - named))

@@ -14,10 +14,10 @@ xbar_nr, the utility f_nr (``kind`` with coefficient a_nr, see
 P1 (social welfare maximisation):  max sum_n sum_{r in R_n} f_nr(x_nr) + g_nr(x_nr)
 s.t. (4) sum_r x_nr <= rho_n, (5) x_nr = 0 outside R_n, (6) sum_n x_nr <= C_r,
 (7) 0 <= x_nr <= xbar_nr. :meth:`MeshInstance.violations` checks (4)-(7) on a dense
-allocation, :meth:`MeshInstance.welfare` evaluates the objective.
-
-:class:`MeshGenerator` draws instances with the Section IV defaults; :class:`MeshEnv` replays
-an instance slot by slot for :func:`optsched.policy.evaluate`.
+allocation, :meth:`MeshInstance.welfare` evaluates the objective; both, and
+:class:`~optsched.models.mesh.MeshGenerator` (the Section IV defaults), live in
+:mod:`optsched.models.mesh`. :class:`MeshEnv` here replays an instance slot by slot for
+:func:`optsched.policy.evaluate`.
 """
 
 from __future__ import annotations
