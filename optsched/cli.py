@@ -27,16 +27,24 @@ class _Parser(argparse.ArgumentParser):
         raise BadInput(message)
 
 
-def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+def _parse_options(pairs: Sequence[str], flag: str = "--option") -> dict[str, Any]:
+    """``KEY=VALUE`` pairs, each value JSON where it parses as JSON (else the text); a key given
+    twice, here or inside a JSON object, is refused (the last one silently won)."""
+    from optsched.io.json_instance import unique_keys
+
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
-            raise BadInput(f"--option expects KEY=VALUE, got {pair!r}")
+            raise BadInput(f"{flag} expects KEY=VALUE, got {pair!r}")
+        if key in out:
+            raise BadInput(f"{flag}: {key!r} is given twice")
         try:
-            out[key] = json.loads(raw)
+            out[key] = json.loads(raw, object_pairs_hook=unique_keys)
         except json.JSONDecodeError:
             out[key] = raw
+        except ValueError as exc:  # a key twice inside the value's JSON object
+            raise BadInput(f"{flag} {key}: {exc}") from None
     return out
 
 
@@ -59,12 +67,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     model, capture = _load(args)
     backend = choose_backend(model, args.backend).NAME
-    options = {**_captured_options(args, capture, backend), **_parse_options(args.option)}
+    captured = _captured_options(args, capture, backend)
+    options = {**captured, **_parse_options(args.option)}
     if args.log:
         options["log"] = True  # backends without a solver log refuse it (unknown option)
     # the backend's own options only: --option time_limit=1 or verify=false named solve()'s parameters
     check_backend(model, backend, options)
     res = optsched.solve(model, backend, time_limit=args.time_limit, **options)
+    _note_captured(backend, captured)
     if args.log:
         from optsched.artifacts import write_text
 
@@ -107,8 +117,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     names = _names(args.backends, "--backends") or [b.NAME for b in optsched.fitting_backends(model)]
     options: dict[str, dict[str, Any]] = {n: {"log": True} for n in names
                                           if args.log and "log" in optsched.all_backends()[n].OPTIONS}
+    captured = {name: _captured_options(args, capture, name) for name in names}
     for name in names:
-        options.setdefault(name, {}).update(_captured_options(args, capture, name))
+        options.setdefault(name, {}).update(captured[name])
     for key, value in _parse_options(args.option).items():
         backend, dot, name = key.partition(".")
         if not dot or not backend or not name:
@@ -116,6 +127,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         options.setdefault(backend, {})[name] = value
     table, results = optsched.compare(model, names, time_limit=args.time_limit, options=options,
                                       repeats=args.repeats, jobs=args.jobs, results=True)
+    for name in names:
+        _note_captured(name, captured[name])
     if args.log:
         from optsched.artifacts import write_text
 
@@ -143,11 +156,14 @@ def _captured_options(args: argparse.Namespace, capture: dict[str, Any], backend
         policy = policy_solve(capture)
     except ValueError as exc:
         raise ValueError(f"file: {args.file} instance {args.instance or 1}: {exc}") from None
-    if policy is None or policy[0] != backend:
-        return {}
-    print(f"note: {backend} takes the options its policy solved this instance with: {_options_text(policy[1])}",
-          file=sys.stderr)
-    return dict(policy[1])
+    return {} if policy is None or policy[0] != backend else dict(policy[1])
+
+
+def _note_captured(backend: str, options: dict[str, Any]) -> None:
+    """Say (stderr, once the solve has run) which options came from the capture."""
+    if options:
+        print(f"note: {backend} took the options its policy solved this instance with: {_options_text(options)}",
+              file=sys.stderr)
 
 
 def _options_text(options: dict[str, Any]) -> str:
@@ -273,7 +289,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from optsched.reproduce import reproduce
 
-    settings = _parse_options(args.set)
+    settings = _parse_options(args.set, "--set")
     out = Path(args.out) if args.out else Path("results") / "reproduce"
     from optsched.config import MAX_WORKERS, whole_number
 
@@ -328,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
     s.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="backend option (repeatable)")
     s.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    s.add_argument("--log", default=None, metavar="FILE",
+    s.add_argument("--log", default=None, type=_path_text, metavar="FILE",
                    help="write the solver's log to FILE (highs, cpsat, scip, pyomo)")
     s.set_defaults(func=cmd_solve)
 
@@ -337,7 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--backends", default=None, help="comma-separated; default: every backend that fits")
     c.add_argument("--time-limit", type=float, default=None, help="seconds per backend solve")
     c.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
-    c.add_argument("--log", default=None, metavar="DIR", help="write each solver's log to DIR/<backend>.log")
+    c.add_argument("--log", default=None, type=_path_text, metavar="DIR", help="write each solver's log to DIR/<backend>.log")
     c.add_argument("--repeats", type=int, default=1, help="solves per backend; the table shows the median runtime")
     c.add_argument("--jobs", type=int, default=1, help="backends solved in parallel processes")
     c.add_argument("--option", action="append", default=[], metavar="BACKEND.KEY=VALUE",
@@ -356,7 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a paper's experiment; writes CSV + PNG + JSON")
     r.add_argument("paper", help=f"one of: {', '.join(paper_names())}")
-    r.add_argument("--config", default=None, help="TOML file of settings")
+    r.add_argument("--config", default=None, type=_path_text, help="TOML file of settings")
     r.add_argument("--preset", default=None, help="a named preset of the paper's experiment, e.g. fig2 (an unknown name lists the known ones)")
     r.add_argument("--seed", type=int, default=None, help="the config's seed (every random draw derives from it)")
     r.add_argument("--out", default=None, type=_path_text, help="output directory (default results/NAME)")
@@ -367,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also solve the policies' subproblems with these backends; writes shadow.csv and shadow.png")
     r.add_argument("--shadow-every", type=int, default=1, metavar="K", help="shadow every K-th subproblem (default 1)")
     r.add_argument("--shadow-time-limit", type=float, default=None, help="seconds per shadow solve")
-    r.add_argument("--capture", default=None, metavar="DIR",
+    r.add_argument("--capture", default=None, type=_path_text, metavar="DIR",
                    help="write the policies' subproblems to DIR/<model>.jsonl (readable by solve and bench)")
     r.add_argument("--capture-every", type=int, default=1, metavar="K", help="capture every K-th subproblem (default 1)")
     r.set_defaults(func=cmd_run)
@@ -378,12 +394,12 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--out", default=None, type=_path_text, help="output directory (default results/bench)")
     bn.add_argument("--repeats", type=int, default=None, help="interleaved repeats per instance (3 quick, 5 full)")
     bn.add_argument("--per-size", type=int, default=None, help="generated instances per size (1 quick, 3 full)")
-    bn.add_argument("--instances", default=None, metavar="DIR_OR_FILE",
+    bn.add_argument("--instances", default=None, type=_path_text, metavar="DIR_OR_FILE",
                     help="benchmark captured subproblems (.jsonl from 'run --capture') instead of generated ones")
     bn.add_argument("--backends", default=None, help="comma-separated backends (default: every one that fits)")
     bn.add_argument("--seed", type=int, default=0, help="seed of the generated instances")
     bn.add_argument("--time-limit", type=float, default=None, help="seconds per exact solve (5 quick, 60 full)")
-    bn.add_argument("--data", default=None, help="shared data directory (default $OPTSCHED_SHARED_DATA or ../shared/data)")
+    bn.add_argument("--data", default=None, type=_path_text, help="shared data directory (default $OPTSCHED_SHARED_DATA or ../shared/data)")
     bn.set_defaults(func=cmd_bench)
 
     rp = sub.add_parser("reproduce", help="regenerate a paper's figures and tables; CSV, PNG, report.md")

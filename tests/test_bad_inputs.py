@@ -173,7 +173,7 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "numeric_string_in_array.json": instance("numeric_string_in_array.json", "z: expected numbers, got the string '1.5'"),
     "index_beyond_int64.json": instance("index_beyond_int64.json", "sets[0]: index out of range [0, 3)"),
     "set_packing_n_elements_huge.json": instance("set_packing_n_elements_huge.json", "n_elements: must be <= 1000000, got 10000000000000"),
-    "budget_family_max_budget_huge.json": instance("budget_family_max_budget_huge.json", "max_budget: must be <= 100000000"),
+    "budget_family_max_budget_huge.json": instance("budget_family_max_budget_huge.json", "max_budget: must be <= 1000000"),
     "onsocmax_offline_arrival_beyond_slots.json": instance("onsocmax_offline_arrival_beyond_slots.json", "arrival: holds 1e+300; numbers may be at most 1e+100 in magnitude"),
     # JSON: budgeted_ip
     "budgeted_ip_negative_capacity.json": instance("budgeted_ip_negative_capacity.json", "capacity: contains a negative value"),

@@ -287,6 +287,27 @@ def test_solve_and_compare_of_a_captured_instance_use_its_policys_options(tmp_pa
     assert differs > 0  # the defaults answer another problem on some slots: the options matter
     assert main(["compare", str(path), "--instance", "1", "--backends", "aescb,escb_oa"]) == 0
     out = capsys.readouterr()
-    assert "aescb takes the options its policy solved this instance with" in out.err
+    assert "aescb took the options its policy solved this instance with" in out.err
     row = next(line for line in out.out.splitlines() if line.split()[:1] == ["aescb"])
     assert float(row.split()[2]) == pytest.approx(policy[0], rel=1e-6)
+
+
+def test_a_captures_integer_options_stay_integers(tmp_path, capsys) -> None:
+    """Instance JSON reads integers as floats (for speed): a hand-written capture's
+    ``num_workers: 1`` became 1.0, which CP-SAT's schema refused (solve and bench alike); a
+    refused capture option printed its note first, so the error was not the one line."""
+    from optsched.bench import captured_instances
+
+    line = {"model": "set_packing", "n_elements": 4, "sets": [[0, 1], [1, 2, 3]], "weights": [0.3072, 0.3645],
+            "capture": {"backend": "cpsat", "options": {"num_workers": 1}}}
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    assert main(["solve", str(path), "--backend", "cpsat", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["options"] == {"num_workers": 1} and type(out["options"]["num_workers"]) is int
+    (captured,) = captured_instances(path)
+    assert captured.options == {"cpsat": {"num_workers": 1}}
+    line["capture"]["options"] = {"nope": 1}
+    path.write_text(json.dumps(line) + "\n")
+    assert main(["solve", str(path), "--backend", "cpsat"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

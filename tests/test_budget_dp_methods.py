@@ -103,3 +103,26 @@ def test_envelope_unknown_method_and_empty_instances() -> None:
     assert not x.any() and value == 0.0
     x, value = aescb_index([0.5, 0.2], [0.1, 0.3], [[2, 2]], [1], 4)
     assert not x.any() and value == 0.0
+
+
+def test_a_family_of_a_million_budgets_is_solved_and_checked_run_by_run() -> None:
+    """10^8 budgets were accepted: budget_exact assigned every budget's entry in a Python loop
+    and the seam's check visited each (over 120 s with a time limit of 2 s). Budgets stop at
+    10^6, a reused optimum is one object over its run of budgets, and a run is checked once, at
+    its largest budget, where its budget row is tightest."""
+    import optsched
+    from optsched.models.budget_family import MAX_BUDGET, BudgetFamily
+    from optsched.result import Termination
+
+    data = {"values": [1.0, 2.0], "weights": [[1, 1]], "capacity": [2], "budget_coeffs": [MAX_BUDGET, 1]}
+    with pytest.raises(ValueError, match="max_budget: must be <= 1000000"):
+        BudgetFamily(**data, max_budget=MAX_BUDGET + 1)
+    family = BudgetFamily(**data, max_budget=MAX_BUDGET)
+    result = optsched.solve(family, "budget_exact", time_limit=2)
+    assert result.termination is Termination.OPTIMAL and result.extra["solves"] == 1
+    both = result.solution[0]
+    assert all(entry is both for entry in result.solution)
+    short = np.array([1])  # budget_coeffs.x = 1: P4(s) for s <= 1 only
+    problems = family.violations((short,) * 3 + (None,) * (MAX_BUDGET - 2))
+    assert problems and problems[0].startswith("s = 2: budget_coeffs.x = 1 < 2")
+    assert family.violations((short, short) + (None,) * (MAX_BUDGET - 1)) == []

@@ -399,3 +399,35 @@ def test_an_onsocmax_sweep_point_drawing_several_instances_is_refused_before_any
     sweep.write_text('kind = "experiment"\nexperiment = "onsocmax"\n[base]\nn_nodes = 3\nn_slots = 4\nn_jobs = 5\n')
     code, _, err = run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(tmp_path / "o"))
     assert code == 2 and "give one 'kinds' and one 'values' entry" in err and not (tmp_path / "o").exists(), err
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["solve", "{f}", "--backend", "cpsat", "--option", "num_workers=1", "--option", "num_workers=8"],
+     "--option: 'num_workers' is given twice"),
+    (["solve", "{f}", "--backend", "highs", "--option", 'highs_options={"mip_rel_gap":0.1,"mip_rel_gap":0.2}'],
+     "duplicate key 'mip_rel_gap'"),
+    (["reproduce", "maxweight", "--set", "frames=100", "--set", "frames=200"], "--set: 'frames' is given twice"),
+    (["reproduce", "maxweight", "--set", ""], "--set expects KEY=VALUE"),
+    (["run", "maxweight", "--config", ""], "--config: expected a path"),
+    (["run", "maxweight", "--capture", ""], "--capture: expected a path"),
+    (["solve", "{f}", "--backend", "highs", "--log", ""], "--log: expected a path"),
+    (["compare", "{f}", "--log", ""], "--log: expected a path"),
+    (["bench", "--instances", ""], "--instances: expected a path"),
+    (["bench", "--data", ""], "--data: expected a path"),
+])
+def test_a_flag_given_twice_or_empty_is_refused(capsys, good_json: Path, argv: list[str], words: str) -> None:
+    """The last of two values won in silence, and an empty path was read as no path (the
+    defaults used, nothing captured, no log written): each is one line and exit 2."""
+    code, out, err = run_cli(capsys, *[a.replace("{f}", str(good_json)) for a in argv])
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_backends_takes_a_model_a_kind_or_its_class() -> None:
+    import optsched
+    from optsched.models import SetPacking
+
+    model = SetPacking(n_elements=4, sets=[[0, 1], [1, 2, 3]], weights=[0.3, 0.4])
+    assert set(optsched.backends(model)) <= set(optsched.backends("set_packing")) == set(optsched.backends(SetPacking))
+    for bad in ("nope", 1, str):
+        with pytest.raises(ValueError, match="model: expected an optsched model"):
+            optsched.backends(bad)

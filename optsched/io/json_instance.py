@@ -26,7 +26,8 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"json: {name} is not a number JSON allows")
 
 
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` refusing a key given twice in one object (json keeps the last)."""
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
@@ -44,15 +45,16 @@ def _exact_int(token: str) -> int | float:
     return int(token) if len(token.lstrip("-")) <= _FLOAT_DIGITS else float(token)
 
 
-def loads_strict(text: str) -> Any:
-    """``json.loads`` with the refusals of the module doc."""
+def loads_strict(text: str, *, exact_ints: bool = False) -> Any:
+    """``json.loads`` with the refusals of the module doc; integers exact with ``exact_ints``
+    (a capture's backend options: an integer option read as 1.0 was refused)."""
     # parse_int=float: every number of an instance is used as a float64 or an index/count, and
     # each field's validation refuses a non-finite value naming the field, so an integer beyond
     # the float range becomes inf and is refused there; a Python hook on every integer would cost
     # 5x the parse, so it runs only where an integer may be past 2^53 (16 digits or more).
-    parse_int = _exact_int if _LONG_DIGITS.search(text) else float
+    parse_int = _exact_int if exact_ints or _LONG_DIGITS.search(text) else float
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_int=parse_int, object_pairs_hook=_object)
+        return json.loads(text, parse_constant=_reject_constant, parse_int=parse_int, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(f"json: malformed at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
@@ -87,7 +89,7 @@ def read_captures(text: str) -> list[tuple[Model, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            data = loads_strict(line)
+            data = loads_strict(line, exact_ints=CAPTURE_KEY in line)
             capture: Any = {}
             if isinstance(data, dict):
                 capture = data.get(CAPTURE_KEY, {})

@@ -77,8 +77,8 @@ class BudgetExactBackend(Backend):
             # x is verified for P4(s) (budget_coeffs.x >= s within the row's slack): s grows every
             # pass, so at most S + 1 solves
             last = max(s, min(S, int(np.floor(fam.budget_coeffs[x].sum() + 1e-9)))) if options["reuse"] else s
-            for k in range(s, last + 1):
-                entries[k], values[k] = x, float(r.objective)
+            entries[s:last + 1] = [x] * (last + 1 - s)  # one object per run (BudgetFamily checks a run once)
+            values[s:last + 1] = [float(r.objective)] * (last + 1 - s)
             s = last + 1
         extra = {"values": values, "solves": solves, "inner": options["inner"]}
         if values[fam.budget] is None:  # the designated member P4(budget) is infeasible
