@@ -24,6 +24,9 @@ import numpy as np
 
 C = TypeVar("C")
 MAX_FLOAT_INT = int(sys.float_info.max)  # the largest integer that converts to a finite float
+# A number setting's largest magnitude: contention = 1e100 made requests of 1.4e101, past the
+# models' 1e100, refused as "requests" (no setting of that name), and 1e308 overflowed.
+SETTING_MAGNITUDE = 1e12
 
 
 def _coerce(key: str, value: Any, hint: Any) -> Any:
@@ -73,6 +76,9 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
             raise ValueError(f"{key}: must be finite (an integer beyond the float range)")
         if value != value or value in (float("inf"), float("-inf")):
             raise ValueError(f"{key}: must be finite")
+        if abs(value) > SETTING_MAGNITUDE:
+            raise ValueError(f"{key}: must be at most {SETTING_MAGNITUDE:g} in magnitude, got {value:g} (a setting scales "
+                             "the data an experiment draws, which must stay inside the models' range)")
         return float(value)
     if hint is str:
         if not isinstance(value, str):

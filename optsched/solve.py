@@ -115,6 +115,7 @@ class Prepared:
             _warm_up(backend, kind, self.options)
         self.state = backend.new_state(kind, self.options, prepare=prepare)
         self._loosened = backend.loosened(self.options)
+        self._option_limits = type(backend).fits_with is not Backend.fits_with  # asked per solve only if any
         self.setup_s = time.perf_counter() - start
 
     @property
@@ -125,7 +126,7 @@ class Prepared:
         """None when this prepared backend can solve ``model``; otherwise why not."""
         if type(model) is not self.kind:
             return f"this prepared {self.name!r} solves {self.kind.name!r} models, got {type(model).__name__}"
-        return self.backend.admits(model)
+        return self.backend.admits(model) or self.backend.fits_with(model, self.options)
 
     def solve(self, model: Model, *, time_limit: float | None = None, **overrides: Any) -> Result:
         return self._solve(model, time_limit, overrides, {})
@@ -149,6 +150,8 @@ class Prepared:
                     raise ValueError(f"options: backend {self.name!r} option {key!r} is fixed when it is prepared "
                                      f"({self.options[key]!r}); prepare another for {overrides[key]!r}")
             loosened = backend.loosened(options)
+        if self._option_limits and (reason := backend.fits_with(model, options)) is not None:
+            raise ValueError(f"backend: {reason}")
         if time_limit is not None:
             time_limit = finite_float("time_limit", time_limit, minimum=0.0, largest=math.inf)
             setup = backend.setup_seconds(model)

@@ -126,3 +126,20 @@ def test_policy_rejects_bad_options() -> None:
         EsdpPolicy(mask="sideways")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="alpha"):
         EsdpPolicy(alpha=0.0)
+
+
+def test_a_backend_that_cannot_take_the_largest_slot_is_refused_before_the_first(tmp_path) -> None:
+    """a_max = 100 made the AESCB route's DP need 4e9 capacity cells: ``run esdp`` failed with
+    exit 1 in the middle of its slots ("returned no solution"). The policy now asks the prepared
+    backend about its largest subproblem when it is reset: a ValueError (exit 2) before any slot;
+    the exact index takes the same instance."""
+    from optsched.cli import main
+    from optsched.papers import get_paper
+
+    paper = get_paper("esdp")
+    with pytest.raises(ValueError, match="aescb: the DP of Algorithm 2 needs .* capacity cells"):
+        paper.run(paper.make_config({"horizon": 3, "a_max": 100, "policies": ["ESDP"]}), tmp_path / "a")
+    paper.run(paper.make_config({"horizon": 3, "a_max": 100, "policies": ["ESDP"], "backend": "escb_oa"}), tmp_path / "b")
+    config = tmp_path / "c.toml"
+    config.write_text("a_max = 100\nhorizon = 3\n")
+    assert main(["run", "esdp", "--config", str(config), "--out", str(tmp_path / "c")]) == 2

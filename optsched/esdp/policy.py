@@ -82,6 +82,15 @@ class EsdpPolicy:
 
     def reset(self, env: Any, rng: np.random.Generator) -> None:
         self.instance: DispatchInstance = env.instance
+        # the largest slot subproblem (every channel, the whole capacity): a backend that cannot
+        # take it is refused before the first slot, not in the middle of the run
+        inst = self.instance
+        largest = EscbIndex(mean=np.ones(inst.n_edges), variance=np.ones(inst.n_edges), weights=inst.requirements,
+                            capacity=inst.capacity)
+        reason = self.solver.prepared.fits(largest)
+        if reason is not None:
+            raise ValueError(f"backend: {self.name}'s largest slot subproblem on this instance (its {inst.n_edges} "
+                             f"channels and capacity {inst.capacity.tolist()}, met when every port has a job): {reason}")
         self.stats = ChannelStats(self.instance.n_edges)
         self.m = max_selection(self.alpha, self.instance.n_edges)
         self.act_seconds: list[float] = []

@@ -320,6 +320,9 @@ def _positive_normal(rng: np.random.Generator, mean: float, std: float, size: An
                           what=f"above floor = {floor:g} (N({mean:g}, {std:g}))")
 
 
+POISSON_LARGEST = 1e18  # numpy's Poisson sampler refuses a larger mean ("lam value too large")
+
+
 @dataclass(frozen=True)
 class MeshGenerator:
     """Random instances with the defaults of Section IV-A (and the choices it leaves open).
@@ -361,6 +364,8 @@ class MeshGenerator:
         positive_int("max_nodes", self.max_nodes)
         if self.max_nodes > self.n_nodes:
             raise ValueError(f"max_nodes: {self.max_nodes} exceeds n_nodes {self.n_nodes}")
+        if finite_float("arrival_rate", self.arrival_rate) > POISSON_LARGEST:
+            raise ValueError(f"arrival_rate: must be <= {POISSON_LARGEST:g} (numpy's Poisson draws), got {self.arrival_rate:g}")
         for name in ("tau", "arrival_rate", "mean_duration", "floor"):
             if finite_float(name, getattr(self, name)) <= 0:
                 raise ValueError(f"{name}: must be > 0")
@@ -380,7 +385,7 @@ class MeshGenerator:
         capacity = np.repeat(cap_node[:, None], self.n_slots, axis=1)
         slots: list[int] = []
         for t in range(self.n_slots):
-            slots.extend([t] * int(rng.poisson(self.arrival_rate)))
+            slots.extend([t] * min(int(rng.poisson(self.arrival_rate)), self.n_jobs - len(slots)))
             if len(slots) >= self.n_jobs:
                 break
         slots = slots[: self.n_jobs]

@@ -103,6 +103,8 @@ class OgaConfig:
         within_memory("horizon", horizon * ports, "the arrivals (horizon x n_ports x copies)")
         within_memory("n_nodes", nodes * (ports + self.n_resources), "the graph and node arrays (n_nodes x (n_ports x copies + n_resources))")
         within_memory("regret_points", self.regret_points, "the regret horizons")
+        within_memory("n_resources", ports * nodes * self.n_resources,
+                      "a slot's allocation y (n_ports x copies x n_nodes x n_resources at most)")
         from optsched.models.capacity_projection import CapacityProjection
         from optsched.models.stationary_allocation import StationaryAllocation
         from optsched.ogasched.policy import DEFAULT_BACKEND

@@ -142,6 +142,24 @@ class FamilyPlan:
     paper_cells: float
 
 
+def _capacity_boxes(w: np.ndarray, cap: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The items kept (those within capacity) and each level's box of residual capacities
+    [lo, hi] (levels 0..m, one row each): what the table holds per budget."""
+    items = np.flatnonzero(keep & np.all(w <= cap[:, None], axis=0))
+    prefix = np.zeros((items.shape[0] + 1, w.shape[0]), dtype=np.int64)
+    prefix[1:] = np.cumsum(w[:, items].T, axis=0)
+    suffix = prefix[-1] - prefix  # Q_i: weight of items i..m-1
+    return items, np.minimum(np.maximum(cap[None, :] - prefix, 0), suffix), np.minimum(cap[None, :], suffix)
+
+
+def capacity_cells(weights: np.ndarray, capacity: np.ndarray) -> float:
+    """The capacity cells of the table for these whole-number weights (K, n) and capacity (K,)
+    (what ``max_cells`` bounds), without building it."""
+    w = np.asarray(weights, dtype=np.int64)
+    items, lo, hi = _capacity_boxes(w, np.asarray(capacity, dtype=np.int64), np.ones(w.shape[1], dtype=bool))
+    return float(np.prod((hi - lo + 1).astype(np.float64), axis=1).sum())
+
+
 def plan_budget_family(
     values: Any,
     weights: Any,
@@ -156,15 +174,9 @@ def plan_budget_family(
     Raises :class:`TableTooLarge` (a ValueError) when the capacity cells alone exceed ``max_cells``."""
     vals, w, cap, b, S, keep = _check(values, weights, capacity, budget_coeffs, max_budget, mask)
     n, K = vals.shape[0], w.shape[0]
-    keep = keep & np.all(w <= cap[:, None], axis=0)
-    items = np.flatnonzero(keep)
+    items, lo, hi = _capacity_boxes(w, cap, keep)
     wa = np.ascontiguousarray(w[:, items])
     m = items.shape[0]
-    prefix = np.zeros((m + 1, K), dtype=np.int64)
-    prefix[1:] = np.cumsum(wa.T, axis=0)
-    suffix = prefix[-1] - prefix  # Q_i: weight of items i..m-1
-    hi = np.minimum(cap[None, :], suffix)
-    lo = np.minimum(np.maximum(cap[None, :] - prefix, 0), suffix)
     dims = hi - lo + 1
     ba = np.ascontiguousarray(b[items])
     b_suffix = np.concatenate([np.cumsum(ba[::-1])[::-1], [0]]).astype(np.int64)

@@ -28,7 +28,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Termination
-from optsched.solvers.budget_dp import (DEFAULT_MAX_CELLS, DP_METHODS, FamilyPlan, TableTooLarge, buffer,
+from optsched.solvers.budget_dp import (DEFAULT_MAX_CELLS, DP_METHODS, FamilyPlan, TableTooLarge, buffer, capacity_cells,
                                        fill_fronts,
                                        plan_budget_family, solve_budget_family, visited_cells)
 from optsched.solvers.registry import Backend, Option, PrepareFn, check_exact_backend_option, register_backend
@@ -219,6 +219,18 @@ class AescbBackend(Backend):
         if largest_xi(m.mean, m.variance) < 1:
             return "aescb: the means and variances scaled by (13)-(14) pass the DP's integers (2^62) even at xi = 1"
         return None
+
+    def fits_with(self, model: Model, options: Mapping[str, Any]) -> str | None:
+        """The DP route's table (family_backend dp) within its cell limit: a_max = 100 made ESDP's
+        slots need 1.2e9 capacity cells, and each slot failed in the policy's loop."""
+        if options["family_backend"] != "dp":
+            return None
+        m: Any = model
+        cells = capacity_cells(m.weights, m.capacity)
+        if cells <= DEFAULT_MAX_CELLS:
+            return None
+        return (f"aescb: the DP of Algorithm 2 needs {cells:.3g} capacity cells for this instance, above its limit of "
+                f"{DEFAULT_MAX_CELLS:.3g} (escb_oa solves it exactly; family_backend=budget_exact one budget at a time)")
 
     def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> Any:
         if options["family_backend"] == "dp":

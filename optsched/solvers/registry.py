@@ -321,6 +321,11 @@ class Backend:
         """Instance-level limits (size, integral data, ...); override when there are any."""
         return None
 
+    def fits_with(self, model: Model, options: Mapping[str, Any]) -> str | None:
+        """Instance-level limits that depend on the (checked) options, such as a table size
+        under a route an option picks; override when there are any (``Prepared`` asks)."""
+        return None
+
     def memory_bytes(self, model: Model) -> float:
         """The memory a solve of ``model`` would allocate, estimated before any of it is
         (override for custom algorithms; algebraic backends scale with the form)."""
