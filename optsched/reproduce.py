@@ -112,6 +112,11 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
     unknown_runs = sorted(set(only or ()) - set(labels))
     if unknown_runs:
         raise ValueError(f"runs: {paper.name} has no run {unknown_runs[0]!r} (known: {', '.join(labels)})")
+    kept = [label for label in labels if only is not None and label not in only]
+    absent = [label for label in kept if not (base / label).is_dir() or not any((base / label).iterdir())]
+    if absent:  # the claims read every run's output: found missing only after the chosen runs ran
+        raise ValueError(f"runs: {paper.name}'s claims read every run's output, and {base / absent[0]} holds none; "
+                         f"add {absent[0]} to --runs, or reproduce {paper.name} in full into this --out first")
     if replicates is not None:
         for run in paper.runs:
             if only is None or run.subdir in only:

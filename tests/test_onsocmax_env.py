@@ -208,3 +208,14 @@ def test_env_refuses_what_breaks_a_sum_only_together() -> None:
     with pytest.raises(ValueError, match=r"\(7\)"):
         env.step(Dispatch(np.array([0, 0]), np.array([0, 0]), np.array([0.6, 0.6])))
     assert env.step(Dispatch(np.array([0, 1]), np.array([0, 0]), np.array([0.5, 0.5])))["welfare"] == pytest.approx(1.0)
+
+
+def test_a_huge_arrival_rate_draws_only_n_jobs() -> None:
+    """Each slot's Poisson count was listed whole before the list was cut to n_jobs: a rate of
+    1e11 built a list of 1e11 slots. Past numpy's sampler (1e18) the rate is refused by name."""
+    from optsched.models.mesh import MeshGenerator
+
+    inst = MeshGenerator(arrival_rate=1e11, n_jobs=50).draw(np.random.default_rng(0))
+    assert inst.n_jobs == 50 and (inst.arrival == 0).all()
+    with pytest.raises(ValueError, match="arrival_rate: must be <= 1e"):
+        MeshGenerator(arrival_rate=1e19)

@@ -181,6 +181,11 @@ def test_only_some_runs_rerun_and_the_claims_read_the_rest(tiny_all: Path, tmp_p
     assert "--preset fig5" in report and "--preset fig3" not in report and "Fig. 3:" in report
     with pytest.raises(ValueError, match="no run 'nope'"):
         reproduce("maxweight", out=out, only=["nope"])
+    # into an --out without the other runs' output: refused before fig5 runs (it ran, then the
+    # claims failed on fig3_regions.csv)
+    with pytest.raises(ValueError, match="claims read every run's output, and .*fig3 holds none; add fig3 to --runs"):
+        reproduce("maxweight", out=tmp_path / "fresh", only=["fig5"], log=lambda _m: None)
+    assert not (tmp_path / "fresh").exists()
 
 
 def test_a_rerun_cut_short_leaves_no_report_of_the_earlier_runs(tiny_all: Path, tmp_path: Path,
@@ -238,8 +243,13 @@ def test_replicates_reach_the_runs_that_replicate_inside_themselves(tmp_path: Pa
 
     import optsched.reproduce
 
-    papers = {name: dataclasses.replace(get_paper(name), claims=lambda _d, _full: []) for name in ("esdp", "onsocmax")}
-    monkeypatch.setattr(optsched.reproduce, "reproducible", papers.__getitem__)  # one run; no claims over the rest
+    def alone(name: str, label: str):  # the one run, and no claims over the others
+        paper = get_paper(name)
+        return dataclasses.replace(paper, runs=tuple(r for r in paper.runs if r.subdir == label),
+                                   claims=lambda _d, _full: [])
+
+    papers = {"esdp": alone("esdp", "fig5"), "onsocmax": alone("onsocmax", "ratio_small")}
+    monkeypatch.setattr(optsched.reproduce, "reproducible", papers.__getitem__)
     logged: list[str] = []
     reproduce("esdp", out=tmp_path, settings={"horizon": 20}, replicates=3, only=["fig5"], log=logged.append)
     (meta,) = [json.loads(p.read_text()) for p in (tmp_path / "esdp" / "fig5").glob("*.json")]
