@@ -28,7 +28,10 @@ from optsched.files import check_output_path
 if TYPE_CHECKING:
     import pandas as pd
 
-TRACKED_PACKAGES = ("optsched", "numpy", "scipy", "highspy", "ortools", "cvxpy", "pyomo", "pandas", "numba")
+# every solver package a backend runs (tests/test_packaging.py holds this to the registry's
+# REQUIRES) and the conic solvers cvxpy hands models to
+TRACKED_PACKAGES = ("optsched", "numpy", "scipy", "highspy", "ortools", "cvxpy", "pyomo", "pyscipopt", "clarabel",
+                    "osqp", "scs", "pandas", "numba")
 
 
 def package_versions() -> dict[str, str]:

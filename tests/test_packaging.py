@@ -29,3 +29,13 @@ def test_core_install_runs_the_custom_backends_and_names_the_extras(tmp_path: Pa
             "('pseudo_welfare', 'kkt')]}))")
     out = json.loads(subprocess.run([str(py), "-c", code], check=True, capture_output=True, text=True).stdout)
     assert out == {"greedy": "feasible", "dp": "optimal", "fast": "optimal", "kkt": "optimal"}
+
+
+def test_results_record_the_version_of_every_solver_package() -> None:
+    """pyscipopt and clarabel produce the scip and cvxpy results and were not recorded."""
+    from optsched.artifacts import TRACKED_PACKAGES, package_versions
+    from optsched.solvers.registry import all_backends
+
+    required = {name for backend in all_backends().values() for name in backend.REQUIRES}
+    assert required <= set(TRACKED_PACKAGES) and {"clarabel", "osqp", "scs"} <= set(TRACKED_PACKAGES)
+    assert set(package_versions()) == {"python", *TRACKED_PACKAGES}

@@ -83,6 +83,11 @@ def test_default_policies_and_scalar_for_list_keys() -> None:
     assert {r.params for r in runs} == {'{"kinds":["log"],"values":[2.0]}', '{"kinds":["sqrt"],"values":[2.0]}'}
     esdp = expand(spec(experiment="esdp", base={"policies": ["LCF", "Oracle"]}))
     assert [r.variant for r in esdp] == ["LCF", "Oracle"]
+    # both ways at once: the runs took the top level's and each row recorded the other
+    for table in ("base", "grid"):
+        given = {"policies": ["ESDP"]} if table == "base" else {"policies": [["ESDP"], ["LCF"]]}
+        with pytest.raises(ValueError, match="sweep.policies: given at the top level and as the config key"):
+            expand(spec(experiment="esdp", policies=["LCF"], **{table: given}))
 
 
 def test_solve_grid_leaves_out_unfit_pairs() -> None:

@@ -149,6 +149,10 @@ def _expand_experiment(sweep: SweepConfig) -> list[SweepRun]:
                 raise ValueError(
                     f"sweep.{table}: unknown key {key!r} for experiment {exp.name!r} (known: {', '.join(sorted(names - {'seed'}))})"
                 )
+    given = sorted({"policies"} & (set(sweep.base) | set(sweep.grid)))
+    if sweep.policies and given:  # the runs took the top level's; each row recorded the other
+        raise ValueError(f"sweep.policies: given at the top level and as the config key {given[0]!r} in [base] or "
+                         "[grid]; give the policies once")
     for p in sweep.policies:
         if p not in exp.policies:
             raise ValueError(f"sweep.policies: unknown policy {p!r} for {exp.name} (known: {', '.join(exp.policies)})")
