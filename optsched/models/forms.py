@@ -315,6 +315,13 @@ class StandardForm:
         if largest >= SOLVER_INFINITY:  # the file would hold another program
             raise ValueError(f"path: this program holds the value {largest:.3g}, and HiGHS's reader takes values from "
                              f"{SOLVER_INFINITY:g} on as infinite; write it as JSON")
+        entries = np.abs(np.concatenate([self.A.data, self.hessian.data if self.hessian is not None else []]))
+        entries = entries[entries > 0]
+        if entries.size and not (READ_MATRIX_VALUES[0] < entries.min() and entries.max() < READ_MATRIX_VALUES[1]):
+            off = entries.min() if entries.min() <= READ_MATRIX_VALUES[0] else entries.max()
+            raise ValueError(f"path: this program's matrix holds {off:.3g}, and HiGHS's reader refuses entries outside "
+                             f"({READ_MATRIX_VALUES[0]:g}, {READ_MATRIX_VALUES[1]:g}) (it drops or rejects them); "
+                             "write it as JSON")
         return write_text(path, mps_text(self) if path.suffix.lower() == ".mps" else lp_text(self))
 
     def to_cvxpy(self) -> tuple[Any, Any]:
@@ -414,6 +421,9 @@ class StandardForm:
 # take numbers from this magnitude on as infinite: measured, they fail or answer wrongly from
 # there on, and HiGHS's MPS/LP writer writes them as inf.
 SOLVER_INFINITY = 1e20
+# HiGHS's small_matrix_value and large_matrix_value: its readers drop matrix entries at or below
+# the first (a warning, and optsched's reader then refuses the file) and reject those from the second on
+READ_MATRIX_VALUES = (1e-9, 1e15)
 
 # What a HiGHS MIP needs to be an oracle, for every route optsched takes to HiGHS (the highs
 # backend, cvxpy, Pyomo); the measurements behind each are in optsched/solvers/highs.py.
