@@ -115,6 +115,7 @@ class Prepared:
             _warm_up(backend, kind, self.options)
         self.state = backend.new_state(kind, self.options, prepare=prepare)
         self._loosened = backend.loosened(self.options)
+        self._loosened_feasibility = backend.loosened(self.options, feasibility=True)
         self._option_limits = type(backend).fits_with is not Backend.fits_with  # asked per solve only if any
         self.setup_s = time.perf_counter() - start
 
@@ -142,14 +143,14 @@ class Prepared:
         if reason is not None:
             raise ValueError(f"backend: {reason}")
         backend = self.backend
-        options, loosened = self.options, self._loosened
+        options, loosened, loosened_feasibility = self.options, self._loosened, self._loosened_feasibility
         if overrides:
             options = backend.check_options({**self._given, **overrides})
             for key in overrides:
                 if not backend.OPTIONS[key].per_solve and options[key] != self.options[key]:
                     raise ValueError(f"options: backend {self.name!r} option {key!r} is fixed when it is prepared "
                                      f"({self.options[key]!r}); prepare another for {overrides[key]!r}")
-            loosened = backend.loosened(options)
+            loosened, loosened_feasibility = backend.loosened(options), backend.loosened(options, feasibility=True)
         if self._option_limits and (reason := backend.fits_with(model, options)) is not None:
             raise ValueError(f"backend: {reason}")
         if time_limit is not None:
@@ -172,7 +173,7 @@ class Prepared:
             if time_limit is not None and not backend.SUPPORTS_TIME_LIMIT:
                 extra["time_limit"] = "ignored: one pass of bounded work"
         return finish(model, result, verify=self.verify, backend=backend.NAME, runtime_s=runtime, extra=extra,
-                      loosened=loosened)
+                      loosened=loosened, loosened_feasibility=loosened_feasibility)
 
 
 def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) -> None:
@@ -199,10 +200,11 @@ def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) ->
 
 def finish(model: Model, result: Result, *, verify: bool = True, backend: str | None = None,
            runtime_s: float | None = None, extra: Mapping[str, Any] | None = None,
-           loosened: str | None = None) -> Result:
+           loosened: str | None = None, loosened_feasibility: str | None = None) -> Result:
     """The rules every result obeys (module docstring): verification, a finite objective that is
     the model's own, ``optimal`` only with agreeing objective and bound and options that leave
-    the solver's proof intact (``loosened`` names those that do not: ``feasible`` then), no
+    the solver's proof intact (``loosened`` names those that do not: ``feasible`` then; those
+    of ``loosened_feasibility`` turn ``infeasible`` and ``unbounded`` into ``error``), no
     ``unbounded`` for a bounded kind, no solution on error. The one copy of ``result`` it makes
     carries the fields the seam sets: the model's name, ``backend``, ``runtime_s`` and ``extra``
     (each, when not given, as ``result`` has it)."""
@@ -215,9 +217,9 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
     term = result.termination
     if term is Termination.ERROR:
         return _error(model, result, result.message or "the backend failed", backend, runtime_s, extra)
-    if loosened and (term is Termination.INFEASIBLE or term is Termination.UNBOUNDED):
-        return _error(model, result, f"the solver said {term.value}, but the options {loosened} change what that "
-                                     "proves", backend, runtime_s, extra)
+    if loosened_feasibility and (term is Termination.INFEASIBLE or term is Termination.UNBOUNDED):
+        return _error(model, result, f"the solver said {term.value}, but the options {loosened_feasibility} change "
+                                     "what that proves", backend, runtime_s, extra)
     bound = _finite_or_none(result.bound)
     if loosened and bound is not None:  # a bound at loosened tolerances is not proven (SCIP's lay past its objective)
         extra = {**extra, "unproven_bound": bound}

@@ -270,15 +270,16 @@ def test_every_option_value_in_range_gives_a_result(name: str, capfd: pytest.Cap
 @pytest.mark.usefixtures("solvers_imported")
 def test_a_pass_through_value_the_solver_refuses_is_said_in_the_result_not_printed(capfd: pytest.CaptureFixture[str]) -> None:
     """OSQP printed "ERROR in validate_settings" (printf) and SCIP "[paramset.c] ERROR" (stderr)
-    when a pass-through value was out of their range: the text now goes into the error (OSQP's
-    alpha of 2, the edge of its open range, passes cvxpy's schema of closed ranges, which refuses -1)."""
+    when a pass-through value was out of their range: the text now goes into the error (cvxpy's
+    schema checks each value, so -1 is refused before; a combination it does not know, eps_abs and
+    eps_rel both 0, is OSQP's to refuse)."""
     projection = kind_specs()["capacity_projection"].generate(6, np.random.default_rng(0))
     knapsack = kind_specs()["budgeted_ip"].generate(6, np.random.default_rng(0))
     if get_backend("cvxpy").available():
-        result = optsched.solve(projection, "cvxpy", solver="OSQP", solver_options={"alpha": 2.0})
-        assert result.termination is Termination.ERROR and "alpha must be strictly between 0 and 2" in result.message
-        with pytest.raises(ValueError, match="'alpha' must be > 0"):
-            optsched.solve(projection, "cvxpy", solver="OSQP", solver_options={"alpha": -1})
+        result = optsched.solve(projection, "cvxpy", solver="OSQP", solver_options={"eps_abs": 0.0, "eps_rel": 0.0})
+        assert result.termination is Termination.ERROR and "at least one of eps_abs and eps_rel" in result.message
+        with pytest.raises(ValueError, match="'alpha' must be < 2"):
+            optsched.solve(projection, "cvxpy", solver="OSQP", solver_options={"alpha": 2.0})
     if get_backend("scip").available():
         with pytest.raises(ValueError, match=r"SCIP rejects 'numerics/feastol' = 0.5 .*Must be in range"):
             optsched.solve(knapsack, "scip", scip_params={"numerics/feastol": 0.5})

@@ -203,7 +203,7 @@ def test_values_beyond_a_solvers_infinity_are_refused_or_solved_never_crash(scal
     assert optsched.solve(m, "brute_force").objective == pytest.approx(optimum, rel=1e-12)
 
 
-@pytest.mark.parametrize("bound", [1e12, 1e14, 1e15, 1e17, 2.0**64, 9e19])
+@pytest.mark.parametrize("bound", [1e12, 1e14, 1e15, 1.0000000000000002e15, 1e17, 2.0**64, 9e19])
 def test_scip_refuses_values_it_treats_as_huge(bound: float) -> None:
     """max x0 + 2 x1 s.t. x0 + x1 <= 1, x0 in [0, b], x1 in {0, 1}: from b = 1e17 SCIP (raw
     PySCIPOpt too) said "optimal" 1 where 2 is, past its numerics/hugeval of 1e15. The backend
@@ -213,7 +213,7 @@ def test_scip_refuses_values_it_treats_as_huge(bound: float) -> None:
         pytest.skip("pyscipopt is not installed")
     lp = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0]], row_lower=[None], row_upper=[1.0], col_lower=[0, 0],
                        col_upper=[bound, 1.0], integrality=[True, True], sense="max")
-    if bound >= 1e15:
+    if bound > 1e15:
         assert "numerics/hugeval" in get_backend("scip").admits(lp)
         with pytest.raises(ValueError, match="scip: this instance holds the value"):
             optsched.solve(lp, "scip")
@@ -412,3 +412,26 @@ def test_compare_checks_its_time_limit_before_any_solve() -> None:
     for bad in (-1.0, float("nan"), "1"):
         with pytest.raises(ValueError, match="time_limit"):
             optsched.compare(model, ["greedy", "highs"], time_limit=bad)
+
+
+def test_gap_and_precision_options_leave_an_infeasibility_proof_alone() -> None:
+    """Any loosening option turned ``infeasible`` into ``error`` (review of this change): a gap
+    or the objective's precision does not change what infeasible proves; a feasibility
+    tolerance (looser or tighter than the solver's own) does."""
+    model = LinearProgram(c=[1, 2], A=[[2, 2]], row_lower=[3], row_upper=[3], col_lower=[0, 0], col_upper=[5, 5],
+                          integrality=[1, 1], sense="max")  # 2 x0 + 2 x1 = 3 has no integer point
+    for backend, options in (("cpsat", {"mip_wanted_precision": 1e-6}), ("cvxpy", {"solver_options": {"mip_rel_gap": 0.01}}),
+                             ("highs", {"highs_options": {"mip_rel_gap": 0.01}}), ("highs", {})):
+        assert optsched.solve(model, backend, **options).termination is Termination.INFEASIBLE, (backend, options)
+    loose = optsched.solve(model, "highs", highs_options={"mip_feasibility_tolerance": 1e-3})
+    assert loose.termination is Termination.ERROR and "change what that proves" in loose.message
+
+
+@pytest.mark.parametrize(("solver", "options"), [("OSQP", {"adaptive_rho": True}), ("OSQP", {"adaptive_rho": 3}),
+                                                 ("OSQP", {"polishing": 1}), ("OSQP", {"polishing": False}),
+                                                 ("CLARABEL", {"tol_gap_abs": 0.0, "tol_feas": 0.0}),
+                                                 ("SCS", {"acceleration_lookback": 0})])
+def test_cvxpy_solver_options_the_solver_takes_pass_the_schema(solver: str, options: dict) -> None:
+    """The first schema refused OSQP's switches as booleans or as 0/1 and Clarabel's zero tolerances."""
+    model = generate("capacity_projection", 6, np.random.default_rng(0))
+    assert optsched.solve(model, "cvxpy", solver=solver, solver_options=options).termination is not Termination.ERROR

@@ -108,7 +108,8 @@ class CpSatBackend(Backend):
         "absolute_gap_limit": Option(0.0, float, "absolute gap at which CP-SAT stops", minimum=0.0),
         "mip_wanted_precision": Option(1e-12, float, "precision of the integer scaling of a fractional objective",
                                        minimum=0.0, maximum=1e-2, open_minimum=True,
-                                       loosens=lambda precision: precision > 1e-12),
+                                       loosens=lambda precision: precision > 1e-12,
+                                       loosens_feasibility=lambda _precision: False),  # the objective's only
         "warm_start": Option(False, bool, "hint the last solution of this Prepared (same size only)"),
         "log": Option(False, bool, "keep the solver's log in Result.extra['log'] (never printed)"),
     }

@@ -50,27 +50,30 @@ TIME_LIMIT_KEYS: dict[str, str | None] = {
 
 # Solver options cvxpy may forward (``solver_options``), for the solvers above: tolerances,
 # iteration limits and algorithm switches, each with the values its solver takes (a negative
-# eps_abs or a rho of 0 failed in the solver, as a result, where it is bad input). Nothing that
-# writes files or prints is forwarded. HiGHS checks its own (``check_highs_options``).
+# eps_abs or a rho of 0 failed in the solver, as a result, where it is bad input; combinations,
+# such as OSQP's eps_abs and eps_rel both 0, are the solver's to refuse, as a result). Nothing
+# that writes files or prints is forwarded. HiGHS checks its own (``check_highs_options``).
 _POSITIVE = Option(None, float, minimum=0.0, open_minimum=True)
 _NONNEGATIVE = Option(None, float, minimum=0.0)
 _COUNT = Option(None, int, minimum=0, maximum=2**31 - 1)
 _SWITCH = Option(None, bool)
+_OSQP_SWITCH = Option(None, int, minimum=0, maximum=1, bools=True)  # OSQP takes 0/1 and true/false
 SOLVER_OPTIONS: dict[str, Mapping[str, Option | None]] = {
     "CLARABEL": {
-        "tol_gap_abs": _POSITIVE, "tol_gap_rel": _POSITIVE, "tol_feas": _POSITIVE, "tol_infeas_abs": _POSITIVE,
-        "tol_infeas_rel": _POSITIVE, "tol_ktratio": _POSITIVE, "max_iter": _COUNT, "equilibrate_enable": _SWITCH,
+        "tol_gap_abs": _NONNEGATIVE, "tol_gap_rel": _NONNEGATIVE, "tol_feas": _NONNEGATIVE,
+        "tol_infeas_abs": _NONNEGATIVE, "tol_infeas_rel": _NONNEGATIVE, "tol_ktratio": _NONNEGATIVE,
+        "max_iter": _COUNT, "equilibrate_enable": _SWITCH,
         "max_step_fraction": Option(None, float, minimum=0.0, open_minimum=True, maximum=1.0),
         "presolve_enable": _SWITCH, "direct_solve_method": Option(None, str, choices=("auto", "qdldl", "faer")),
         "static_regularization_enable": _SWITCH},
     "OSQP": {
         "eps_abs": _NONNEGATIVE, "eps_rel": _NONNEGATIVE, "eps_prim_inf": _POSITIVE, "eps_dual_inf": _POSITIVE,
-        "rho": _POSITIVE, "sigma": _POSITIVE, "alpha": Option(None, float, minimum=0.0, open_minimum=True, maximum=2.0),
-        "adaptive_rho": _COUNT, "polishing": _SWITCH, "polish_refine_iter": _COUNT, "scaling": _COUNT,
-        "check_termination": _COUNT},
+        "rho": _POSITIVE, "sigma": _POSITIVE,
+        "alpha": Option(None, float, minimum=0.0, open_minimum=True, maximum=2.0, open_maximum=True),
+        "adaptive_rho": Option(None, int, minimum=0, maximum=3, bools=True),  # off, or one of OSQP 1.x's three rules
+        "polishing": _OSQP_SWITCH, "polish_refine_iter": _COUNT, "scaling": _COUNT, "check_termination": _COUNT},
     "SCS": {"max_iters": Option(None, int, minimum=1, maximum=2**31 - 1), "normalize": _SWITCH, "scale": _POSITIVE,
-            "acceleration_lookback": Option(None, int, minimum=-(2**31), maximum=2**31 - 1), "use_indirect": _SWITCH,
-            "eps_abs": _NONNEGATIVE, "eps_rel": _NONNEGATIVE},
+            "acceleration_lookback": _COUNT, "use_indirect": _SWITCH, "eps_abs": _NONNEGATIVE, "eps_rel": _NONNEGATIVE},
     "HIGHS": dict.fromkeys((
         "mip_rel_gap", "mip_abs_gap", "presolve", "presolve_rule_off", "primal_feasibility_tolerance",
         "dual_feasibility_tolerance", "mip_feasibility_tolerance", "small_matrix_value")),
@@ -104,9 +107,21 @@ _TOLERANCES = tolerance_keys(
     "dual_feasibility_tolerance", "mip_feasibility_tolerance", "small_matrix_value")
 
 
+_FEASIBILITY_TOLERANCES = tolerance_keys(
+    ALLOWED_SOLVER_OPTIONS, "tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio", "eps_abs", "eps_rel",
+    "eps_prim_inf", "eps_dual_inf", "primal_feasibility_tolerance", "dual_feasibility_tolerance",
+    "mip_feasibility_tolerance", "small_matrix_value")
+
+
 def cvxpy_loosens(table: Any) -> bool:
     """``Option.loosens`` of ``solver_options``: a tolerance or a gap, or HiGHS's presolve rule 13 back on."""
     return _TOLERANCES(table) or highs_loosens(table)
+
+
+def cvxpy_loosens_feasibility(table: Any) -> bool:
+    """``Option.loosens_feasibility`` of ``solver_options``: as :func:`cvxpy_loosens` without the
+    gaps (``mip_rel_gap`` and the conic ``tol_gap_*`` leave an infeasibility proof alone)."""
+    return _FEASIBILITY_TOLERANCES(table) or highs_loosens(table)
 
 
 @register_backend
@@ -124,7 +139,8 @@ class CvxpyBackend(Backend):
         "solver": Option(None, str, "cvxpy solver (default: the model's own choice, with tight tolerances)",
                          choices=SOLVERS, nullable=True),
         "solver_options": Option(None, dict, "options of that solver (allow-listed; nothing that writes files)",
-                                 nullable=True, allowed=ALLOWED_SOLVER_OPTIONS, loosens=cvxpy_loosens),
+                                 nullable=True, allowed=ALLOWED_SOLVER_OPTIONS, loosens=cvxpy_loosens,
+                                 loosens_feasibility=cvxpy_loosens_feasibility),
     }
 
     def check_option_values(self, options: Mapping[str, Any]) -> None:

@@ -146,11 +146,15 @@ class Option:
     ``kind`` is ``bool``, ``int``, ``float``, ``str`` or ``dict`` (a table of pass-through
     solver options whose keys must be in ``allowed``: nothing that writes files is ever
     allowed; its values are booleans, strings or finite numbers). ``minimum``/``maximum``
-    bound numbers (``open_minimum``: strictly above it; integers are at most 2^53 in magnitude
-    whatever the bounds), ``choices`` lists the accepted strings, ``nullable`` admits None
+    bound numbers (``open_minimum``, ``open_maximum``: strictly inside; integers are at most 2^53
+    in magnitude whatever the bounds; ``bools``: an integer option that takes true/false as
+    well, as OSQP's switches do), ``choices`` lists the accepted strings, ``nullable`` admits None
     (the default may be None). ``loosens(value)`` says whether a value changes what the
     solver's "optimal" proves (a looser tolerance, another solver, a gap a backend without a
     bound cannot report): the seam then says ``feasible`` where the solver says optimal.
+    ``loosens_feasibility(value)``: whether it also changes what "infeasible" or "unbounded"
+    proves (the seam then says ``error``); by default as ``loosens``, but a gap or the
+    objective's precision leaves those proofs alone.
     ``per_solve=False``: the value shapes the state ``Backend.new_state`` makes (an inner backend
     prepared once), so a per-solve override of it is refused instead of being ignored.
     """
@@ -161,10 +165,13 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     open_minimum: bool = False
+    open_maximum: bool = False
+    bools: bool = False
     choices: tuple[str, ...] | None = None
     nullable: bool = False
     allowed: frozenset[str] | None = None
     loosens: Callable[[Any], bool] | None = None
+    loosens_feasibility: Callable[[Any], bool] | None = None
     per_solve: bool = True
 
     def check(self, where: str, value: Any) -> Any:
@@ -176,6 +183,8 @@ class Option:
                 raise ValueError(f"{where} expects true or false, got {value!r}")
             return bool(value)
         if self.kind in (int, float):
+            if self.bools and isinstance(value, (bool, np.bool_)):
+                return bool(value)
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
                 raise ValueError(f"{where} expects {'an integer' if self.kind is int else 'a number'}, got {value!r}")
             if self.kind is int:
@@ -188,8 +197,8 @@ class Option:
                 value = _finite_number(where, value)
             if self.minimum is not None and (value <= self.minimum if self.open_minimum else value < self.minimum):
                 raise ValueError(f"{where} must be {'>' if self.open_minimum else '>='} {self.minimum:g}, got {value!r}")
-            if self.maximum is not None and value > self.maximum:
-                raise ValueError(f"{where} must be <= {self.maximum:g}, got {value!r}")
+            if self.maximum is not None and (value >= self.maximum if self.open_maximum else value > self.maximum):
+                raise ValueError(f"{where} must be {'<' if self.open_maximum else '<='} {self.maximum:g}, got {value!r}")
             return value
         if self.kind is str:
             if not isinstance(value, str):
@@ -381,10 +390,14 @@ class Backend:
         self.check_option_values(merged)
         return merged
 
-    def loosened(self, options: Mapping[str, Any]) -> str | None:
-        """The options (checked) that change what the solver's "optimal" proves (``Option.loosens``), or None."""
-        names = [key for key, spec in self.OPTIONS.items()
-                 if spec.loosens is not None and options.get(key) is not None and spec.loosens(options[key])]
+    def loosened(self, options: Mapping[str, Any], *, feasibility: bool = False) -> str | None:
+        """The options (checked) that change what the solver's "optimal" proves (``Option.loosens``),
+        or with ``feasibility`` its "infeasible" and "unbounded" (``Option.loosens_feasibility``); None if none."""
+        names = []
+        for key, spec in self.OPTIONS.items():
+            test = spec.loosens_feasibility if feasibility and spec.loosens_feasibility is not None else spec.loosens
+            if test is not None and options.get(key) is not None and test(options[key]):
+                names.append(key)
         return ", ".join(names) or None
 
     def check_option_values(self, options: Mapping[str, Any]) -> None:

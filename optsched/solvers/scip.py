@@ -12,6 +12,7 @@ above 1e-6 the seam reports ``gap_limit`` (with the optimal objective) rather th
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Mapping
 
@@ -142,8 +143,8 @@ class ScipBackend(Backend):
     BYTES_PER_ELEMENT = 1000.0
     # SCIP's numerics/hugeval, below its infinity (1e20): an integer program with a column bound
     # of 1e17 came back "optimal" at half its optimum (raw PySCIPOpt too)
-    INFINITE_FROM = 1e15
-    INFINITE_SAYS = "treats values from {limit:g} on as huge (numerics/hugeval), where its answers were wrong"
+    INFINITE_FROM = math.nextafter(1e15, math.inf)  # hugeval itself is not huge
+    INFINITE_SAYS = "treats values above 1e+15 as huge (numerics/hugeval), where its answers were wrong"
     OPTIONS: Mapping[str, Option] = {
         "gap": Option(0.0, float, "relative gap at which SCIP stops", minimum=0.0),
         "absgap": Option(0.0, float, "absolute gap at which SCIP stops", minimum=0.0),
