@@ -14,6 +14,10 @@ from types import ModuleType
 
 
 def loaded(name: str) -> ModuleType:
-    """The module ``name``, imported now if it is not yet."""
+    """The module ``name``, imported now if it is not yet. A module another thread is still
+    importing is in ``sys.modules`` half built (its kernels not yet defined): then the import
+    machinery, which waits for that thread, is asked."""
     module = sys.modules.get(name)
-    return module if module is not None else importlib.import_module(name)
+    if module is None or getattr(module.__spec__, "_initializing", False):
+        return importlib.import_module(name)
+    return module

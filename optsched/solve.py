@@ -29,6 +29,7 @@ one-off call go through the same code.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -117,7 +118,16 @@ class Prepared:
         self._loosened = backend.loosened(self.options)
         self._loosened_feasibility = backend.loosened(self.options, feasibility=True)
         self._option_limits = type(backend).fits_with is not Backend.fits_with  # asked per solve only if any
+        # a solver object kept between solves serves one solve at a time (threads sharing this
+        # Prepared mixed one HiGHS object's instances up: errors, and raw numpy exceptions)
+        self._turn = threading.Lock() if self.state is not None else None
         self.setup_s = time.perf_counter() - start
+
+    def __getstate__(self) -> dict[str, Any]:  # a lock does not pickle; a copy gets its own
+        return {**self.__dict__, "_turn": self._turn is not None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _turn=threading.Lock() if state["_turn"] else None)
 
     @property
     def name(self) -> str:
@@ -161,7 +171,11 @@ class Prepared:
                     **seam_extra, "message": f"set-up alone is estimated at {setup:.3g} s, above the time limit of {time_limit:g} s"})
         start = time.perf_counter()
         try:
-            result = backend.run(model, time_limit=time_limit, options=options, state=self.state)
+            if self._turn is None:
+                result = backend.run(model, time_limit=time_limit, options=options, state=self.state)
+            else:
+                with self._turn:
+                    result = backend.run(model, time_limit=time_limit, options=options, state=self.state)
         except (ValueError, KeyboardInterrupt, MemoryError):
             raise
         except Exception as exc:  # a solver library failing is a result, not a crash

@@ -4,8 +4,9 @@ OSQP (through cvxpy) prints "ERROR in validate_settings" with printf and SCIP pr
 "[paramset.c] ERROR" to stderr when a pass-through option is out of range, beside the error
 they return: a solve never prints, so the text is caught at the file descriptors (Python's
 ``contextlib.redirect_stdout`` does not reach C) and handed back to go into the result or the
-error message. One solve at a time per process (as everywhere in optsched): the descriptors
-are the process's.
+error message. The descriptors are the process's: threads take turns at a captured block (a
+lock), or one thread's restore left another's redirection in place and every later line of
+the process went to a deleted file.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import io
 import os
 import sys
 import tempfile
+import threading
 from typing import IO, Iterator
 
 _LIBC = ctypes.CDLL(None)
 _SINK: "tuple[int, IO[bytes]] | None" = None
+_TURN = threading.RLock()  # one captured block at a time in the process (nested ones in its thread)
 
 
 @contextlib.contextmanager
@@ -28,8 +31,14 @@ def captured_c_output() -> Iterator[list[str]]:
     """Inside the block, file descriptors 1 and 2 write to a temporary file and Python's
     ``sys.stdout`` / ``sys.stderr`` to a buffer (OSQP's Python module prints through
     ``sys.stdout``); the list it yields holds that text (stripped) once the block ends."""
+    with _TURN:
+        with _captured(captured := []):
+            yield captured
+
+
+@contextlib.contextmanager
+def _captured(captured: list[str]) -> Iterator[None]:
     global _SINK
-    captured: list[str] = []
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     saved = (os.dup(1), os.dup(2))
@@ -44,7 +53,7 @@ def captured_c_output() -> Iterator[list[str]]:
         os.dup2(sink.fileno(), 1)
         os.dup2(sink.fileno(), 2)
         with contextlib.redirect_stdout(python_text), contextlib.redirect_stderr(python_text):
-            yield captured
+            yield
     finally:
         _LIBC.fflush(None)  # C stdio buffers a file (not a terminal): write it out here
         os.dup2(saved[0], 1)

@@ -182,15 +182,18 @@ class CvxpyBackend(Backend):
         if left is not None and TIME_LIMIT_KEYS.get(solver) is not None:
             # OSQP reads 0 as "no limit": the smallest positive limit stops after one check
             solver_options[TIME_LIMIT_KEYS[solver]] = max(left, 1e-6)
-        with warnings.catch_warnings(record=True) as caught:  # process-wide filters: one solve at a time per process
+        # OSQP prints a setting it refuses (printf); the captured block is also one thread's turn,
+        # which the process-wide warning filters need
+        with captured_c_output() as printed, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            with captured_c_output() as printed:  # OSQP prints a setting it refuses (printf)
-                try:
-                    problem.solve(solver=solver, warm_start=False, **solver_options)
-                    failure = None
-                except (cp.error.SolverError, ValueError) as exc:  # cvxpy raises ValueError on a point it cannot unpack
-                    failure = exc
+            try:
+                problem.solve(solver=solver, warm_start=False, **solver_options)
+                failure = None
+            except (cp.error.SolverError, ValueError) as exc:  # cvxpy raises ValueError on a point it cannot unpack
+                failure = exc
         said = {"solver_output": printed[0]} if printed[0] else {}
+        if failure is not None and "solver interrupted" in f"{failure} {printed[0]}".lower():
+            raise KeyboardInterrupt  # OSQP caught the caller's Ctrl-C and said so
         if failure is not None:
             detail = f"; the solver said: {printed[0].splitlines()[0]}" if printed[0] else ""
             return Result(Termination.ERROR, extra={"message": f"{type(failure).__name__}: {failure}{detail}",

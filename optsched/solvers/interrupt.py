@@ -8,12 +8,22 @@ KeyboardInterrupt at once; the solver is then asked to stop and its answer dropp
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, TypeVar
 
 T = TypeVar("T")
 _THREAD: ThreadPoolExecutor | None = None  # one helper, kept: about 10 us a solve, against 30 for a new thread
+
+
+def _forget_thread() -> None:
+    """In a forked child: the helper's thread did not come along (a solve submitted to it waited forever)."""
+    global _THREAD
+    _THREAD = None
+
+
+os.register_at_fork(after_in_child=_forget_thread)
 
 
 def interruptible(call: Callable[[], T], stop: Callable[[], object]) -> T:

@@ -6,6 +6,7 @@ their math only as a standard form get the Pyomo statement of its matrices
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any, Callable, Mapping
 
@@ -31,6 +32,8 @@ STATUS_TABLE: dict[str, Termination] = {
     "infeasibleOrUnbounded": Termination.INFEASIBLE,  # for a bounded kind; see run
     "unbounded": Termination.UNBOUNDED,
 }
+
+_PYOMO_TURN = threading.Lock()  # one Pyomo solve at a time in the process
 
 
 def _is_qp(model: Model) -> bool:
@@ -176,11 +179,12 @@ class PyomoBackend(Backend):
             kwargs["tee"] = [buffer]
         printed = [""]
         qp = _is_qp(model)
-        if buffer is None and qp:  # HiGHS's QP solver printf's "dimension mismatch" (stdout)
-            with captured_c_output() as printed:
+        with _PYOMO_TURN:  # Pyomo's own output capture (common/tee.py) deadlocked four threads
+            if buffer is None and qp:  # HiGHS's QP solver printf's "dimension mismatch" (stdout)
+                with captured_c_output() as printed:
+                    res = solver.solve(m, **kwargs)
+            else:
                 res = solver.solve(m, **kwargs)
-        else:
-            res = solver.solve(m, **kwargs)
         term = res.termination_condition.name
         termination = STATUS_TABLE.get(term, Termination.ERROR)
         if term == "infeasibleOrUnbounded" and not model.BOUNDED:  # a linear program: not told apart
