@@ -15,8 +15,9 @@ applies the rules every result obeys:
 * ``optimal`` is only said when the objective and the backend's proven bound agree within
   ``OBJECTIVE_RTOL``: a solver stopped by a gap option says ``gap_limit`` with both numbers;
   options that loosen the solver's proof (tolerances, another cvxpy solver: ``Option.loosens``)
-  turn its ``optimal`` into ``feasible``, with ``extra["optimality"]`` saying which, its
-  ``infeasible`` or ``unbounded`` into ``error``, and its bound into ``extra["unproven_bound"]``;
+  turn its ``optimal`` into ``feasible``, with ``extra["optimality"]`` saying which, and its
+  bound into ``extra["unproven_bound"]``; those that loosen feasibility (a tolerance, not a gap:
+  ``Option.loosens_feasibility``) turn its ``infeasible`` or ``unbounded`` into ``error``;
 * a bound that the verified objective beats is no bound: it moves to ``extra["unproven_bound"]``
   and an ``optimal`` resting on it becomes ``feasible``;
 * ``unbounded`` is an error for a kind whose variables are bounded (``Model.BOUNDED``), and
@@ -169,12 +170,13 @@ class Prepared:
             if setup > time_limit:  # the set-up alone would overrun: stop before starting it
                 return Result(Termination.TIME_LIMIT, model=model.name, backend=self.name, extra={
                     **seam_extra, "message": f"set-up alone is estimated at {setup:.3g} s, above the time limit of {time_limit:g} s"})
-        start = time.perf_counter()
         try:
             if self._turn is None:
+                start = time.perf_counter()
                 result = backend.run(model, time_limit=time_limit, options=options, state=self.state)
             else:
-                with self._turn:
+                with self._turn:  # the time waited for another thread's solve is not this one's
+                    start = time.perf_counter()
                     result = backend.run(model, time_limit=time_limit, options=options, state=self.state)
         except (ValueError, KeyboardInterrupt, MemoryError):
             raise
