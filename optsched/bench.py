@@ -230,9 +230,8 @@ def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
     with the options its policy's backend solved it with (the capture's ``backend`` and
     ``options``: AESCB's xi and max_budget change from slot to slot), checked against that
     backend's schema here."""
-    from optsched.files import read_user_text
-    from optsched.io import load_instances
-    from optsched.io.json_instance import policy_solve, read_captures
+    from optsched.io import load_captures
+    from optsched.io.json_instance import policy_solve
     from optsched.solve import check_backend
 
     path = Path(path)
@@ -240,13 +239,7 @@ def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
     if not files:
         raise ValueError(f"--instances: {path} holds no .jsonl capture file")
     for f in files:
-        if f.suffix.lower() != ".jsonl":  # another instance file: no capture entries
-            pairs = [(model, {}) for model in load_instances(f)]
-        else:
-            pairs = read_captures(read_user_text(f, "file"))
-            if not pairs:
-                raise ValueError(f"file: {f} holds no instance")
-        for j, (model, capture) in enumerate(pairs, start=1):
+        for j, (model, capture) in enumerate(load_captures(f), start=1):
             options: dict[str, Mapping[str, Any]] = {}
             try:
                 policy = policy_solve(capture)

@@ -63,9 +63,10 @@ def _finite_or_none(x: float | None) -> float | None:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     import optsched
+    from optsched.io import load_captured
     from optsched.solve import check_backend, choose_backend
 
-    model, capture = _load(args)
+    model, capture = load_captured(args.file, args.instance)
     backend = choose_backend(model, args.backend).NAME
     captured = _captured_options(args, capture, backend)
     options = {**captured, **_parse_options(args.option)}
@@ -112,8 +113,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     import optsched
+    from optsched.io import load_captured
 
-    model, capture = _load(args)
+    model, capture = load_captured(args.file, args.instance)
     names = _names(args.backends, "--backends") or [b.NAME for b in optsched.fitting_backends(model)]
     options: dict[str, dict[str, Any]] = {n: {"log": True} for n in names
                                           if args.log and "log" in optsched.all_backends()[n].OPTIONS}
@@ -137,13 +139,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 print(f"wrote {write_text(Path(args.log) / f'{r.backend}.log', r.extra['log'])}")
     print(table.to_string(index=False))
     return 0
-
-
-def _load(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
-    """The instance ``--instance`` picks from the file, and its capture entry ({} for none)."""
-    from optsched.io import load_captured
-
-    return load_captured(args.file, args.instance)
 
 
 def _captured_options(args: argparse.Namespace, capture: dict[str, Any], backend: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ import importlib.metadata
 import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from optsched.config import config_from_mapping
@@ -65,6 +66,10 @@ class ReproductionRun:
     @property
     def subdir(self) -> str:
         return self.label or self.preset
+
+
+# a run that replicates through its config's ``repeats``: ``reproduce --replicates N`` sets repeats = N
+REPEATS_INSIDE: Mapping[str, Any] = MappingProxyType({"replicate": False, "replicates_key": "repeats"})
 
 
 @dataclass(frozen=True, kw_only=True)

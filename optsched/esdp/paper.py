@@ -3,16 +3,13 @@ graphs with unknown service rates (Section 4)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from optsched.esdp import experiments
 from optsched.esdp.claims import esdp_claims
-from optsched.papers import Paper, ReproductionRun, SweepSummary
+from optsched.papers import REPEATS_INSIDE, Paper, ReproductionRun, SweepSummary
 
 # every run replicates inside itself: ``repeats`` instances x sample paths (the paper's T is 2000)
 REDUCED = {"horizon": 1000, "repeats": 5}
 FULL = {"repeats": 10}
-INSIDE: dict[str, Any] = {"replicate": False, "replicates_key": "repeats"}  # reproduce --replicates N sets repeats = N
 
 PAPER = Paper(
     name="esdp",
@@ -27,10 +24,10 @@ PAPER = Paper(
     sweep=SweepSummary(metrics=experiments.sweep_metrics, default_policies=lambda cfg: tuple(cfg.policies)),
     runs=(
         ReproductionRun(preset="fig2-4", reduced=REDUCED, settings=FULL, shadow=("escb_oa", "dp"), shadow_every=50,
-                        **INSIDE),
-        ReproductionRun(preset="exact-index", reduced={**REDUCED, "horizon": 300}, settings=FULL, **INSIDE),
-        ReproductionRun(preset="fig5", reduced={**REDUCED, "horizon": 100}, settings=FULL, **INSIDE),
-        *(ReproductionRun(preset=f"fig{k}", reduced=REDUCED, settings=FULL, **INSIDE) for k in range(6, 11)),
+                        **REPEATS_INSIDE),
+        ReproductionRun(preset="exact-index", reduced={**REDUCED, "horizon": 300}, settings=FULL, **REPEATS_INSIDE),
+        ReproductionRun(preset="fig5", reduced={**REDUCED, "horizon": 100}, settings=FULL, **REPEATS_INSIDE),
+        *(ReproductionRun(preset=f"fig{k}", reduced=REDUCED, settings=FULL, **REPEATS_INSIDE) for k in range(6, 11)),
     ),
     claims=esdp_claims,
 )

@@ -1,8 +1,8 @@
 """Instance files: a reader registry keyed by file suffix.
 
 ``load_instances(path)`` returns every instance a file holds; ``load_instance(path, k)``
-one of them (``k`` is 1-based, as ``optsched solve --instance K``); ``load_captured(path, k)``
-one with its ``capture`` entry.
+one of them (``k`` is 1-based, as ``optsched solve --instance K``); ``load_captures`` and
+``load_captured`` the same with each one's ``capture`` entry.
 """
 
 from __future__ import annotations
@@ -78,17 +78,22 @@ def load_instance(path: str | Path, instance: int | None = None) -> Model:
     return _one(load_instances(path), path, instance)
 
 
-def load_captured(path: str | Path, instance: int | None = None) -> tuple[Model, dict[str, Any]]:
-    """One instance and its ``capture`` entry (``run --capture``'s ``.jsonl`` lines; {} for a line
-    without one and for every other format)."""
+def load_captures(path: str | Path) -> list[tuple[Model, dict[str, Any]]]:
+    """Every instance of a file with its ``capture`` entry (``run --capture``'s ``.jsonl`` lines;
+    {} for a line without one and for every other format)."""
     if Path(path).suffix.lower() != ".jsonl":
-        return load_instance(path, instance), {}
+        return [(model, {}) for model in load_instances(path)]
     from optsched.io.json_instance import read_captures
 
     pairs = read_captures(read_user_text(Path(path), "file"))
     if not pairs:
         raise ValueError(f"file: {path} holds no instance")
-    return _one(pairs, path, instance)
+    return pairs
+
+
+def load_captured(path: str | Path, instance: int | None = None) -> tuple[Model, dict[str, Any]]:
+    """One instance of :func:`load_captures` (``instance`` as in :func:`load_instance`)."""
+    return _one(load_captures(path), path, instance)
 
 
 def _one(items: list[T], path: str | Path, instance: int | None) -> T:

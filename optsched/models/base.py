@@ -175,6 +175,14 @@ class FrozenArrays:
             _freeze(value)
         self.__dict__.update(state)
 
+    def memo(self, key: Any, build: Callable[[], Any]) -> Any:
+        """``build()`` once per instance and ``key`` (forms, a backend's lowering, derived
+        arrays): a frozen object cannot change under its cache."""
+        cache = self.__dict__.setdefault("_memo", {})
+        if key not in cache:
+            cache[key] = build()
+        return cache[key]
+
 
 def _freeze(value: Any) -> None:
     """Read-only again after unpickling: an array, the arrays of a tuple or list of them (a set
@@ -242,14 +250,6 @@ class Model(FrozenArrays):
         one compiled pass that checks and evaluates together; the answer is the same."""
         problems = self.violations(solution, tol=tol)
         return problems, (math.nan if problems else self.objective(solution))
-
-    def memo(self, key: Any, build: Callable[[], Any]) -> Any:
-        """``build()`` once per instance and ``key`` (forms, a backend's lowering): a frozen
-        model cannot change under its cache."""
-        cache = self.__dict__.setdefault("_memo", {})
-        if key not in cache:
-            cache[key] = build()
-        return cache[key]
 
     def better(self, a: float, b: float) -> bool:
         """Is objective value ``a`` strictly better than ``b`` in this model's sense?"""

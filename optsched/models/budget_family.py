@@ -88,20 +88,20 @@ class BudgetFamily(Model):
         if entries[0] is None:
             return ["P4(0) is always feasible (x = 0) but has no solution"]
         base = self.member(0)
-        s = 0
+        s = -1
         # a run of budgets holding one object (a solver's optimum reused over [s, u]) is checked
         # once, at its largest s: 10^8 budgets took the loop over each its own check for hours
-        for entry, run in itertools.groupby(entries, key=id):
-            s += sum(1 for _ in run)
-            entry = entries[s - 1]
+        for _, run in itertools.groupby(entries, key=id):
+            s += sum(1 for _ in run)  # the run's last budget
+            entry = entries[s]
             if entry is None:
                 continue
             problems = base.violations(entry, tol=tol)
             got = float(self.budget_coeffs[solution_indices(entry)].sum())
-            if got < s - 1 - budget_slack(s - 1, tol):
-                problems.append(f"budget_coeffs.x = {got:g} < {s - 1}")
+            if got < s - budget_slack(s, tol):
+                problems.append(f"budget_coeffs.x = {got:g} < {s}")
             if problems:
-                return [f"s = {s - 1}: {problems[0]}"]
+                return [f"s = {s}: {problems[0]}"]
         return []
 
     def solution_to_json(self, solution: Any) -> Any:

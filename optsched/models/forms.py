@@ -419,7 +419,7 @@ class StandardForm:
 
 # HiGHS (infinite_cost, infinite_bound), SCIP (its infinity) and CP-SAT (its objective scaling)
 # take numbers from this magnitude on as infinite: measured, they fail or answer wrongly from
-# there on, and HiGHS's MPS/LP writer writes them as inf.
+# there on, and HiGHS's MPS/LP reader reads them as inf.
 SOLVER_INFINITY = 1e20
 # HiGHS's small_matrix_value and large_matrix_value: its readers drop matrix entries at or below
 # the first (a warning, and optsched's reader then refuses the file) and reject those from the second on

@@ -277,13 +277,9 @@ class MeshInstance(FrozenArrays):
     def reaches(self) -> tuple[np.ndarray, np.ndarray, float]:
         """(per job, per unit) the most its pairs' workloads can sum to (sums of xbar), and the
         largest xbar: the floors of :meth:`pair_violations`' slacks below 1."""
-        cached = self.__dict__.get("_reaches")
-        if cached is None:
-            cached = (np.bincount(self.pair_job, weights=self.xbar, minlength=self.n_jobs),
-                      np.bincount(self.pair_unit, weights=self.xbar, minlength=self.n_units),
-                      float(np.max(self.xbar, initial=0.0)))
-            object.__setattr__(self, "_reaches", cached)
-        return cached
+        return self.memo("reaches", lambda: (np.bincount(self.pair_job, weights=self.xbar, minlength=self.n_jobs),
+                                             np.bincount(self.pair_unit, weights=self.xbar, minlength=self.n_units),
+                                             float(np.max(self.xbar, initial=0.0))))
 
     def marginal_bounds(self) -> tuple[float, float]:
         """(iota, upsilon) of (8) over this instance's pairs (:func:`prices.iota_upsilon`)."""

@@ -19,12 +19,11 @@ the LP objective as ``[ ... ] / 2``.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from optsched.models.forms import StandardForm
+from optsched.models.forms import StandardForm, lower_triangle
 
 
 def number(x: float) -> str:
@@ -32,6 +31,12 @@ def number(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return repr(float(x))
+
+
+def _entries(matrix: Any, k: int) -> list[tuple[int, float]]:
+    """(index, value) of the stored entries of column k of a CSC matrix (row k of a CSR one)."""
+    part = slice(matrix.indptr[k], matrix.indptr[k + 1])
+    return list(zip(matrix.indices[part].tolist(), matrix.data[part].tolist()))
 
 
 def exact_range(lower: float, upper: float) -> tuple[str, float, float] | None:
@@ -82,7 +87,7 @@ def mps_text(form: StandardForm) -> str:
             integer = not integer
             out.append(f"    M{j} 'MARKER' '{'INTORG' if integer else 'INTEND'}'")
         out.append(f"    x{j} obj {number(form.c[j])}")  # every column named, cost 0 or not
-        for i, v in zip(a.indices[a.indptr[j]:a.indptr[j + 1]].tolist(), a.data[a.indptr[j]:a.indptr[j + 1]].tolist()):
+        for i, v in _entries(a, j):
             out += [f"    x{j} {name} {number(v)}" for name, _, _, _ in rows[i]]
     if integer:
         out.append(f"    M{form.n_vars} 'MARKER' 'INTEND'")
@@ -110,14 +115,9 @@ def mps_text(form: StandardForm) -> str:
         elif form.integrality[j]:
             out.append(f" PL BND x{j}")
     if form.hessian is not None:
-        from optsched.models.forms import lower_triangle
-
-        tri = lower_triangle(form.hessian).tocsc()
+        tri = lower_triangle(form.hessian)
         out.append("QUADOBJ")
-        for j in range(form.n_vars):
-            for i, v in zip(tri.indices[tri.indptr[j]:tri.indptr[j + 1]].tolist(),
-                            tri.data[tri.indptr[j]:tri.indptr[j + 1]].tolist()):
-                out.append(f"    x{i} x{j} {number(v)}")
+        out += [f"    x{i} x{j} {number(v)}" for j in range(form.n_vars) for i, v in _entries(tri, j)]
     out.append("ENDATA")
     return "\n".join(out) + "\n"
 
@@ -133,20 +133,18 @@ def lp_text(form: StandardForm) -> str:
     if form.offset != 0.0:
         objective += f" {'-' if form.offset < 0 else '+'} {number(abs(form.offset))}"
     if form.hessian is not None:
-        from optsched.models.forms import lower_triangle
-
-        tri = lower_triangle(form.hessian).tocoo()
+        tri = lower_triangle(form.hessian)
         quad = []
-        for i, j, v in sorted(zip(tri.row.tolist(), tri.col.tolist(), tri.data.tolist()), key=lambda t: (t[1], t[0])):
-            term = f"x{i} ^ 2" if i == j else f"x{j} * x{i}"
-            quad.append(f"{'-' if v < 0 else '+'} {number(abs(v) if i == j else 2.0 * abs(v))} {term}")
+        for j in range(form.n_vars):
+            for i, v in _entries(tri, j):
+                term = f"x{i} ^ 2" if i == j else f"x{j} * x{i}"
+                quad.append(f"{'-' if v < 0 else '+'} {number(abs(v) if i == j else 2.0 * abs(v))} {term}")
         if quad:
             objective += " + [ " + " ".join(quad) + " ] / 2"
     out = ["maximize" if form.maximize else "minimize", f" obj: {objective}", "subject to"]
     a = form.A.tocsr()
     for i, (lo, hi) in enumerate(zip(form.row_lower.tolist(), form.row_upper.tolist())):
-        cols, vals = a.indices[a.indptr[i]:a.indptr[i + 1]].tolist(), a.data[a.indptr[i]:a.indptr[i + 1]].tolist()
-        expression = _terms(list(zip(cols, vals))) or "+ 0 x0"  # an empty row keeps its place
+        expression = _terms(_entries(a, i)) or "+ 0 x0"  # an empty row keeps its place
         if lo == hi:
             out.append(f" r{i}: {expression} = {number(lo)}")
         elif math.isinf(lo) and math.isinf(hi):

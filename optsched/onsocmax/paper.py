@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from optsched.onsocmax import experiments
 from optsched.onsocmax.claims import onsocmax_claims
-from optsched.papers import Paper, ReproductionRun, SweepSummary
+from optsched.papers import REPEATS_INSIDE, Paper, ReproductionRun, SweepSummary
 
 PAPER = Paper(
     name="onsocmax",
@@ -20,12 +20,12 @@ PAPER = Paper(
     sweep=SweepSummary(metrics=experiments.sweep_metrics, check=experiments.sweep_check),
     runs=(
         ReproductionRun(preset="fig4", reduced={"values": [1.0, 2.0, 4.0, 8.0], "repeats": 8}, shadow=("cvxpy", "alm"),
-                        shadow_every=20, replicate=False, replicates_key="repeats"),
+                        shadow_every=20, **REPEATS_INSIDE),
         ReproductionRun(preset="fig4", reduced={"values": [2.0, 8.0], "repeats": 5},
                         settings={"backend": "alm", "values": [1.0, 2.0, 4.0, 8.0], "repeats": 10}, label="fig4-alm",
-                        replicate=False, replicates_key="repeats"),
-        ReproductionRun(preset="fig5", reduced={"values": [10.0, 18.0, 30.0], "repeats": 8}, replicate=False, replicates_key="repeats"),
-        ReproductionRun(preset="fig6", reduced={"values": [1.0, 2.0, 4.0, 12.0], "repeats": 8}, replicate=False, replicates_key="repeats"),
+                        **REPEATS_INSIDE),
+        ReproductionRun(preset="fig5", reduced={"values": [10.0, 18.0, 30.0], "repeats": 8}, **REPEATS_INSIDE),
+        ReproductionRun(preset="fig6", reduced={"values": [1.0, 2.0, 4.0, 12.0], "repeats": 8}, **REPEATS_INSIDE),
         ReproductionRun(preset="ratio", reduced={"instances": 150}, replicate=False),
         ReproductionRun(preset="ratio_small", reduced={"instances": 400}, replicate=False),
     ),

@@ -101,16 +101,12 @@ SOLVERS = ("CLARABEL", "OSQP", "SCS", "HIGHS")
 # ones of ``cvxpy_default_solver`` is an oracle (tests/test_fuzz.py); another solver at its
 # defaults (SCS was off by up to 5 % on P3) is not certified. Looser tolerances and gaps
 # (``Option.loosens``) leave ``feasible`` either way (the seam).
-_TOLERANCES = tolerance_keys(
-    ALLOWED_SOLVER_OPTIONS, "tol_gap_abs", "tol_gap_rel", "tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio",
-    "eps_abs", "eps_rel", "eps_prim_inf", "eps_dual_inf", "mip_rel_gap", "mip_abs_gap", "primal_feasibility_tolerance",
-    "dual_feasibility_tolerance", "mip_feasibility_tolerance", "small_matrix_value")
-
-
-_FEASIBILITY_TOLERANCES = tolerance_keys(
-    ALLOWED_SOLVER_OPTIONS, "tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio", "eps_abs", "eps_rel",
-    "eps_prim_inf", "eps_dual_inf", "primal_feasibility_tolerance", "dual_feasibility_tolerance",
-    "mip_feasibility_tolerance", "small_matrix_value")
+_FEASIBILITY_KEYS = ("tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio", "eps_abs", "eps_rel", "eps_prim_inf",
+                     "eps_dual_inf", "primal_feasibility_tolerance", "dual_feasibility_tolerance",
+                     "mip_feasibility_tolerance", "small_matrix_value")
+_GAP_KEYS = ("tol_gap_abs", "tol_gap_rel", "mip_rel_gap", "mip_abs_gap")
+_TOLERANCES = tolerance_keys(ALLOWED_SOLVER_OPTIONS, *_FEASIBILITY_KEYS, *_GAP_KEYS)
+_FEASIBILITY_TOLERANCES = tolerance_keys(ALLOWED_SOLVER_OPTIONS, *_FEASIBILITY_KEYS)
 
 
 def cvxpy_loosens(table: Any) -> bool:

@@ -128,6 +128,17 @@ def _add_escb(m: Any, model: Any) -> tuple[list[Any], float]:
     return xs, c
 
 
+def _scip_program(model: Model) -> tuple[StandardForm, Unscaling]:
+    """The program SCIP solves for a standard-form model, built once per model (``admits``
+    checks its numbers, ``run`` solves it): a MIP's costs of order 1 (SCIP cuts off within 1e-4,
+    absolute, of an integral objective's step) and rows of order 1."""
+    def build() -> tuple[StandardForm, Unscaling]:
+        form, back = as_standard(model).to_standard_form().scaled_objective()
+        return form.scaled_rows()[0], back
+
+    return model.memo("scip_program", build)
+
+
 @register_backend
 class ScipBackend(Backend):
     NAME = "scip"
@@ -157,9 +168,8 @@ class ScipBackend(Backend):
     }
 
     def largest_value(self, model: Model) -> float:
-        """Of the program SCIP is given: objective and rows scaled (:meth:`run`), bounds as they are."""
-        form = as_standard(model).to_standard_form()
-        return form.scaled_objective()[0].scaled_rows()[0].largest_value()
+        """Of the program SCIP is given (:func:`_scip_program`), bounds as they are."""
+        return _scip_program(model)[0].largest_value()
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:
         start = time.perf_counter()
@@ -170,9 +180,8 @@ class ScipBackend(Backend):
                     xs, c = _add_escb(m, model)
                     back = Unscaling(objective=c)
                 else:
-                    # a MIP's costs of order 1: SCIP cuts off within 1e-4 (absolute) of an integral objective's step
-                    form, back = as_standard(model).to_standard_form().scaled_objective()
-                    xs = _add_standard_form(m, form.scaled_rows()[0])  # and rows of order 1
+                    form, back = _scip_program(model)
+                    xs = _add_standard_form(m, form)
                 refused = None
             except Exception as exc:  # noqa: BLE001 - pyscipopt raises a bare Exception on bad data
                 refused = exc
