@@ -471,12 +471,17 @@ def test_lagrangian_bound_rounds_nothing_and_needs_the_exact_range() -> None:
     over a column range of 1e9 certified HiGHS's 0 where the optimum is -1000.0076 (and over 1e12
     gave a "bound" above the optimum); a pseudo-inverse that dropped an eigenvalue of 2^-40 in a
     Schur complement certified 0 where -953.67 is reachable."""
+    from fractions import Fraction
+
     import scipy.sparse as sp
 
     for upper in (1e9, 1e12):
-        model = LinearProgram(c=[1e6, -1e6 - 1e-6, 0.0], A=[[1.0, -1.0, 0.0]], row_lower=[0.0], row_upper=[0.0],
+        costs = [1e6, -1e6 - 1e-6, 0.0]
+        model = LinearProgram(c=costs, A=[[1.0, -1.0, 0.0]], row_lower=[0.0], row_upper=[0.0],
                               col_lower=[0, 0, 0], col_upper=[upper, upper, 1], hessian=sp.diags([0, 0, 2.0]).tocsc())
-        best = model.objective([upper, upper, 0.0])
+        # the optimum in exact arithmetic on the float data: c @ x in floats cancels 1e18 - 1e18
+        # and lands 56 below it at upper = 1e12 (a valid bound above that value is not wrong)
+        best = float(sum(Fraction(c) * Fraction(x) for c, x in zip(costs, [upper, upper, 0.0])))
         res = optsched.solve(model, "highs")
         assert not (res.termination is Termination.OPTIMAL and res.objective > best + 1e-6 * abs(best)), upper
         assert res.bound is None or res.bound <= best + 1e-9 * abs(best)
