@@ -79,12 +79,15 @@ class SweepSummary:
     apply). ``prepare`` completes a sweep point's settings before the config is built;
     ``default_policies(cfg)`` the policies a sweep runs when it names none (default: all);
     ``check(cfg)`` what one sweep point's config must hold beyond the experiment's own check
-    (a ValueError naming the setting, before any run)."""
+    (a ValueError naming the setting, before any run); ``unused`` the config keys no sweep run
+    reads (the settings of ``optsched run``'s figures and repeats): a sweep refuses them in
+    ``[base]`` and ``[grid]`` rather than record a setting that changed nothing."""
 
     metrics: Callable[[Any, str], Metrics]
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     default_policies: Callable[[Any], tuple[str, ...]] | None = None
     check: Callable[[Any], None] | None = None
+    unused: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, kw_only=True)

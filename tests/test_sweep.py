@@ -329,3 +329,55 @@ def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
     cfg = write(tmp_path, SOLVE_TOML)
     assert main(["sweep", str(cfg), "--out", str(tmp_path / "out"), *args]) == 2
     assert capsys.readouterr().err.startswith("optsched: error: ")
+
+
+# tiny configs that reach every branch of the sweep rows (onsocmax: both studies and families)
+SWEEP_ROW_CASES = [
+    ("esdp", {"horizon": 10, "n_servers": 5, "n_ports": 2}),
+    ("ogasched", {"horizon": 20, "offline": True}),
+    ("onsocmax", {"kinds": ["linear"], "values": [2.0]}),
+    ("onsocmax", {"kinds": ["linear"], "study": "ratio"}),
+    ("onsocmax", {"kinds": ["linear"], "study": "ratio", "family": "small"}),
+    ("maxweight", {"frames": 200}),
+]
+
+
+@pytest.mark.parametrize(("paper", "settings"), SWEEP_ROW_CASES, ids=[f"{p}-{i}" for i, (p, _) in enumerate(SWEEP_ROW_CASES)])
+def test_keys_a_sweep_refuses_are_read_by_no_sweep_row(paper: str, settings: dict) -> None:
+    """``SweepSummary.unused`` is what a sweep refuses in [base] and [grid] (``study =
+    "overhead"`` in an ESDP sweep's [base] was recorded in every row and changed none): every
+    policy's row, on a config whose attribute reads are recorded, reads none of those keys."""
+    import dataclasses
+
+    from optsched.papers import get_paper
+
+    exp = get_paper(paper)
+    assert exp.sweep is not None and exp.sweep.unused
+    cfg = exp.make_config({**settings, "seed": 0})
+    fields = {f.name for f in dataclasses.fields(cfg)}
+    assert exp.sweep.unused <= fields
+    read: set[str] = set()
+
+    def recorded(self: object, key: str) -> object:
+        if key in fields:
+            read.add(key)
+        return object.__getattribute__(self, key)
+
+    traced = type("Traced", (type(cfg),), {"__getattribute__": recorded})(**{k: getattr(cfg, k) for k in fields})
+    policies = exp.sweep.default_policies(cfg) if exp.sweep.default_policies else exp.policies
+    for policy in policies:
+        exp.sweep.metrics(traced, policy)
+    assert read and not read & exp.sweep.unused, sorted(read & exp.sweep.unused)
+
+
+@pytest.mark.parametrize("paper", ["esdp", "ogasched", "onsocmax", "maxweight"])
+def test_sweep_refuses_a_key_no_run_reads(paper: str) -> None:
+    from optsched.papers import get_paper
+
+    key = sorted(get_paper(paper).sweep.unused)[0]
+    value = getattr(get_paper(paper).make_config({}), key)
+    value = list(value) if isinstance(value, tuple) else value
+    for table in ("base", "grid"):
+        given = {"base": {key: value}} if table == "base" else {"grid": {key: [value]}}
+        with pytest.raises(ValueError, match=f"sweep.{table}: '{key}' changes no sweep run of '{paper}'"):
+            expand(spec(kind="experiment", experiment=paper, seeds=[0], **given))

@@ -406,6 +406,10 @@ def sweep_summary(df: Any, key: str) -> Any:
 
 
 # --- optsched sweep ---------------------------------------------------------------------------
+# config keys no sweep row reads (instance ``repeat = 0`` of the seed, whatever the study): a sweep refuses them
+SWEEP_UNUSED = frozenset({"study", "sweep", "sweep_values", "repeats"})
+
+
 def sweep_metrics(cfg: EsdpConfig, policy: str) -> dict[str, Any]:
     """One sweep row on instance ``repeat = 0`` of the seed: ``asw`` (sum of welfare),
     ``average_welfare``, ``regret`` (5) against the oracle, ``n_edges``."""

@@ -258,6 +258,12 @@ def sweep_prepare(settings: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
+# config keys no sweep row reads (the uniform network of the config; the figures' own networks and grids are ``run``'s): a sweep refuses them
+SWEEP_UNUSED = frozenset({"study", "grid_step", "grid_max", "fig3_app1_task_prob", "fig3_app2_task_probs",
+                          "fig34_completion_prob", "fig4_task_prob", "fig4_worker2_completion_probs",
+                          "fig5_sizes", "fig5_task_probs", "fig5_completion_prob", "fig5_exact_up_to"})
+
+
 def sweep_metrics(cfg: MaxWeightConfig, policy: str) -> dict[str, Any]:
     """One sweep row: ``min_rate``, ``mean_rate`` (completed-job rates at ``requirement`` on
     ``JobNetwork.uniform(n_apps, n_workers, task_prob, completion_prob)``), ``achieved``, and

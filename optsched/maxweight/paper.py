@@ -19,7 +19,8 @@ PAPER = Paper(
     subproblems=("set_packing_batch",),
     bench_capture={"settings": {"study": "fig3", "frames": 300, "grid_step": 0.05}, "every": 100},
     policies=tuple(experiments.POLICIES),
-    sweep=SweepSummary(metrics=experiments.sweep_metrics, prepare=experiments.sweep_prepare),
+    sweep=SweepSummary(metrics=experiments.sweep_metrics, prepare=experiments.sweep_prepare,
+                       unused=experiments.SWEEP_UNUSED),
     runs=(
         ReproductionRun(preset="fig3", reduced=REDUCED, shadow=("highs", "cpsat"), shadow_every=200),
         ReproductionRun(preset="fig4", reduced=REDUCED),

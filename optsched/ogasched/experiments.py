@@ -316,6 +316,11 @@ def study_table3(cfg: OgaConfig, out_dir: Path) -> list[Path]:
 
 
 # --- optsched sweep ---------------------------------------------------------------------------
+# config keys no sweep row reads (the config's one scenario and horizon; the figures' axes and regret points are ``run``'s): a sweep refuses them
+SWEEP_UNUSED = frozenset({"study", "sweep_horizon", "regret_points", "fig3_nodes", "fig3_ports", "fig3_contention",
+                          "fig7_utilities", "table3_horizons", "table3_densities", "table3_probs"})
+
+
 def sweep_metrics(cfg: OgaConfig, policy: str) -> dict[str, Any]:
     """One sweep row: ``cumulative_reward``, ``average_reward``, ``average_gain``,
     ``average_overhead`` of ``policy`` on the config's scenario, and ``regret`` Q(y*_T) - Q(policy)

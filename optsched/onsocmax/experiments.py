@@ -314,6 +314,10 @@ def sweep_check(cfg: OnsocmaxConfig) -> None:
                          "and one 'values' entry (grid over them)")
 
 
+# config keys no sweep row reads (repeat / instance 0 of the seed): a sweep refuses them
+SWEEP_UNUSED = frozenset({"repeats", "instances"})
+
+
 def sweep_metrics(cfg: OnsocmaxConfig, policy: str) -> dict[str, Any]:
     """One sweep row: ``welfare``, ``opt``, ``opt_bound``, ``ratio`` (opt / welfare),
     ``alpha_hat``, ``demand_ratio``. ``study = "ratio"``: instance 0 of ``family``;

@@ -17,7 +17,8 @@ PAPER = Paper(
     subproblems=("pseudo_welfare", "pseudo_welfare_integral"),
     bench_capture={"settings": {"values": [4.0], "repeats": 1}, "every": 6},
     policies=tuple(experiments.POLICIES),
-    sweep=SweepSummary(metrics=experiments.sweep_metrics, check=experiments.sweep_check),
+    sweep=SweepSummary(metrics=experiments.sweep_metrics, check=experiments.sweep_check,
+                       unused=experiments.SWEEP_UNUSED),
     runs=(
         ReproductionRun(preset="fig4", reduced={"values": [1.0, 2.0, 4.0, 8.0], "repeats": 8}, shadow=("cvxpy", "alm"),
                         shadow_every=20, **REPEATS_INSIDE),

@@ -8,7 +8,9 @@ Two kinds of sweep (strict TOML: an unknown or misplaced key is a ``ValueError``
 combination of the ``[grid]`` lists x ``seeds`` x ``policies`` (default: all of the paper's
 policies, or what its sweep summary's ``default_policies`` picks, e.g. esdp's config
 ``policies``). ``[base]`` holds fixed settings. Keys of ``[base]`` and ``[grid]`` are keys of
-the paper's config dataclass; a scalar for a list-typed key means a one-element list. One run
+the paper's config dataclass, except those no sweep run reads (``SweepSummary.unused``: the
+study, figure axes, repeats), which are refused; a scalar for a list-typed key means a
+one-element list. One run
 = one policy on one config and seed; its row holds the grid values, the metrics of the paper's
 :class:`~optsched.papers.SweepSummary`, the full config (JSON) and the package versions (JSON).
 

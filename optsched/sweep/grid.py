@@ -149,6 +149,9 @@ def _expand_experiment(sweep: SweepConfig) -> list[SweepRun]:
                 raise ValueError(
                     f"sweep.{table}: unknown key {key!r} for experiment {exp.name!r} (known: {', '.join(sorted(names - {'seed'}))})"
                 )
+            if key in summary.unused:
+                raise ValueError(f"sweep.{table}: {key!r} changes no sweep run of {exp.name!r} (a run is one policy on "
+                                 f"one config and seed; {key!r} is a setting of `optsched run`)")
     given = sorted({"policies"} & (set(sweep.base) | set(sweep.grid)))
     if sweep.policies and given:  # the runs took the top level's; each row recorded the other
         raise ValueError(f"sweep.policies: given at the top level and as the config key {given[0]!r} in [base] or "
