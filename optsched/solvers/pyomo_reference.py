@@ -198,15 +198,12 @@ class PyomoBackend(Backend):
             if res.objective_bound is not None and abs(res.objective_bound) != float("inf"):
                 bound = float(res.objective_bound) / scale
         extra: dict[str, Any] = {"solver_status": term, "solver": name, **({"solver_output": printed[0]} if printed[0] else {})}
-        tiny = below_tolerance_scale(model)
-        if termination is Termination.OPTIMAL and tiny is not None:
-            termination = Termination.FEASIBLE
-            extra["optimality"] = tiny
-        elif termination is Termination.OPTIMAL and solution is not None and name in _PRUNING and _integral(model) \
+        continuous = _is_continuous(model)
+        if termination is Termination.OPTIMAL and solution is not None and name in _PRUNING and _integral(model) \
                 and not self.loosened(options):
             termination, bound = branch_and_bound_proof(model, objective, bound, extra, scale=scale,
                                                         **_PRUNING[name](kwargs["solver_options"]))
-        elif termination is Termination.OPTIMAL and solution is not None and _is_continuous(model):
+        elif termination is Termination.OPTIMAL and solution is not None and continuous:
             # an LP's or QP's optimal is checked as the highs backend checks it (certificates.certified_continuous)
             form = as_standard(model).to_standard_form()
             x = np.asarray(solution, dtype=np.float64)  # a QP kind's solution is its vector x
@@ -214,6 +211,12 @@ class PyomoBackend(Backend):
             if duals is not None:
                 duals = duals / scale  # the duals of the objective as Pyomo solved it, times scale
             termination, bound = certified_continuous(model, solution, x, duals, extra, solver=f"Pyomo's {name}")
+        elif continuous and bound is not None:  # a continuous program's bound is what its duals prove
+            extra["unproven_bound"], bound = bound, None
+        tiny = below_tolerance_scale(model)
+        if termination is Termination.OPTIMAL and tiny is not None:  # after the proof: its bound stands
+            termination = Termination.FEASIBLE
+            extra["optimality"] = tiny
         if buffer is not None:
             extra["log"] = buffer.getvalue()
         return Result(termination, objective=objective, bound=bound, solution=solution, extra=extra)
