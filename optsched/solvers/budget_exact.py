@@ -8,7 +8,9 @@ and solves every member (so HiGHS keeps its object between members).
 With ``reuse`` (default) it exploits two facts of the family: V(s) is non-increasing in s, so
 an optimal x* of P4(s) with budget_coeffs.x* = u >= s is optimal for every s' in [s, u]; and
 once P4(s) is infeasible, so is every larger s. Without ``reuse`` every s is solved separately,
-which is what "one solve per budget" costs.
+which is what "one solve per budget" costs. A member the inner backend leaves ``feasible`` (a
+verified point it could not prove optimal) is kept for its budget alone, and the family is then
+``feasible`` with that member's bound where it is the designated one.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ class BudgetExactBackend(Backend):
         S = fam.max_budget
         entries: list[Any] = [None] * (S + 1)
         values: list[float | None] = [None] * (S + 1)
+        bounds: list[float | None] = [None] * (S + 1)
+        unproven: list[int] = []  # members ending feasible: the family is then feasible, not optimal
         start = time.perf_counter()
         solves = 0
         s = 0
@@ -68,20 +72,26 @@ class BudgetExactBackend(Backend):
                     break
                 s += 1
                 continue
-            if r.termination is not Termination.OPTIMAL:
+            proven = r.termination is Termination.OPTIMAL
+            if not proven and not (r.termination is Termination.FEASIBLE and r.ok):
                 termination = r.termination if r.termination.stopped_early else Termination.ERROR  # the member's limit
                 why = r.message or r.extra.get("solver_status") or ""
                 message = f"P4({s}) by {options['inner']!r} ended {r.termination.value}" + (f": {why}" if why else "")
                 return Result(termination, iterations=solves, extra={"message": message})
             x = np.asarray(r.solution, dtype=np.int64)
             # x is verified for P4(s) (budget_coeffs.x >= s within the row's slack): s grows every
-            # pass, so at most S + 1 solves
-            last = max(s, min(S, int(np.floor(fam.budget_coeffs[x].sum() + 1e-9)))) if options["reuse"] else s
+            # pass, so at most S + 1 solves. Only an optimum is reused over the budgets it meets.
+            last = max(s, min(S, int(np.floor(fam.budget_coeffs[x].sum() + 1e-9)))) if options["reuse"] and proven else s
             entries[s:last + 1] = [x] * (last + 1 - s)  # one object per run (BudgetFamily checks a run once)
             values[s:last + 1] = [float(r.objective)] * (last + 1 - s)
+            bounds[s:last + 1] = [r.bound] * (last + 1 - s)
+            if not proven:  # a verified point without a proof (e.g. within its solver's tolerances only)
+                unproven.append(s)
             s = last + 1
-        extra = {"values": values, "solves": solves, "inner": options["inner"]}
+        extra: dict[str, Any] = {"values": values, "solves": solves, "inner": options["inner"]}
         if values[fam.budget] is None:  # the designated member P4(budget) is infeasible
             return Result(Termination.INFEASIBLE, iterations=solves, extra=extra)
-        return Result(Termination.OPTIMAL, objective=values[fam.budget], bound=values[fam.budget],
-                      solution=tuple(entries), iterations=solves, extra=extra)
+        if unproven:
+            extra["optimality"] = f"not certified: {options['inner']!r} proved no optimum for the budgets {unproven}"
+        return Result(Termination.FEASIBLE if unproven else Termination.OPTIMAL, objective=values[fam.budget],
+                      bound=bounds[fam.budget], solution=tuple(entries), iterations=solves, extra=extra)

@@ -250,18 +250,21 @@ class AescbBackend(Backend):
                                        method=options["method"])
             except TableTooLarge as exc:  # as the dp backend: the table this instance needs, a status
                 return Result(Termination.ERROR, extra={"message": f"{exc} (max_table_cells of the DP)"})
+            exact = True
         else:
-            x, value = self._by_family(m, xi, options["max_budget"], state)  # the family backend (new_state)
+            x, value, exact = self._by_family(m, xi, options["max_budget"], state)  # the family backend (new_state)
             if x is None:
                 return Result(Termination.ERROR, extra={"message": value})
         chosen = int(x.sum())
-        bound = value + theorem1_gap(chosen, xi) if options["max_budget"] is None else None
+        # Theorem 1 bounds the index of the exactly solved family's pick
+        bound = value + theorem1_gap(chosen, xi) if options["max_budget"] is None and exact else None
         return Result(Termination.FEASIBLE, objective=value, bound=bound, solution=m.solution_from_vector(x),
                       extra={"xi": xi})
 
     @staticmethod
-    def _by_family(m: Any, xi: int, max_budget: int | None, family: Any) -> tuple[Any, Any]:
-        """x*_{P4}(s*) with the family solved by a prepared ``budget_family`` backend."""
+    def _by_family(m: Any, xi: int, max_budget: int | None, family: Any) -> tuple[Any, Any, bool]:
+        """(x*_{P4}(s*), its index, whether the family was solved to optimality) with the family
+        solved by a prepared ``budget_family`` backend; (None, why, False) when it failed."""
         from optsched.models.budget_family import BudgetFamily
 
         upsilon, sigma2 = escb_scaled_coefficients(m.mean, m.variance, xi)
@@ -269,11 +272,11 @@ class AescbBackend(Backend):
         fam = BudgetFamily(sigma2.astype(np.float64), m.weights, m.capacity, upsilon, S)
         refused = family.fits(fam)
         if refused is not None:
-            return None, f"the family backend {family.name!r} does not take the scaled family: {refused}"
+            return None, f"the family backend {family.name!r} does not take the scaled family: {refused}", False
         r = family.solve(fam)
         if not r.ok:
-            return None, f"the budget family by {family.name!r} ended {r.termination.value}: {r.message}"
+            return None, f"the budget family by {family.name!r} ended {r.termination.value}: {r.message}", False
         values = np.array([-np.inf if v is None else v for v in r.extra["values"]])
         x = np.zeros(m.n_items, dtype=bool)
         x[np.asarray(r.solution[pick_budget(values)], dtype=np.int64)] = True
-        return x, float(m.mean @ x + math.sqrt(float(m.variance @ x)))
+        return x, float(m.mean @ x + math.sqrt(float(m.variance @ x))), r.termination is Termination.OPTIMAL
