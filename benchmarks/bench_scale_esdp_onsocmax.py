@@ -89,9 +89,9 @@ def dp_route_at_4x(slots: int = 300) -> str:
     from optsched.esdp.env import DispatchEnv
     from optsched.esdp.experiments import make_instance
     from optsched.esdp.policy import EsdpPolicy
+    from optsched.observe import SubproblemError
     from optsched.papers import get_paper
     from optsched.policy import evaluate
-    from optsched.solvers.budget_dp import TableTooLarge
 
     cfg = get_paper("esdp").make_config(preset="scale4x")
     inst = make_instance(cfg, 0)
@@ -99,7 +99,7 @@ def dp_route_at_4x(slots: int = 300) -> str:
     start = time.process_time()
     try:
         evaluate(DispatchEnv(inst), policy, slots, seed=0)
-    except TableTooLarge as exc:
+    except SubproblemError as exc:  # aescb's result: an error naming the table's cell limit
         return (f"ESDP's DP route at 4x (|E| = {inst.n_edges}, c = {inst.capacity.tolist()}): {exc} in slot "
                 f"{len(policy.budget_levels) + 1}, after {time.process_time() - start:.1f} s CPU "
                 f"(the last slots took {1e3 * max(policy.act_cpu_seconds[-5:]):.0f} ms CPU at most)")
