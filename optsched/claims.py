@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -94,8 +94,13 @@ class Estimate:
     def high(self) -> float:
         return self.mean + self.half
 
+    @property
+    def defined(self) -> bool:
+        """An interval exists: two or more finite values (one value, or an infinite one, has none)."""
+        return self.n >= 2 and math.isfinite(self.mean) and math.isfinite(self.half)
+
     def excludes_zero(self) -> bool:
-        return self.n >= 2 and (self.low > 0 or self.high < 0)
+        return self.defined and (self.low > 0 or self.high < 0)
 
     def fmt(self, spec: str = ".3g", *, percent: bool = False) -> str:
         """``mean ± half`` (``+1.2% ± 0.4%`` with ``percent``); the n is said by the claim."""
@@ -105,11 +110,14 @@ class Estimate:
 
 
 def estimate(values: Any) -> Estimate:
-    """Mean and 95 % t-interval of ``values`` (one per replicate; NaNs dropped)."""
+    """Mean and 95 % t-interval of ``values`` (one per replicate; NaNs dropped; an infinite value
+    leaves the interval undefined: ``Estimate.defined``)."""
     from scipy.stats import t as student_t
 
     x = np.asarray(values, dtype=np.float64).reshape(-1)
     x = x[~np.isnan(x)]
+    if not np.isfinite(x).all():
+        return Estimate(float(x.mean()) if x.size else float("nan"), float("nan"), int(x.size))
     if x.size == 0:
         return Estimate(float("nan"), float("nan"), 0)
     if x.size < 2:
@@ -121,6 +129,9 @@ def estimate(values: Any) -> Estimate:
 def verdict(difference: Estimate, *, subject: str, other: str) -> str:
     """"won" / "lost" only when the 95 % interval of the paired difference (``subject`` minus
     ``other``, higher is better) excludes 0; otherwise no difference is shown."""
+    if not difference.defined:
+        return (f"no verdict between {subject} and {other}: the difference has no 95 % interval "
+                f"(n = {difference.n}{', an infinite value' if difference.n >= 2 else ''})")
     if difference.excludes_zero():
         return f"{subject} {'won' if difference.mean > 0 else 'lost'} against {other} (95 % interval of the difference excludes 0)"
     return f"no difference between {subject} and {other} at 95 % (the interval of the difference includes 0)"
@@ -148,13 +159,6 @@ def over_replicates(run_dir: Path, measure: Callable[[Path], Any]) -> list[Any]:
     return [measure(d) for d in replicate_dirs(run_dir)]
 
 
-def paired(values: list[Mapping[str, float]], subject: str, other: str, *, relative: bool = False) -> Estimate:
-    """The estimate of ``subject - other`` (``relative``: ``subject / other - 1``) over replicates
-    measured on the same instances and sample paths (common random numbers)."""
-    diff = [v[subject] / v[other] - 1.0 if relative else v[subject] - v[other] for v in values]
-    return estimate(diff)
-
-
 def skipped(run_dir: Path) -> str | None:
     """Why ``optsched reproduce`` skipped the run (its data directory was absent), or None."""
     note = run_dir / "SKIPPED.txt"
@@ -167,9 +171,46 @@ def relative_lead(subject: Any, other: Any) -> Estimate:
     or by the larger absolute mean when ``other``'s is not positive (a baseline that loses
     money: a ratio to it would say nothing). The interval excludes 0 exactly when the paired
     difference's does."""
-    a = np.asarray(subject, dtype=np.float64)
-    b = np.asarray(other, dtype=np.float64)
-    diff = estimate(a - b)
+    a = np.asarray(subject, dtype=np.float64).reshape(-1)
+    b = np.asarray(other, dtype=np.float64).reshape(-1)
+    both = ~(np.isnan(a) | np.isnan(b))  # the pairs the difference keeps, for both means too
+    a, b = a[both], b[both]
+    diff = a - b
+    # equal quantities summed in another order differ by rounding, not by the policies (0.3
+    # against 0.1 + 0.2 "lost" on -5.6e-17 with a zero-width interval)
+    diff[np.abs(diff) <= ROUNDING * np.maximum(np.abs(a), np.abs(b))] = 0.0
+    d = estimate(diff)
+    if not a.size:
+        return d
     mb = float(np.mean(b))
     scale = mb if mb > 0 else max(abs(float(np.mean(a))), abs(mb), 1e-300)
-    return Estimate(diff.mean / scale, diff.half / scale, diff.n)
+    return Estimate(d.mean / scale, d.half / scale, d.n)
+
+
+ROUNDING = 1e-12  # relative: two measurements this close are one number computed two ways
+
+
+def run_config(run_dir: Path) -> dict[str, Any]:
+    """The config a run recorded in its metadata JSON (empty when it has none)."""
+    import json
+
+    for meta in sorted(run_dir.glob("*.json")):
+        data = json.loads(meta.read_text())
+        if isinstance(data, dict) and isinstance(data.get("config"), dict):
+            return data["config"]
+    return {}
+
+
+def unpaired(d: Path, run: str, reference: str, settings: Any) -> str | None:
+    """Why the rows of ``run`` cannot be paired with those of ``reference`` (both under ``d``):
+    the config keys outside ``settings`` (the keys ``run`` sets on purpose) in which some
+    replicate of the two differs. A run left in the same ``--out`` by another ``reproduce``
+    (another seed, scale or setting) drew other instances; its rows would be joined all the same."""
+    differ: set[str] = set()
+    for a, b in zip(replicate_dirs(d / run), replicate_dirs(d / reference)):
+        ca, cb = run_config(a), run_config(b)
+        differ |= {k for k in ca.keys() | cb.keys() if k not in settings and ca.get(k) != cb.get(k)}
+    if not differ:
+        return None
+    return (f"not compared: {run} and {reference} were run with different {', '.join(sorted(differ))} (one of them "
+            "is left from another reproduce; rerun both)")

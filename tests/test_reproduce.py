@@ -143,6 +143,63 @@ def test_a_difference_whose_interval_includes_zero_is_no_win() -> None:
     assert not Estimate(0.5, float("nan"), 1).excludes_zero()  # one replicate proves nothing
 
 
+def test_verdicts_need_an_interval_and_leads_pair_their_rows() -> None:
+    """A review's edge cases: an infinite value gave "the interval includes 0" (there was no
+    interval); 0.3 against 0.1 + 0.2 "lost" on a rounding difference with a zero-width interval;
+    a NaN in one run left its pair's other value in the denominator (0.50 or 0.149 for 1.00)."""
+    from optsched.claims import relative_lead
+
+    infinite = estimate([1.0, float("inf"), 2.0])
+    assert not infinite.defined and not infinite.excludes_zero()
+    assert "no verdict" in verdict(infinite, subject="A", other="B")
+    assert "no verdict" in verdict(estimate([0.4]), subject="A", other="B")
+    same = relative_lead([0.3] * 3, [0.1 + 0.2] * 3)
+    assert same.mean == 0.0 and "no difference" in verdict(same, subject="A", other="B")
+    assert relative_lead([10.0, 11.0, 12.0], [5.0, np.nan, 6.0]).mean == pytest.approx(1.0)
+    assert relative_lead([10.0, np.nan, 12.0], [5.0, 6.0, 6.0]).mean == pytest.approx(1.0)
+    assert relative_lead([10.0, np.nan, 12.0], [5.0, 6.0, 6.0]).n == 2
+
+
+def test_runs_left_by_another_reproduce_are_not_paired(tmp_path: Path) -> None:
+    """``reproduce onsocmax --runs fig4-alm --set seed=5`` beside a seed-0 fig4: the ALM claim
+    joined the two runs' rows as paired ("same instances and arrivals") with no instance shared.
+    Runs whose recorded configs differ beyond what the run sets on purpose are not compared."""
+    import json
+
+    from optsched.onsocmax.claims import onsocmax_alm_claims
+
+    for run, seed, backend in (("fig4", 0, ""), ("fig4-alm", 5, "alm")):
+        (tmp_path / run).mkdir()
+        pd.DataFrame([{"value": 1.0, "kind": "log", "repeat": j, "policy": "ONSOCMAX", "welfare": 100.0 + j}
+                      for j in range(3)]).to_csv(tmp_path / run / "onsocmax_duration.csv", index=False)
+        (tmp_path / run / "onsocmax_duration.json").write_text(json.dumps({"config": {"seed": seed, "backend": backend}}))
+    (claim,) = onsocmax_alm_claims(tmp_path, full=False)
+    assert claim.measured.startswith("not compared: fig4-alm and fig4 were run with different seed")
+    (tmp_path / "fig4-alm" / "onsocmax_duration.json").write_text(json.dumps({"config": {"seed": 0, "backend": "alm"}}))
+    (claim,) = onsocmax_alm_claims(tmp_path, full=False)
+    assert claim.measured.startswith("welfare ALM / KKT - 1: +0.00%")
+
+
+def test_fig3_says_disagrees_when_alg2_misses_most_of_alg1s_region(tiny_all: Path, tmp_path: Path) -> None:
+    """Figs. 3 and 4 said "Agrees" whatever the share (a review dropped 70 % of Alg. 2's points:
+    "Agrees: the lower end ... is 25.7%")."""
+    import shutil
+
+    from optsched.maxweight.claims import maxweight_claims
+
+    d = tmp_path / "maxweight"
+    shutil.copytree(tiny_all / "maxweight", d)
+    agreed = {c.result: c.note for c in maxweight_claims(d, full=False)}
+    assert all(note.startswith("Agrees") for r, note in agreed.items() if r.startswith("Fig. 3:"))
+    for run_dir in replicate_dirs(d / "fig3"):
+        regions = pd.read_csv(run_dir / "fig3_regions.csv")
+        greedy = regions["policy"] == "Alg. 2 (greedy)"
+        regions.loc[greedy & (np.arange(len(regions)) % 4 != 0), "achieved"] = False
+        regions.to_csv(run_dir / "fig3_regions.csv", index=False)
+    (note,) = [c.note for c in maxweight_claims(d, full=False) if c.result.startswith("Fig. 3:")]
+    assert note.startswith("Disagrees")
+
+
 def test_a_run_whose_data_is_absent_is_skipped_with_a_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from optsched.ogasched.claims import ogasched_claims
 

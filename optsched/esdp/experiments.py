@@ -380,6 +380,14 @@ def run_setting_sweep(cfg: EsdpConfig, out: Path) -> list[Path]:
                    tables={f"{stem}_summary.csv": sweep_summary(df, cfg.sweep)})
 
 
+def oracle_share(rows: Any) -> Any:
+    """Per sweep row, the expected ASW's share of the oracle's (v_tilde . x over v_tilde . x*: both
+    noise-free; the realised ASW over the oracle's expected one mixes the two); NaN where the
+    oracle's is 0 (nothing arrived)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(rows["oracle_asw"] > 0, rows["expected_asw"] / rows["oracle_asw"], np.nan)
+
+
 def sweep_summary(df: Any, key: str) -> Any:
     """Per (value, policy), over the repeats (each a new instance and sample path): mean and
     95 % half-width of the ASW, of the expected ASW's share of the oracle's (v_tilde . x over
@@ -393,9 +401,7 @@ def sweep_summary(df: Any, key: str) -> Any:
     esdp = df[df["policy"] == "ESDP"].set_index([key, "repeat"])["expected_asw"]
     for (value, policy), part in df.groupby([key, "policy"], sort=False):
         row: dict[str, Any] = {key: value, "policy": policy, "repeats": len(part)}
-        with np.errstate(divide="ignore", invalid="ignore"):  # nothing arrives (arrival_prob 0): no share
-            share = np.where(part["oracle_asw"] > 0, part["expected_asw"] / part["oracle_asw"], np.nan)
-        for name, series in (("asw", part["asw"]), ("oracle_share", share), ("regret", part["regret"])):
+        for name, series in (("asw", part["asw"]), ("oracle_share", oracle_share(part)), ("regret", part["regret"])):
             row[f"{name}_mean"], row[f"{name}_ci95"] = mean_ci95(series)
         if len(esdp):
             lead = relative_lead(esdp.loc[[(value, r) for r in part["repeat"]]].to_numpy(), part["expected_asw"].to_numpy())

@@ -14,6 +14,9 @@ from typing import Any
 from optsched.claims import Claim, estimate, over_replicates, read_csv, replicate_dirs, replication, shadow_claims
 
 
+ALMOST_ALL = 0.9  # the paper's "almost all" of Alg. 1's requirements, as a share Alg. 2 must reach
+
+
 def _region_shares(run_dir: Path, fig: str) -> dict[str, float]:
     """Per curve: the share of Alg. 1's achieved grid points that Alg. 2 achieves too."""
     df = read_csv(run_dir / f"{fig}_regions.csv")
@@ -58,14 +61,19 @@ def maxweight_claims(d: Path, full: bool) -> list[Claim]:
         curves = [k for k in reps[0] if not k.endswith(" extra")]
         parts = [f"{curve}: {estimate([r[curve] for r in reps]).fmt('.1%')} of Alg. 1's points "
                  f"(Alg. 2 alone: {estimate([r[f'{curve} extra'] for r in reps]).fmt('.1f')} points)" for curve in curves]
-        low = min(estimate([r[c] for r in reps]).low for c in curves)
+        shares = [estimate([r[c] for r in reps]) for c in curves]
+        low = min(e.low if e.defined else e.mean for e in shares)
+        judged = "Agrees" if low >= ALMOST_ALL else "Disagrees"
+        where = ("the lower end of every 95 % interval" if all(e.defined for e in shares) else
+                 "the smallest share (no interval for a single replicate)")
         out.append(Claim(
             f"Fig. {fig[-1]}: requirements achieved by Alg. 2 among those of Alg. 1 ({what})",
             "; ".join(parts) + "".join(f"; {c4} is the network of Fig. 3's {c3} with the same seeds (identical rows): "
                                        "one experiment in both figures" for c4, c3 in repeated if fig == "fig4")
             + f"; {replication(len(reps), full)}",
             "Alg. 2 fulfils almost all requirements within R_max achievable by Alg. 1",
-            f"Agrees: the lower end of every 95 % interval is {low:.1%}. A grid point counts when both rates are "
+            f"{judged}: {where} is {low:.1%} ('almost all' read as at least {ALMOST_ALL:.0%}). A grid point "
+            "counts when both rates are "
             ">= r_i - 0.01 over the frames; points on the region's edge flip with the sample path, which is the "
             "spread of the intervals.",
         ))
