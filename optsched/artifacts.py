@@ -10,6 +10,7 @@ manifest beside files of another run, and a reader can check each file against i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -42,6 +43,25 @@ def package_versions() -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             out[name] = "not installed"
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def source_revision() -> dict[str, Any]:
+    """The git commit of the optsched checkout this process imported, and whether its tracked
+    files had uncommitted changes (once per process; empty when optsched is not a git checkout,
+    as when installed from a wheel, or git is absent)."""
+    import subprocess
+
+    where = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=10)
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=where,
+                                capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if commit.returncode or status.returncode:
+        return {}
+    return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
 
 
 def machine() -> str:
@@ -150,13 +170,15 @@ def write_png(fig: Any, path: str | Path) -> Path:
 
 
 def run_metadata(*, experiment: str, seed: int, config: Any) -> dict[str, Any]:
-    """Seed, config and package versions of a run; with an active
+    """Seed, config, package versions and (in a git checkout) the commit of a run; with an active
     :class:`~optsched.observe.Observer` also what its policies' subproblems did so far
     (solves, terminations, fallbacks, runtimes; shadow gaps; captured instances)."""
     from optsched.observe import active_observer
 
     cfg = asdict(config) if is_dataclass(config) else dict(config)
     meta = {"experiment": experiment, "seed": seed, "config": cfg, "versions": package_versions()}
+    if source_revision():
+        meta["source"] = source_revision()
     observer = active_observer()
     if observer is not None:
         meta["subproblems"] = observer.summary()
