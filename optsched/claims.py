@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
@@ -48,6 +48,10 @@ def _gap(x: float | None) -> str:
     return "-" if x is None else ("0" if x == 0 else f"{x:.1e}")
 
 
+def _ends(terminations: Mapping[str, int]) -> str:
+    return ", ".join(f"{name} {count}" for name, count in sorted(terminations.items()))
+
+
 def shadow_claims(d: Path, run_dir: str, what: str) -> list[Claim]:
     """In-loop heuristic vs exact: per policy solver, every backend's gap to the best bound of
     each subproblem the policy met, and its runtime against the policy's own backend."""
@@ -56,8 +60,9 @@ def shadow_claims(d: Path, run_dir: str, what: str) -> list[Claim]:
     for solver in dict.fromkeys(r["solver"] for r in rows):
         mine = [r for r in rows if r["solver"] == solver]
         own = next(r for r in mine if r["role"] == "policy")
-        parts = [f"{r['backend']}{' (policy)' if r['role'] == 'policy' else ''}: gap median {_gap(r['median_gap_to_best_bound'])}, "
-                 f"max {_gap(r['max_gap_to_best_bound'])}, runtime x{r['runtime_vs_policy_backend']:.3g}"
+        parts = [f"{r['backend']}{' (policy)' if r['role'] == 'policy' else ''} ({_ends(r['terminations'])}): gap median "
+                 f"{_gap(r['median_gap_to_best_bound'])}, max {_gap(r['max_gap_to_best_bound'])}, runtime "
+                 + ("-" if r["runtime_vs_policy_backend"] is None else f"x{r['runtime_vs_policy_backend']:.3g}")
                  for r in mine]
         out.append(Claim(
             f"In-loop subproblems of {solver} ({own['model']}, {what}): the policy's backend against exact shadows",
@@ -65,7 +70,8 @@ def shadow_claims(d: Path, run_dir: str, what: str) -> list[Claim]:
             "the paper's algorithm is exact or approximate as stated (checked here on the instances the policy "
             "really meets)",
             "Gaps are to the best bound of each subproblem over every backend (one formula: |bound - objective| / "
-            "max(|bound|, |objective|, 1)); runtimes are medians, side by side on the same subproblems "
+            "max(|bound|, |objective|, 1)), over the solves that returned a point (the terminations in parentheses); "
+            "runtimes are medians, side by side on the same subproblems "
             f"({run_dir}/shadow.csv, shadow.png).",
         ))
     return out

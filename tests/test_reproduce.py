@@ -180,6 +180,25 @@ def test_runs_left_by_another_reproduce_are_not_paired(tmp_path: Path) -> None:
     assert claim.measured.startswith("welfare ALM / KKT - 1: +0.00%")
 
 
+def test_shadow_claims_say_how_each_solve_ended(tmp_path: Path) -> None:
+    """The gaps are over the solves that returned a point: the claim said nothing of the others
+    (a review), and a policy median of 0 s gave a ratio of None that the format raised on."""
+    import json
+
+    from optsched.claims import shadow_claims
+
+    rows = [{"solver": "S", "model": "set_packing", "backend": b, "role": role, "subproblems": 4,
+             "terminations": ends, "median_gap_to_best_bound": gap, "max_gap_to_best_bound": gap,
+             "median_runtime_s": 0.0, "runtime_vs_policy_backend": None}
+            for b, role, ends, gap in (("greedy", "policy", {"feasible": 4}, 0.1),
+                                       ("highs", "shadow", {"optimal": 3, "time_limit": 1}, 0.0))]
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "meta.json").write_text(json.dumps({"subproblems": {"shadow": rows}}))
+    (claim,) = shadow_claims(tmp_path, "run", "a run")
+    assert "greedy (policy) (feasible 4): gap median 1.0e-01" in claim.measured
+    assert "highs (optimal 3, time_limit 1): gap median 0" in claim.measured and "runtime -" in claim.measured
+
+
 def test_fig3_says_disagrees_when_alg2_misses_most_of_alg1s_region(tiny_all: Path, tmp_path: Path) -> None:
     """Figs. 3 and 4 said "Agrees" whatever the share (a review dropped 70 % of Alg. 2's points:
     "Agrees: the lower end ... is 25.7%")."""
