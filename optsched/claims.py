@@ -171,6 +171,9 @@ def skipped(run_dir: Path) -> str | None:
     return note.read_text().strip() if note.is_file() else None
 
 
+ROUNDING = 1e-12  # relative: two measurements this close are one number computed two ways
+
+
 def relative_lead(subject: Any, other: Any) -> Estimate:
     """``subject`` ahead of ``other`` over paired replicates, relative: the mean and 95 % interval
     of the paired differences divided by ``other``'s mean (``subject / other - 1`` of the means),
@@ -191,9 +194,6 @@ def relative_lead(subject: Any, other: Any) -> Estimate:
     mb = float(np.mean(b))
     scale = mb if mb > 0 else max(abs(float(np.mean(a))), abs(mb), 1e-300)
     return Estimate(d.mean / scale, d.half / scale, d.n)
-
-
-ROUNDING = 1e-12  # relative: two measurements this close are one number computed two ways
 
 
 def run_config(run_dir: Path) -> dict[str, Any]:
