@@ -435,3 +435,13 @@ def test_cvxpy_solver_options_the_solver_takes_pass_the_schema(solver: str, opti
     """The first schema refused OSQP's switches as booleans or as 0/1 and Clarabel's zero tolerances."""
     model = generate("capacity_projection", 6, np.random.default_rng(0))
     assert optsched.solve(model, "cvxpy", solver=solver, solver_options=options).termination is not Termination.ERROR
+
+
+@pytest.mark.parametrize("options", [{"scip_params": {"limits/solutions": 1}}, {"gap": 1e300, "absgap": 1e300}])
+def test_scip_stopped_before_any_bound_reports_none(options: dict) -> None:
+    """SCIP says "no dual bound" with its infinity, 1e20, a finite float: it came back as a proven
+    bound of 1e20 (gap to own bound 1.0) when a solution limit or a huge gap stopped it first."""
+    model = generate("set_packing", 25, np.random.default_rng(0))
+    res = optsched.solve(model, "scip", **options)
+    assert res.termination.stopped_early and res.ok
+    assert res.bound is None or res.objective <= res.bound < 1e19

@@ -195,7 +195,7 @@ class PyomoBackend(Backend):
             res.solution_loader.load_vars()
             solution = as_pyomo(model).solution_from_pyomo(m)
             objective = float(res.incumbent_objective) / scale
-            if res.objective_bound is not None and abs(res.objective_bound) != float("inf"):
+            if res.objective_bound is not None and abs(res.objective_bound) < SOLVER_INFINITY:  # SCIP's "none" is 1e20
                 bound = float(res.objective_bound) / scale
         extra: dict[str, Any] = {"solver_status": term, "solver": name, **({"solver_output": printed[0]} if printed[0] else {})}
         continuous = _is_continuous(model)

@@ -217,8 +217,8 @@ class ScipBackend(Backend):
             best = m.getBestSol()
             x = np.array([m.getSolVal(best, v) for v in xs], dtype=np.float64)
             solution = (as_binary(model) if model.name == "escb_index" else as_standard(model)).solution_from_vector(x)
-            dual = m.getDualbound()
-            bound = back.value(dual) if np.isfinite(dual) else None
+            dual = m.getDualbound()  # SCIP says "no bound" with its infinity (1e20), a finite float
+            bound = back.value(dual) if abs(dual) < m.infinity() else None
             if (termination is Termination.OPTIMAL and (model.name == "escb_index" or form.is_mip)
                     and not self.loosened(options)):
                 termination, bound = branch_and_bound_proof(
