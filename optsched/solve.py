@@ -124,11 +124,16 @@ class Prepared:
         self._turn = threading.Lock() if self.state is not None else None
         self.setup_s = time.perf_counter() - start
 
-    def __getstate__(self) -> dict[str, Any]:  # a lock does not pickle; a copy gets its own
-        return {**self.__dict__, "_turn": self._turn is not None}
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy (pickle, deepcopy, another process) is a new session: the same backend, kind
+        and options with its own lock and per-session state (a HiGHS object does not pickle, and
+        a warm start is the session's own)."""
+        return {**self.__dict__, "_turn": None, "state": None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, _turn=threading.Lock() if state["_turn"] else None)
+        self.__dict__.update(state)
+        self.state = self.backend.new_state(self.kind, self.options, prepare=prepare)
+        self._turn = threading.Lock() if self.state is not None else None
 
     @property
     def name(self) -> str:

@@ -105,3 +105,30 @@ def test_ctrl_c_during_a_cvxpy_solve_is_a_keyboard_interrupt() -> None:
     lines = done.stdout.split()
     # a solve that finished within the half second has nothing to interrupt
     assert lines[0] == "interrupted" or (lines[0] == "returned" and float(lines[2]) < 0.5), done.stdout
+
+
+def test_every_prepared_backend_pickles_and_deep_copies_as_a_new_session() -> None:
+    """The docs said a Prepared pickles; one holding a HiGHS object (highs, budget_exact's inner
+    HiGHS) raised TypeError on pickle and deepcopy. A copy is a new session of the same backend,
+    kind and options, and solves as the original."""
+    import copy
+    import pickle
+
+    from optsched.models.base import kind_specs
+
+    done = set()
+    for kind, spec in sorted(kind_specs().items()):
+        model = spec.generate(spec.tiny, np.random.default_rng(3))
+        for name in optsched.backends(model):
+            if name in done:
+                continue
+            prepared = optsched.prepare(model, name)
+            reference = prepared.solve(model)
+            for twin in (pickle.loads(pickle.dumps(prepared)), copy.deepcopy(prepared)):
+                assert (twin.name, twin.kind, twin.options) == (prepared.name, prepared.kind, prepared.options)
+                again = twin.solve(model)
+                assert again.termination is reference.termination, (name, kind)
+                if reference.objective is not None:
+                    assert again.objective == pytest.approx(reference.objective, rel=1e-6, abs=1e-9), (name, kind)
+            done.add(name)
+    assert {"highs", "cpsat", "budget_exact", "greedy", "cvxpy", "pyomo"} <= done
