@@ -26,6 +26,17 @@ MAX_INPUT_BYTES = 256 * 2**20
 ENV_MAX_INPUT_BYTES = "OPTSCHED_MAX_INPUT_BYTES"
 
 
+def user_path(what: str, path: object) -> Path:
+    """A path a library caller names (a str or ``os.PathLike``, not empty): ValueError naming
+    ``what`` for anything else (None, bytes and numbers raised TypeError deep in pathlib)."""
+    if isinstance(path, (bytes, bytearray)) or not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"{what}: expected a path (str or os.PathLike), got {type(path).__name__}")
+    out = Path(path)
+    if not str(path) or out == Path(""):
+        raise ValueError(f"{what}: the path is empty")
+    return out
+
+
 def max_input_bytes() -> int:
     """The cap: ``$OPTSCHED_MAX_INPUT_BYTES`` when set, else :data:`MAX_INPUT_BYTES`."""
     raw = os.environ.get(ENV_MAX_INPUT_BYTES, "").strip()

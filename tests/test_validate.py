@@ -237,3 +237,54 @@ def test_a_set_packing_batch_keeps_its_own_sets() -> None:
     assert [s.tolist() for s in model.sets] == [[0, 1], [2]]
     with pytest.raises(ValueError, match="n_elements: must be <= 1000000"):
         SetPackingBatch(2**53, [[1]], [[1.0]])
+
+
+@pytest.mark.parametrize("tol", [float("nan"), float("inf"), -1.0, 1.0, "x", None, [1e-9], True])
+def test_every_kinds_feasibility_check_takes_only_a_tolerance_in_0_1(tol: object) -> None:
+    """tol = NaN or inf made every comparison pass (violations [] for a load of 3 on a capacity
+    of 1), -1 refused points inside their bounds, a string or None raised numpy's TypeError."""
+    from optsched.models.base import kind_specs
+
+    for kind, spec in sorted(kind_specs().items()):
+        model = spec.generate(spec.tiny, np.random.default_rng(0))
+        zero = model.zero_solution()
+        if zero is None:
+            continue
+        for check in (model.violations, model.audit, model.is_feasible):
+            with pytest.raises(ValueError, match="^tol: "):
+                check(zero, tol=tol)
+        assert model.is_feasible(zero, tol=0) == model.is_feasible(zero)  # an int 0 is a tolerance of 0
+
+
+def test_an_objective_counts_only_a_selection_and_a_mask_is_not_dropped() -> None:
+    """objective([0, 0]) summed set 0 twice (2.0; violations said "chosen twice"), and a 0/1
+    vector [1, 0, 1] was read as the indices 1, 0, 1; a masked array's masked weight of 1e6 was
+    taken as a weight (numpy's asarray drops the mask)."""
+    packing = SetPacking(weights=[1.0, 2.0, 3.0], sets=[[0], [1], [2]], n_elements=3)
+    knapsack = BudgetedIP(values=[4.0, 5.0, 6.0], weights=[[1.0, 1.0, 1.0]], capacity=[3.0])
+    for model in (packing, knapsack):
+        for chosen in ([0, 0], [1, 0, 1], np.array([2, 2, 2])):
+            with pytest.raises(ValueError, match="^solution: index .* is chosen twice"):
+                model.objective(chosen)
+            assert model.violations(chosen)
+        assert model.objective([2, 0]) == model.objective([0, 2])
+    with pytest.raises(ValueError, match="^weights: a masked array with masked entries"):
+        SetPacking(weights=np.ma.array([1.0, 1e6], mask=[False, True]), sets=[[0], [1]], n_elements=2)
+    unmasked = SetPacking(weights=np.ma.array([1.0, 2.0]), sets=[[0], [1]], n_elements=2)
+    assert unmasked.objective([0, 1]) == 3.0
+
+
+def test_file_functions_name_a_bad_path_or_instance(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """None, bytes or a number as a path, and "1", 1.0 or True as the instance, raised TypeError
+    from pathlib or a comparison (True was taken as instance 1)."""
+    from optsched.io import load_captures, load_instance, load_instances
+
+    path = SetPacking(weights=[1.0], sets=[[0]], n_elements=1).write(tmp_path / "one.json")
+    for bad in (None, b"one.json", 3, ""):
+        for call in (load_instances, load_captures, SetPacking(weights=[1.0], sets=[[0]], n_elements=1).write):
+            with pytest.raises(ValueError, match=r"^(file|path): "):
+                call(bad)
+    for bad in ("1", 1.0, True, [1]):
+        with pytest.raises(ValueError, match="^instance: expected a whole number"):
+            load_instance(path, bad)
+    assert load_instance(path, np.int64(1)).n_sets == 1

@@ -11,7 +11,9 @@ import os
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from optsched.files import check_user_file, read_user_text
+import numpy as np
+
+from optsched.files import check_user_file, read_user_text, user_path
 from optsched.models.base import Model
 
 Reader = Callable[[str], list[Model]]
@@ -58,7 +60,7 @@ def register_path_reader(*suffixes: str) -> Callable[[PathReader], PathReader]:
 
 
 def load_instances(path: str | Path) -> list[Model]:
-    path = Path(path)
+    path = user_path("file", path)
     suffix = path.suffix.lower()
     if suffix in _PATH_READERS:
         check_user_file(path, "file")  # the library reads it: a regular file within the byte cap
@@ -81,7 +83,7 @@ def load_instance(path: str | Path, instance: int | None = None) -> Model:
 def load_captures(path: str | Path) -> list[tuple[Model, dict[str, Any]]]:
     """Every instance of a file with its ``capture`` entry (``run --capture``'s ``.jsonl`` lines;
     {} for a line without one and for every other format)."""
-    if Path(path).suffix.lower() != ".jsonl":
+    if user_path("file", path).suffix.lower() != ".jsonl":
         return [(model, {}) for model in load_instances(path)]
     from optsched.io.json_instance import read_captures
 
@@ -98,6 +100,8 @@ def load_captured(path: str | Path, instance: int | None = None) -> tuple[Model,
 
 def _one(items: list[T], path: str | Path, instance: int | None) -> T:
     """Item ``instance`` (1-based) of a file's instances; the only one when it is None."""
+    if instance is not None and (isinstance(instance, (bool, np.bool_)) or not isinstance(instance, (int, np.integer))):
+        raise ValueError(f"instance: expected a whole number 1..{len(items)}, got {instance!r}")
     if instance is None:
         if len(items) > 1:
             raise ValueError(f"instance: {path} holds {len(items)} instances; choose one with --instance 1..{len(items)}")

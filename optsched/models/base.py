@@ -23,7 +23,7 @@ from typing import Any, Callable, ClassVar, Mapping, TypeVar
 
 import numpy as np
 
-from optsched.models.validate import check_keys
+from optsched.models.validate import check_keys, finite_float
 
 _MODELS: dict[str, type["Model"]] = {}
 
@@ -197,9 +197,42 @@ def _freeze(value: Any) -> None:
             _freeze(part)
 
 
+def feasibility_tol(tol: Any) -> float:
+    """The ``tol`` of ``violations``, ``audit`` and ``is_feasible``: a number in [0, 1) (NaN or
+    inf made every comparison pass, so a load of 3 on a capacity of 1 was feasible; a negative
+    one refused points inside their bounds)."""
+    out = finite_float("tol", tol, minimum=0.0)
+    if out >= 1.0:
+        raise ValueError(f"tol: a relative feasibility tolerance must be below 1, got {out!r}")
+    return out
+
+
+_DEFAULT_TOL = object()
+
+
+def _tol_checked(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method(self, solution, *, tol)`` with ``tol`` checked by :func:`feasibility_tol` (a float
+    in [0, 1) passes at the cost of one comparison: the seam audits every solve with it)."""
+    @functools.wraps(method)
+    def checked(self: Any, solution: Any, *, tol: Any = _DEFAULT_TOL) -> Any:
+        if tol is _DEFAULT_TOL:
+            return method(self, solution)
+        if tol.__class__ is not float or not 0.0 <= tol < 1.0:
+            tol = feasibility_tol(tol)
+        return method(self, solution, tol=tol)
+    return checked
+
+
 class Model(FrozenArrays):
     """Base class. Subclasses are frozen dataclasses (``eq=False``) that validate in
-    ``__post_init__`` and set the class variables below."""
+    ``__post_init__`` and set the class variables below. Every kind's ``violations`` and
+    ``audit`` take only a ``tol`` of :func:`feasibility_tol`."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("violations", "audit"):
+            if name in cls.__dict__:
+                setattr(cls, name, _tol_checked(cls.__dict__[name]))
 
     name: ClassVar[str]
     SIZE_LABEL: ClassVar[str] = "model.size"  # what ``size`` counts, for tables and plots
@@ -274,12 +307,12 @@ class Model(FrozenArrays):
         number exact (:mod:`optsched.models.model_text`; ValueError for a kind without a linear
         or quadratic form)."""
         import json
-        from pathlib import Path
 
         from optsched.artifacts import write_text
+        from optsched.files import user_path
         from optsched.models.forms import as_standard
 
-        path = Path(path)
+        path = user_path("path", path)
         if path.suffix.lower() == ".json":
             return write_text(path, json.dumps(self.to_dict()) + "\n")
         if "standard" not in self.FORMS:

@@ -83,6 +83,8 @@ def items_of(name: str, value: Any, what: str) -> Sequence[Any]:
 def _to_array(name: str, value: Any, dtype: type, bools: bool = False) -> np.ndarray:
     if isinstance(value, (str, bytes)) or value is None:
         raise ValueError(f"{name}: expected numbers, got {type(value).__name__}")
+    if isinstance(value, np.ma.MaskedArray) and np.ma.getmask(value).any():  # asarray drops the mask
+        raise ValueError(f"{name}: a masked array with masked entries (fill or drop them first)")
     refuse_non_numbers(name, value, bools)
     try:
         arr = np.asarray(value, dtype=dtype)
@@ -165,7 +167,8 @@ def solution_indices(solution: Any, n: int | None = None) -> np.ndarray:
     """A selection (indices of the chosen items or sets) as a flat int64 array, for a model's
     own math; ``ValueError`` naming the solution for what is not whole numbers (None, a dict,
     booleans, NaN: numpy made -2^63 of a NaN, then an IndexError) and, with ``n``, for an
-    index outside [0, n) (``objective``; ``violations`` reports that as a violation)."""
+    index outside [0, n) or chosen twice (``objective``, which summed a repeated index twice and
+    read a 0/1 vector as indices; ``violations`` reports those as violations)."""
     if type(solution) is np.ndarray and solution.dtype == np.int64:
         idx = solution.reshape(-1)
     else:
@@ -178,6 +181,11 @@ def solution_indices(solution: Any, n: int | None = None) -> np.ndarray:
         idx = arr.astype(np.int64).reshape(-1)
     if n is not None and idx.size and (idx.min() < 0 or idx.max() >= n):
         raise ValueError(f"solution: index out of range [0, {n})")
+    if n is not None and idx.size > 1 and not (idx[1:] > idx[:-1]).all():
+        ordered = np.sort(idx)
+        if (ordered[1:] == ordered[:-1]).any():
+            raise ValueError(f"solution: index {int(ordered[1:][ordered[1:] == ordered[:-1]][0])} is chosen twice "
+                             "(a selection lists each index once)")
     return idx
 
 
@@ -280,7 +288,10 @@ def row_slack(tol: float, side: np.ndarray, scale: np.ndarray) -> np.ndarray:
     item beyond their capacity). For a 0-1 selection the scale is what the selection sums there,
     sum |a_ij| over the chosen j (an item it does not choose adds nothing: a masked item's weight
     of 1e8 let a load of 10003 pass a capacity of 10001); for continuous points, whose zeros are a
-    solver's 1e-12, the row's largest coefficient times the variables' magnitude."""
+    solver's 1e-12, the row's largest coefficient times the variables' magnitude. An infinite
+    side (a row or column with no bound there) keeps an infinite slack, also at tol = 0."""
+    if not tol:  # 0 x inf is NaN
+        return np.zeros(np.broadcast(side, scale).shape)
     return tol * np.maximum(np.abs(side), scale)
 
 
