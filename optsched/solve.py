@@ -237,7 +237,9 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         extra = result.extra
     term = result.termination
     if term is Termination.ERROR:
-        return _error(model, result, result.message or "the backend failed", backend, runtime_s, extra)
+        status = result.extra.get("solver_status")
+        said = result.message or "the backend failed" + (f" (its solver's status: {status})" if status else "")
+        return _error(model, result, said, backend, runtime_s, extra)
     if loosened_feasibility and (term is Termination.INFEASIBLE or term is Termination.UNBOUNDED):
         return _error(model, result, f"the solver said {term.value}, but the options {loosened_feasibility} change "
                                      "what that proves", backend, runtime_s, extra)

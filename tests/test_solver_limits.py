@@ -445,3 +445,11 @@ def test_scip_stopped_before_any_bound_reports_none(options: dict) -> None:
     res = optsched.solve(model, "scip", **options)
     assert res.termination.stopped_early and res.ok
     assert res.bound is None or res.objective <= res.bound < 1e19
+
+
+def test_an_error_without_a_message_names_the_solvers_status() -> None:
+    """HiGHS's interior-point solver on a QP ends kModelError; the result said only "the backend
+    failed"."""
+    model = generate("capacity_projection", 6, np.random.default_rng(0))
+    res = optsched.solve(model, "highs", highs_options={"solver": "ipm"})
+    assert res.termination is Termination.ERROR and "its solver's status: kModelError" in res.message  # highspy 1.14
