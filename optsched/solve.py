@@ -135,6 +135,9 @@ class Prepared:
         self.state = self.backend.new_state(self.kind, self.options, prepare=prepare)
         self._turn = threading.Lock() if self.state is not None else None
 
+    def __repr__(self) -> str:
+        return f"Prepared({self.name!r}, kind={self.kind.name!r}, options={self.options!r}, verify={self.verify})"
+
     @property
     def name(self) -> str:
         return self.backend.NAME
@@ -469,6 +472,8 @@ def compare(
         raise ValueError(f"backends: expected a list of backend names, got {backends!r}")
     else:
         names = list(backends)
+        if not names:
+            raise ValueError("backends: name at least one backend (None compares every one that fits)")
         for name in names:
             if not isinstance(name, str):
                 raise ValueError(f"backends: expected backend names, got {name!r}")

@@ -288,3 +288,21 @@ def test_file_functions_name_a_bad_path_or_instance(tmp_path) -> None:  # type: 
         with pytest.raises(ValueError, match="^instance: expected a whole number"):
             load_instance(path, bad)
     assert load_instance(path, np.int64(1)).n_sets == 1
+
+
+def test_array_likes_and_0d_arrays_are_numbers_and_compare_needs_a_backend() -> None:
+    """A pandas Series was refused as "expected real numbers, got ... (Series)" and a 0-d array
+    (what numpy reductions return) as "expected a number"; compare(model, []) gave an empty table
+    without columns."""
+    import pandas as pd
+
+    model = SetPacking(weights=pd.Series([1.0, 2.0]), sets=[[0], [1]], n_elements=np.array(2))
+    assert model.weights.tolist() == [1.0, 2.0] and model.n_elements == 2
+    assert finite_float("x", np.array(2.5)) == 2.5
+    with pytest.raises(ValueError, match="^x: expected a number"):
+        finite_float("x", np.array([2.5]))
+    with pytest.raises(ValueError, match="^weights: expected numbers"):
+        SetPacking(weights=pd.Series(["a", "b"]), sets=[[0], [1]], n_elements=2)
+    with pytest.raises(ValueError, match="^backends: name at least one backend"):
+        optsched.compare(model, [])
+    assert repr(optsched.prepare(model, "greedy")) == "Prepared('greedy', kind='set_packing', options={}, verify=True)"

@@ -24,6 +24,8 @@ def is_real_number(value: Any) -> bool:
     type and complex numbers cast to floats (dropping the imaginary part with a warning)."""
     if isinstance(value, (bool, np.bool_, np.timedelta64)):
         return False
+    if isinstance(value, np.ndarray):  # a 0-d array of a real type is a number (numpy reductions give them)
+        return value.ndim == 0 and value.dtype.kind in "iuf"
     return isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, numbers.Real)
 
 
@@ -31,6 +33,8 @@ def refuse_non_numbers(name: str, value: Any, bools: bool = False) -> None:
     """numpy turns ``True`` into 1, ``"2"`` into 2.0, 3+4j into 3.0 and a timedelta into its
     count silently: refuse everything but real numbers (booleans only where ``bools``, e.g. a
     0/1 mask; None, which the bound fields read as infinite, is left to the caller)."""
+    if not isinstance(value, (np.ndarray, list, tuple)) and hasattr(value, "__array__"):
+        value = np.asarray(value)  # a pandas Series or another array-like: its numbers, checked as an array
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "iuf" or (bools and value.dtype.kind == "b"):
             return
