@@ -453,3 +453,11 @@ def test_an_error_without_a_message_names_the_solvers_status() -> None:
     model = generate("capacity_projection", 6, np.random.default_rng(0))
     res = optsched.solve(model, "highs", highs_options={"solver": "ipm"})
     assert res.termination is Termination.ERROR and "its solver's status: kModelError" in res.message  # highspy 1.14
+
+
+def test_a_scip_parameter_it_would_hold_otherwise_is_refused() -> None:
+    """scip_params limits/nodes = 1.5 was accepted and held as 1 (SCIP's C setter casts)."""
+    model = generate("set_packing", 10, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^options: .*scip_params: SCIP holds 'limits/nodes' = 1.5 as 1|^scip_params: SCIP holds"):
+        optsched.solve(model, "scip", scip_params={"limits/nodes": 1.5})
+    assert optsched.solve(model, "scip", scip_params={"limits/nodes": 100}).ok

@@ -69,6 +69,10 @@ def _new_model(options: Mapping[str, Any]) -> Any:
         if refused is not None:
             said = printed[0].splitlines()[0] if printed[0] else ""
             raise ValueError(f"scip_params: SCIP rejects {key!r} = {value!r} ({refused}{'; ' + said if said else ''})")
+        held = m.getParam(key)
+        if held != value:  # SCIP's C setter casts: limits/nodes = 1.5 was held as 1
+            raise ValueError(f"scip_params: SCIP holds {key!r} = {value!r} as {held!r} (its type: "
+                             f"{type(held).__name__})")
     return m
 
 
