@@ -229,7 +229,7 @@ def test_cvxpy_options_of_another_solver_and_integer_programs_on_a_conic_solver_
     if not get_backend("cvxpy").available():
         pytest.skip("cvxpy is not installed")
     projection = generate("capacity_projection", 6, np.random.default_rng(0))  # solved with OSQP
-    with pytest.raises(ValueError, match="'tol_feas' is not an option of OSQP"):
+    with pytest.raises(ValueError, match="'tol_feas' is not among the options forwarded to OSQP"):
         optsched.solve(projection, "cvxpy", solver_options={"tol_feas": 1e-8})
     with pytest.raises(ValueError, match="SCS does not solve integer programs"):
         optsched.solve(_knapsack(), "cvxpy", solver="SCS")

@@ -16,13 +16,13 @@ Solution type: the float64 vector x.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import finite_float, float_array, row_slack, solution_vector
+from optsched.models.validate import check_keys, finite_float, float_array, index_array, row_slack, solution_vector
 
 
 def _bounds(name: str, value: Any, length: int, missing: float) -> np.ndarray:
@@ -217,16 +217,59 @@ class LinearProgram(Model):
         return cls(form.c, form.A, form.row_lower, form.row_upper, form.col_lower, form.col_upper,
                    form.integrality, "max" if form.maximize else "min", form.offset, form.hessian)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "LinearProgram":
+        """A JSON object; ``A`` and ``hessian`` as nested lists or as their nonzero entries
+        (:func:`sparse_entries`)."""
+        check_keys(cls.name, dict(data), required=cls.JSON_REQUIRED, optional=cls.JSON_OPTIONAL)
+        data = dict(data)
+        n = len(data["c"]) if isinstance(data["c"], list) else None
+        m = len(data["row_lower"]) if isinstance(data["row_lower"], list) else None
+        for key, shape in (("A", (m, n)), ("hessian", (n, n))):
+            if isinstance(data.get(key), dict):
+                data[key] = matrix_from_entries(key, data[key], shape)
+        return cls(**data)
+
     def to_dict(self) -> dict[str, Any]:
         def listed(a: np.ndarray) -> list[Any]:
             return [None if not np.isfinite(v) else float(v) for v in a] if np.isinf(a).any() else a.tolist()
 
-        return {"model": self.name, "c": self.c.tolist(), "A": self.A.toarray().tolist(),
+        return {"model": self.name, "c": self.c.tolist(), "A": sparse_entries(self.A),
                 "row_lower": listed(self.row_lower), "row_upper": listed(self.row_upper),
                 "col_lower": listed(self.col_lower), "col_upper": listed(self.col_upper),
                 "integrality": self.integrality.astype(int).tolist(), "sense": self.sense,
                 "offset": self.offset,
-                "hessian": None if self.hessian is None else self.hessian.toarray().tolist()}
+                "hessian": None if self.hessian is None else sparse_entries(self.hessian)}
+
+
+def sparse_entries(matrix: Any) -> Any:
+    """A sparse matrix for JSON: nested lists when at least a third of it is nonzero, else its
+    entries ``{"shape": [m, n], "rows": [...], "cols": [...], "values": [...]}`` (a program of
+    2,000 columns and 2,000 nonzeros was 20 MB of zeros as lists)."""
+    m, n = matrix.shape
+    if 3 * matrix.nnz >= m * n:
+        return matrix.toarray().tolist()
+    coo = matrix.tocoo()
+    return {"shape": [int(m), int(n)], "rows": coo.row.tolist(), "cols": coo.col.tolist(), "values": coo.data.tolist()}
+
+
+def matrix_from_entries(name: str, data: Mapping[str, Any], shape: tuple[int | None, int | None]) -> Any:
+    """The scipy matrix of :func:`sparse_entries`'s object (ValueError naming ``name`` and the key);
+    ``shape`` is what the program's other fields make it (None: not known yet, the model says)."""
+    import scipy.sparse as sp
+
+    check_keys(name, dict(data), required=("shape", "rows", "cols", "values"))
+    given = data["shape"]
+    if not (isinstance(given, list) and len(given) == 2 and all(type(v) is int and v >= 0 for v in given)):
+        raise ValueError(f"{name}.shape: expected [rows, columns] as two whole numbers >= 0, got {given!r}")
+    if any(want is not None and have != want for have, want in zip(given, shape)):
+        raise ValueError(f"{name}.shape: {given} does not match the program's {list(shape)}")
+    rows = index_array(f"{name}.rows", data["rows"], upper=given[0])
+    cols = index_array(f"{name}.cols", data["cols"], upper=given[1])
+    values = float_array(f"{name}.values", data["values"])
+    if not rows.size == cols.size == values.size:
+        raise ValueError(f"{name}: rows, cols and values have {rows.size}, {cols.size} and {values.size} entries")
+    return sp.coo_matrix((values, (rows, cols)), shape=tuple(given)).tocsr()
 
 
 # --- the kind's generator -------------------------------------------------------------

@@ -157,8 +157,9 @@ class CvxpyBackend(Backend):
             solver, solver_options = options["solver"], {}
         foreign = sorted(set(options["solver_options"] or {}) - set(SOLVER_OPTIONS.get(solver, {})))
         if foreign:  # the table is checked against every solver's keys; these are another's
-            raise ValueError(f"options: backend 'cvxpy' option 'solver_options': {foreign[0]!r} is not an option of "
-                             f"{solver} (the solver this model is solved with)")
+            raise ValueError(f"options: backend 'cvxpy' option 'solver_options': {foreign[0]!r} is not among the "
+                             f"options forwarded to {solver}, the solver this model is solved with (allowed: "
+                             f"{', '.join(sorted(SOLVER_OPTIONS.get(solver, {}))) or 'none'})")
         if options["solver"] is None:  # a named solver's were checked when prepared
             check_solver_options(solver, options["solver_options"] or {})
         if problem.is_mixed_integer() and solver not in MIP_SOLVERS:
