@@ -48,12 +48,16 @@ def package_versions() -> dict[str, str]:
 @functools.lru_cache(maxsize=1)
 def source_revision() -> dict[str, Any]:
     """The git commit of the optsched checkout this process imported, and whether its tracked
-    files had uncommitted changes (once per process; empty when optsched is not a git checkout,
-    as when installed from a wheel, or git is absent)."""
+    files had uncommitted changes (once per process; empty when the package is not at the top of
+    a git work tree, as when installed from a wheel, even inside another project's tree, or when
+    git is absent)."""
     import subprocess
 
     where = Path(__file__).resolve().parent
     try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=where, capture_output=True, text=True, timeout=10)
+        if top.returncode or Path(top.stdout.strip()).resolve() != where.parent:  # installed inside another project's tree
+            return {}
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=10)
         status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=where,
                                 capture_output=True, text=True, timeout=10)

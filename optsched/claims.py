@@ -184,6 +184,9 @@ def relative_lead(subject: Any, other: Any) -> Estimate:
     b = np.asarray(other, dtype=np.float64).reshape(-1)
     both = ~(np.isnan(a) | np.isnan(b))  # the pairs the difference keeps, for both means too
     a, b = a[both], b[both]
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):  # no interval, and no ratio to take
+        with np.errstate(invalid="ignore"):
+            return Estimate(float(np.mean(a - b)) if a.size else float("nan"), float("nan"), int(a.size))
     diff = a - b
     # equal quantities summed in another order differ by rounding, not by the policies (0.3
     # against 0.1 + 0.2 "lost" on -5.6e-17 with a zero-width interval)

@@ -31,10 +31,9 @@ def user_path(what: str, path: object) -> Path:
     ``what`` for anything else (None, bytes and numbers raised TypeError deep in pathlib)."""
     if isinstance(path, (bytes, bytearray)) or not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"{what}: expected a path (str or os.PathLike), got {type(path).__name__}")
-    out = Path(path)
-    if not str(path) or out == Path(""):
+    if not os.fspath(path):
         raise ValueError(f"{what}: the path is empty")
-    return out
+    return Path(path)
 
 
 def max_input_bytes() -> int:

@@ -220,7 +220,7 @@ def test_lists_counts_and_addresses_the_probe_found_are_refused_in_one_line(caps
     ran every backend), bench took a backend that solves none of its models, a 10^10-run grid
     was expanded for minutes, --workers had no bound, a bad port waited out a connect timeout."""
     axes = "\n".join(f"{k} = [{', '.join(str(10 + i) for i in range(10))}]" for k in
-                     ("horizon", "n_servers", "n_ports", "n_resources", "repeats"))
+                     ("horizon", "n_servers", "n_ports", "n_resources", "a_max"))
     (tmp_path / "grid.toml").write_text(f'kind = "experiment"\nexperiment = "esdp"\nseeds = {list(range(100))}\n'
                                         f'[grid]\n{axes}\n')
     (tmp_path / "small.toml").write_text('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["greedy"]\nsizes = [4]\n')

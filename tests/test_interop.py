@@ -545,15 +545,18 @@ def test_a_sparse_program_is_written_as_its_entries_and_read_back_exactly(tmp_pa
 
     n = 2000
     A = sp.eye(n, format="csr") * 2.0
-    big = LinearProgram(c=-np.arange(1.0, n + 1) / 7, A=A, row_lower=[None] * n, row_upper=np.full(n, 3.0),
+    big = LinearProgram(c=-np.arange(1.0, n + 1), A=A, row_lower=[None] * n, row_upper=np.full(n, 3.0),
                         col_lower=np.zeros(n), col_upper=np.full(n, 1e30), hessian=sp.diags(np.full(n, 0.5)).tocsc())
     path = big.write(tmp_path / "big.json")
     assert path.stat().st_size < 200_000
     data = json.loads(path.read_text())
     assert set(data["A"]) == {"shape", "rows", "cols", "values"} and len(data["hessian"]["values"]) == n
-    again = load_instance(path)
+    again = load_instance(path)  # the reader takes whole numbers as floats: the shape [2000.0, 2000.0]
     assert (again.A != big.A).nnz == 0 and (again.hessian != big.hessian).nnz == 0
     assert again.to_dict() == big.to_dict()
+    line = tmp_path / "big.jsonl"
+    line.write_text(json.dumps(big.to_dict()) + "\n")
+    assert load_instance(line).to_dict() == big.to_dict()
     small = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0]], row_lower=[1.0], row_upper=[2.0], col_lower=[0, 0], col_upper=[1, 1])
     assert small.to_dict()["A"] == [[1.0, 1.0]]
     entries = {"shape": [1, 2], "rows": [0], "cols": [1], "values": [3.0]}
@@ -562,6 +565,8 @@ def test_a_sparse_program_is_written_as_its_entries_and_read_back_exactly(tmp_pa
     assert LinearProgram.from_dict(base).A.toarray().tolist() == [[0.0, 3.0]]
     for bad, field in (({**entries, "shape": [2, 2]}, "A.shape"), ({**entries, "cols": [2]}, "A.cols"),
                        ({**entries, "values": [3.0, 4.0]}, "A: rows, cols and values"), ({**entries, "extra": 1}, "A: unknown key"),
-                       ({**entries, "rows": [0.5]}, "A.rows"), ({**entries, "shape": [1, True]}, "A.shape")):
+                       ({**entries, "rows": [0.5]}, "A.rows"), ({**entries, "shape": [1, True]}, "A.shape"),
+                       ({**entries, "shape": [1, 2.5]}, "A.shape"),
+                       ({**entries, "rows": [0, 0], "cols": [1, 1], "values": [1.0, 2.0]}, r"A: the entry \(0, 1\) is listed twice")):
         with pytest.raises(ValueError, match=f"^{field}"):
             LinearProgram.from_dict({**base, "A": bad})

@@ -136,3 +136,26 @@ def test_offline_long_run_every_answer_is_certified() -> None:
         worst = max(worst, (cert.bound - cert.primal) / max(1.0, abs(cert.primal)))
     print(f"\noffline long run: {n} instances in {time.perf_counter() - start:.1f} s, "
           f"largest certified gap {worst:.2e}, solver inaccurate (status feasible) {inaccurate}")
+
+
+def test_integral_pairs_are_whole_units_held_to_their_own_scale() -> None:
+    """pseudo_welfare_integral's rule on the offline kind with the same (43) (a review of that
+    fix): units of 1e-9 beside one of 5 at rho = 0 passed (4) through the continuous floor
+    tol x min(1, reach), in violations and in brute force's evaluate_binary, and half a unit of
+    1e-9 passed (43)."""
+    from optsched.models import utilities
+    from optsched.models.mesh import MeshInstance
+    from optsched.models.onsocmax_offline import OfflineWelfareIntegral
+
+    def model(rho: float) -> OfflineWelfareIntegral:
+        return OfflineWelfareIntegral(MeshInstance(
+            capacity=np.full((2, 1), 10.0), tau=1.0, arrival=[0.0], deadline=[1.0], rho=[rho], nodes=[[0, 1]],
+            kind=[utilities.KINDS[0]], xbar=[1e-9, 5.0], a=[1.0, 1.0], beta=[0.1, 0.1]))
+
+    closed, open_ = model(0.0), model(10.0)
+    for tol in (1e-9, 1e-6):
+        assert any(v.startswith("(4)") for v in closed.violations([1e-9, 0.0], tol=tol))
+        assert any(v.startswith("(43)") for v in open_.violations([0.5e-9, 0.0], tol=tol))
+        assert not open_.violations([1e-9, 5.0], tol=tol) and not closed.violations([0.0, 0.0], tol=tol)
+    assert closed.evaluate_binary(np.array([[True, False]]))[0].tolist() == [False]
+    assert open_.evaluate_binary(np.array([[True, True]]))[0].tolist() == [True]

@@ -158,6 +158,9 @@ def test_verdicts_need_an_interval_and_leads_pair_their_rows() -> None:
     assert relative_lead([10.0, 11.0, 12.0], [5.0, np.nan, 6.0]).mean == pytest.approx(1.0)
     assert relative_lead([10.0, np.nan, 12.0], [5.0, 6.0, 6.0]).mean == pytest.approx(1.0)
     assert relative_lead([10.0, np.nan, 12.0], [5.0, 6.0, 6.0]).n == 2
+    for a, b in (([np.inf, 2.0, 3.0], [1.0, 1.0, 1.0]), ([np.inf, 2.0, 3.0], [np.inf, 1.0, 1.0])):
+        # an infinite difference was zeroed as "rounding" (|inf| <= 1e-12 inf), and inf - inf dropped as NaN
+        assert "no verdict" in verdict(relative_lead(a, b), subject="A", other="B")
 
 
 def test_runs_left_by_another_reproduce_are_not_paired(tmp_path: Path) -> None:

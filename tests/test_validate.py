@@ -272,6 +272,11 @@ def test_an_objective_counts_only_a_selection_and_a_mask_is_not_dropped() -> Non
         SetPacking(weights=np.ma.array([1.0, 1e6], mask=[False, True]), sets=[[0], [1]], n_elements=2)
     unmasked = SetPacking(weights=np.ma.array([1.0, 2.0]), sets=[[0], [1]], n_elements=2)
     assert unmasked.objective([0, 1]) == 3.0
+    with pytest.raises(ValueError, match="^weights: a masked array with masked entries"):  # rows of a matrix
+        BudgetedIP(values=[1.0, 2.0], weights=[np.ma.array([1.0, 9.0], mask=[False, True])], capacity=[3.0])
+    with pytest.raises(ValueError, match="^solution: a masked array"):
+        CapacityProjection(z=[1.0, 2.0], upper=[1.0, 1.0], group=[0, 0], capacity=[1.0]).objective(
+            np.ma.array([0.5, 9.0], mask=[False, True]))
 
 
 def test_file_functions_name_a_bad_path_or_instance(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -22,7 +22,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import check_keys, finite_float, float_array, index_array, row_slack, solution_vector
+from optsched.models.validate import check_keys, finite_float, float_array, index_array, is_real_number, row_slack, solution_vector
 
 
 def _bounds(name: str, value: Any, length: int, missing: float) -> np.ndarray:
@@ -81,8 +81,9 @@ def _check_semidefinite(hess: Any) -> None:
 @register_model
 @dataclass(frozen=True, eq=False)
 class LinearProgram(Model):
-    """``sense`` ("min" or "max") picks the direction, per instance; ``A`` is a (rows, n) matrix (dense nested lists in JSON,
-    or a scipy sparse matrix); ``hessian`` (n, n), symmetric positive semidefinite, minimisation
+    """``sense`` ("min" or "max") picks the direction, per instance; ``A`` is a (rows, n) matrix
+    (nested lists or a scipy sparse matrix; in JSON nested lists or its entries,
+    :func:`sparse_entries`); ``hessian`` (n, n), symmetric positive semidefinite, minimisation
     only, and no integer variable with it."""
 
     c: Any
@@ -260,8 +261,10 @@ def matrix_from_entries(name: str, data: Mapping[str, Any], shape: tuple[int | N
 
     check_keys(name, dict(data), required=("shape", "rows", "cols", "values"))
     given = data["shape"]
-    if not (isinstance(given, list) and len(given) == 2 and all(type(v) is int and v >= 0 for v in given)):
+    if not (isinstance(given, list) and len(given) == 2
+            and all(is_real_number(v) and 0 <= v < 2**53 and float(v).is_integer() for v in given)):
         raise ValueError(f"{name}.shape: expected [rows, columns] as two whole numbers >= 0, got {given!r}")
+    given = [int(v) for v in given]  # optsched's JSON reader reads whole numbers as floats
     if any(want is not None and have != want for have, want in zip(given, shape)):
         raise ValueError(f"{name}.shape: {given} does not match the program's {list(shape)}")
     rows = index_array(f"{name}.rows", data["rows"], upper=given[0])
@@ -269,6 +272,10 @@ def matrix_from_entries(name: str, data: Mapping[str, Any], shape: tuple[int | N
     values = float_array(f"{name}.values", data["values"])
     if not rows.size == cols.size == values.size:
         raise ValueError(f"{name}: rows, cols and values have {rows.size}, {cols.size} and {values.size} entries")
+    pairs, counts = np.unique(np.stack([rows, cols], axis=1), axis=0, return_counts=True)
+    if (counts > 1).any():  # one entry listed twice: which value is meant?
+        row, col = pairs[np.argmax(counts > 1)]
+        raise ValueError(f"{name}: the entry ({row}, {col}) is listed twice")
     return sp.coo_matrix((values, (rows, cols)), shape=tuple(given)).tocsr()
 
 

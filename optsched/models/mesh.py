@@ -29,7 +29,8 @@ import numpy as np
 
 from optsched.models import prices, utilities
 from optsched.models.base import FrozenArrays
-from optsched.models.validate import check_keys, finite_float, float_array, floored_slack, index_array, items_of, per_capacity, positive_int
+from optsched.models.validate import (check_keys, finite_float, float_array, floored_slack, index_array, items_of, per_capacity,
+                                      positive_int, row_slack)
 from optsched.sampling import redraw_entries
 
 JSON_KEYS = ("capacity", "tau", "arrival", "deadline", "rho", "nodes", "kind", "xbar", "a", "beta")
@@ -242,10 +243,13 @@ class MeshInstance(FrozenArrays):
             out.append(f"(7): negative workload {X.min():.6g}")
         return out + self.pair_violations(self.pairs_of(X), tol=tol, check_sign=False)
 
-    def pair_violations(self, x: np.ndarray, *, tol: float = 1e-9, check_sign: bool = True) -> list[str]:
+    def pair_violations(self, x: np.ndarray, *, tol: float = 1e-9, check_sign: bool = True,
+                        whole_units: bool = False) -> list[str]:
         """Constraints (4), (6), (7) of P1 broken by a pair vector ``x`` ((5) holds by
         construction); the same tests as :meth:`violations` without the dense (N, n_units)
-        matrix, so they scale to 10^4 jobs. ``tol`` as in :meth:`violations`."""
+        matrix, so they scale to 10^4 jobs. ``tol`` as in :meth:`violations`. With
+        ``whole_units`` (x_nr in {0, xbar_nr}, (43)) the rows (4) and (6) have the slack of a 0-1
+        selection (:func:`row_slack`: the side or what the row sums), not a solver's floor."""
         x = np.asarray(x, dtype=np.float64)
         if x.shape != (self.n_pairs,):
             return [f"allocation has {x.size} pair entries, expected {self.n_pairs}"]
@@ -261,13 +265,13 @@ class MeshInstance(FrozenArrays):
             p = int(np.argmax(over))
             out.append(f"(7): job {self.pair_job[p]} has {x[p]:.6g} > xbar {self.xbar[p]:.6g} on unit {self.pair_unit[p]}")
         load = np.bincount(self.pair_job, weights=x, minlength=self.n_jobs)
-        excess = load - self.rho - floored_slack(tol, self.rho, job_reach)
+        excess = load - self.rho - (row_slack(tol, self.rho, load) if whole_units else floored_slack(tol, self.rho, job_reach))
         j = int(np.argmax(excess))
         if excess[j] > 0:
             out.append(f"(4): job {j} processes {load[j]:.6g} > rho {self.rho[j]:.6g}")
         used = np.bincount(self.pair_unit, weights=x, minlength=self.n_units)
         cap = self.capacity.reshape(-1)
-        excess = used - cap - floored_slack(tol, cap, unit_reach)
+        excess = used - cap - (row_slack(tol, cap, used) if whole_units else floored_slack(tol, cap, unit_reach))
         r = int(np.argmax(excess))
         if excess[r] > 0:
             out.append(f"(6): unit {r} carries {used[r]:.6g} > C_r {cap[r]:.6g}")

@@ -33,7 +33,7 @@ from optsched.models.forms import StandardForm
 from optsched.models import utilities
 from optsched.models.mesh import MeshGenerator, MeshInstance
 from optsched.models.pseudo_welfare import random_kind
-from optsched.models.validate import FEASIBILITY_TOL, floored_slack, scaled_onto_capacity, solution_vector
+from optsched.models.validate import FEASIBILITY_TOL, row_slack, scaled_onto_capacity, solution_vector
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -50,6 +50,7 @@ class MeshWelfare(Model):
 
     SIZE_LABEL: ClassVar[str] = "(job, unit) pairs"
     maximize: ClassVar[bool] = True
+    WHOLE_UNITS: ClassVar[bool] = False  # x_nr in {0, xbar_nr}: rows held as 0-1 selections (pair_violations)
 
     def __post_init__(self) -> None:
         if not isinstance(self.instance, MeshInstance):
@@ -84,7 +85,7 @@ class MeshWelfare(Model):
         x = self._vector(solution)
         if x is None:
             return [f"solution has {np.size(solution)} entries, expected {self.instance.n_pairs}"]
-        return self.instance.pair_violations(x, tol=tol)
+        return self.instance.pair_violations(x, tol=tol, whole_units=self.WHOLE_UNITS)
 
     # --- incidence ---------------------------------------------------------------------------
     @cached_property
@@ -164,6 +165,7 @@ class OfflineWelfareIntegral(MeshWelfare):
 
     name: ClassVar[str] = "onsocmax_offline_integral"
     SIZE_LABEL: ClassVar[str] = "(job, unit) pairs"
+    WHOLE_UNITS: ClassVar[bool] = True
 
     def violations(self, solution: Any, *, tol: float = 1e-9) -> list[str]:
         out = super().violations(solution, tol=tol)
@@ -171,8 +173,8 @@ class OfflineWelfareIntegral(MeshWelfare):
             return out
         x = self._vector(solution)
         xbar = self.instance.xbar
-        floor = tol * min(1.0, self.instance.reaches[2])
-        off = (np.abs(x) > floor) & (np.abs(x - xbar) > np.maximum(floor, tol * xbar))
+        unit = tol * xbar  # each pair at its own scale (pseudo_welfare_integral's rule)
+        off = (np.abs(x) > unit) & (np.abs(x - xbar) > unit)
         if off.any():
             p = int(np.argmax(off))
             return [f"(43): pair {p} has {x[p]:.6g}, neither 0 nor xbar {xbar[p]:.6g}"]
@@ -215,10 +217,9 @@ class OfflineWelfareIntegral(MeshWelfare):
         jobs = np.asarray(self.job_matrix @ x.T).T
         units = np.asarray(self.unit_matrix @ x.T).T
         capacity = inst.capacity.reshape(-1)[self.used_units]
-        job_reach, unit_reach, _ = inst.reaches
-        # the rows of pair_violations, at its default tolerance
-        feasible = ((jobs <= inst.rho + floored_slack(FEASIBILITY_TOL, inst.rho, job_reach)).all(axis=1)
-                    & (units <= capacity + floored_slack(FEASIBILITY_TOL, capacity, unit_reach[self.used_units])).all(axis=1))
+        # the rows of pair_violations with whole units, at its default tolerance
+        feasible = ((jobs <= inst.rho + row_slack(FEASIBILITY_TOL, inst.rho, jobs)).all(axis=1)
+                    & (units <= capacity + row_slack(FEASIBILITY_TOL, capacity, units)).all(axis=1))
         return feasible, rows.astype(np.float64) @ self.item_value
 
 

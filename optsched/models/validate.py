@@ -29,6 +29,12 @@ def is_real_number(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, numbers.Real)
 
 
+def refuse_masked(name: str, value: Any) -> None:
+    """numpy's asarray drops a masked array's mask: its masked entries' values would be read."""
+    if isinstance(value, np.ma.MaskedArray) and np.ma.getmask(value).any():
+        raise ValueError(f"{name}: a masked array with masked entries (fill or drop them first)")
+
+
 def refuse_non_numbers(name: str, value: Any, bools: bool = False) -> None:
     """numpy turns ``True`` into 1, ``"2"`` into 2.0, 3+4j into 3.0 and a timedelta into its
     count silently: refuse everything but real numbers (booleans only where ``bools``, e.g. a
@@ -36,6 +42,7 @@ def refuse_non_numbers(name: str, value: Any, bools: bool = False) -> None:
     if not isinstance(value, (np.ndarray, list, tuple)) and hasattr(value, "__array__"):
         value = np.asarray(value)  # a pandas Series or another array-like: its numbers, checked as an array
     if isinstance(value, np.ndarray):
+        refuse_masked(name, value)
         if value.dtype.kind in "iuf" or (bools and value.dtype.kind == "b"):
             return
         if value.dtype.kind != "O":
@@ -87,8 +94,6 @@ def items_of(name: str, value: Any, what: str) -> Sequence[Any]:
 def _to_array(name: str, value: Any, dtype: type, bools: bool = False) -> np.ndarray:
     if isinstance(value, (str, bytes)) or value is None:
         raise ValueError(f"{name}: expected numbers, got {type(value).__name__}")
-    if isinstance(value, np.ma.MaskedArray) and np.ma.getmask(value).any():  # asarray drops the mask
-        raise ValueError(f"{name}: a masked array with masked entries (fill or drop them first)")
     refuse_non_numbers(name, value, bools)
     try:
         arr = np.asarray(value, dtype=dtype)
@@ -199,6 +204,7 @@ def solution_vector(solution: Any, size: int | None = None) -> np.ndarray:
     ``(size,)`` (``objective``; ``violations`` reports a wrong shape as a violation)."""
     if isinstance(solution, (str, bytes, dict)) or solution is None:
         raise ValueError(f"solution: expected numbers, got {_shown(solution)}")
+    refuse_masked("solution", solution)
     try:
         x = np.asarray(solution, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
@@ -292,8 +298,9 @@ def row_slack(tol: float, side: np.ndarray, scale: np.ndarray) -> np.ndarray:
     item beyond their capacity). For a 0-1 selection the scale is what the selection sums there,
     sum |a_ij| over the chosen j (an item it does not choose adds nothing: a masked item's weight
     of 1e8 let a load of 10003 pass a capacity of 10001); for continuous points, whose zeros are a
-    solver's 1e-12, the row's largest coefficient times the variables' magnitude. An infinite
-    side (a row or column with no bound there) keeps an infinite slack, also at tol = 0."""
+    solver's 1e-12, the row's largest coefficient times the variables' magnitude. At tol = 0
+    the slack is 0 everywhere (an infinite side's 0 x inf is NaN; no point passes an infinite
+    side anyway)."""
     if not tol:  # 0 x inf is NaN
         return np.zeros(np.broadcast(side, scale).shape)
     return tol * np.maximum(np.abs(side), scale)

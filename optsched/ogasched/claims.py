@@ -238,7 +238,8 @@ def ogasched_projection_claims(d: Path, full: bool) -> list[Claim]:
             paper,
             "Algorithm 1 as printed assumes the capacity binds and caps only the largest member "
             f"(docs/ogasched_projection.md); {repair or f'on this scenario its point left Y in {left} of {solves} slots'}. "
-            + ("Every replicate's reward equals the exact run's: the fallback rule made the run identical. " if same else
+            + (f"Every replicate's reward equals the exact run's{'' if repair else ': the fallback rule made the run identical'}. "
+               if same else
                f"{verdict(change, subject='Algorithm 1 ' + ('repaired' if repair else 'with the fallback'), other='the exact projection')}"
                + (": the clipped point is feasible but not the projection, and the gradient steps lose what the "
                   "clipping throws away. " if repair else ". ")),
