@@ -311,3 +311,8 @@ def test_array_likes_and_0d_arrays_are_numbers_and_compare_needs_a_backend() -> 
     with pytest.raises(ValueError, match="^backends: name at least one backend"):
         optsched.compare(model, [])
     assert repr(optsched.prepare(model, "greedy")) == "Prepared('greedy', kind='set_packing', options={}, verify=True)"
+    knapsack = BudgetedIP(values=[4.0, 5.0], weights=[[1.0, 1.0]], capacity=[1.0])
+    for options in ({"mip_rel_gap": np.array(0.0)}, {"highs_options": {"mip_rel_gap": np.array(0.0)}}):
+        assert optsched.solve(knapsack, "highs", **options).objective == 5.0  # backend options take 0-d arrays too
+    with pytest.raises(ValueError, match="option 'mip_rel_gap' expects a number"):
+        optsched.solve(knapsack, "highs", mip_rel_gap=np.array([0.0]))

@@ -176,6 +176,8 @@ class Option:
 
     def check(self, where: str, value: Any) -> Any:
         """The value, normalised (ints for ``float`` become floats); ValueError naming ``where``."""
+        if isinstance(value, np.ndarray) and value.ndim == 0:  # a 0-d array is its scalar, as in the models
+            value = value.item()
         if value is None and (self.nullable or self.default is None):
             return None
         if self.kind is bool:
@@ -215,6 +217,8 @@ class Option:
                     raise ValueError(f"{where} does not forward {key!r} (allowed: {allowed})")
             table = {}
             for key, item in value.items():  # a NaN tolerance crashed HiGHS (segmentation fault)
+                if isinstance(item, np.ndarray) and item.ndim == 0:
+                    item = item.item()
                 if isinstance(item, (bool, np.bool_, str)):
                     table[key] = item if isinstance(item, str) else bool(item)
                 elif isinstance(item, numbers.Integral):
