@@ -92,6 +92,8 @@ class BudgetExactBackend(Backend):
         if values[fam.budget] is None:  # the designated member P4(budget) is infeasible
             return Result(Termination.INFEASIBLE, iterations=solves, extra=extra)
         if unproven:
-            extra["optimality"] = f"not certified: {options['inner']!r} proved no optimum for the budgets {unproven}"
+            listed = ", ".join(map(str, unproven[:5])) + (", ..." if len(unproven) > 5 else "")  # up to 10^6 budgets
+            extra["optimality"] = (f"not certified: {options['inner']!r} proved no optimum for {len(unproven)} "
+                                   f"budget{'s' if len(unproven) > 1 else ''} ({listed})")
         return Result(Termination.FEASIBLE if unproven else Termination.OPTIMAL, objective=values[fam.budget],
                       bound=bounds[fam.budget], solution=tuple(entries), iterations=solves, extra=extra)
