@@ -316,3 +316,16 @@ def test_array_likes_and_0d_arrays_are_numbers_and_compare_needs_a_backend() -> 
         assert optsched.solve(knapsack, "highs", **options).objective == 5.0  # backend options take 0-d arrays too
     with pytest.raises(ValueError, match="option 'mip_rel_gap' expects a number"):
         optsched.solve(knapsack, "highs", mip_rel_gap=np.array([0.0]))
+
+
+def test_a_pyomo_model_never_solved_has_no_solution() -> None:
+    """solution_from_pyomo read a model that was never solved as x = 0 (its values are None)."""
+    from optsched.models.forms import as_pyomo
+
+    for model in (SetPacking(weights=[1.0, 2.0], sets=[[0], [1]], n_elements=2),
+                  BudgetedIP(values=[4.0, 5.0], weights=[[1.0, 1.0]], capacity=[1.0]),
+                  CapacityProjection(z=[1.0, 2.0], upper=[1.0, 1.0], group=[0, 0], capacity=[1.0]),
+                  LinearProgram(c=[1.0], A=[[1.0]], row_lower=[0.0], row_upper=[1.0], col_lower=[0.0], col_upper=[1.0])):
+        with pytest.raises(ValueError, match="^solution: the Pyomo model holds no values"):
+            as_pyomo(model).solution_from_pyomo(as_pyomo(model).to_pyomo())
+        assert optsched.solve(model, "pyomo").ok

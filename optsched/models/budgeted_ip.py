@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
-from optsched.models.forms import StandardForm, scaled_capacity_rows
+from optsched.models.forms import StandardForm, pyomo_values, scaled_capacity_rows
 from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, row_slack, solution_indices
 
 if TYPE_CHECKING:
@@ -198,7 +198,7 @@ class BudgetedIP(Model):
         return m
 
     def solution_from_pyomo(self, m: Any) -> np.ndarray:
-        return self.solution_from_vector(np.array([m.x[i].value or 0.0 for i in range(self.n_items)]))
+        return self.solution_from_vector(pyomo_values(m.x, self.n_items))
 
     def to_dict(self) -> dict[str, Any]:
         return {

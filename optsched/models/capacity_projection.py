@@ -21,7 +21,7 @@ import numpy as np
 
 from optsched.lazy_modules import loaded
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
-from optsched.models.forms import StandardForm
+from optsched.models.forms import StandardForm, pyomo_values
 from optsched.models.validate import float_array, index_array, scaled_onto_capacity, solution_vector
 
 if TYPE_CHECKING:
@@ -220,7 +220,7 @@ class CapacityProjection(Model):
         return m
 
     def solution_from_pyomo(self, m: Any) -> np.ndarray:
-        return np.array([m.y[i].value or 0.0 for i in range(self.n_vars)], dtype=np.float64)
+        return pyomo_values(m.y, self.n_vars)
 
     def to_cvxpy(self) -> tuple[Any, Callable[[], np.ndarray]]:
         import cvxpy as cp

@@ -384,7 +384,7 @@ class StandardForm:
     def vector_from_pyomo(self, m: Any) -> np.ndarray:
         """The solved ``x`` of :meth:`to_pyomo` as a vector (integer columns rounded, all clipped
         to their bounds)."""
-        v = np.array([m.x[j].value or 0.0 for j in range(self.n_vars)], dtype=np.float64)
+        v = pyomo_values(m.x, self.n_vars)
         return np.where(self.integrality, np.round(v), np.clip(v, self.col_lower, self.col_upper))
 
     def cvxpy_solver(self) -> tuple[str, dict[str, Any]]:
@@ -729,6 +729,16 @@ def standard_form_to_cvxpy(model: Any) -> tuple[Any, Callable[[], Any]]:
         return model.solution_from_vector(v)
 
     return problem, to_solution
+
+
+def pyomo_values(var: Any, n: int) -> np.ndarray:
+    """The values of the indexed Pyomo variable ``var[0..n-1]`` after a solve, a variable without
+    one as 0 (no constraint or objective names it: no solver saw it); ValueError when none has a
+    value (the model was never solved, or its solution not loaded: it read as x = 0)."""
+    values = [var[i].value for i in range(n)]
+    if n and all(v is None for v in values):
+        raise ValueError("solution: the Pyomo model holds no values (solve it and load its solution first)")
+    return np.array([0.0 if v is None else v for v in values], dtype=np.float64)
 
 
 def standard_form_to_pyomo(model: Any) -> Any:

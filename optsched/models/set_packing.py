@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 from optsched.lazy_modules import loaded
 from optsched.models.base import FrozenArrays, Model, cached_form, draw_from, register_fuzz, register_generator, register_model
-from optsched.models.forms import StandardForm, all_binary_rows
+from optsched.models.forms import StandardForm, all_binary_rows, pyomo_values
 from optsched.models.validate import float_array, items_of, positive_int, refuse_non_numbers, solution_indices
 
 
@@ -295,7 +295,7 @@ class SetPacking(Model):
         return m
 
     def solution_from_pyomo(self, m: Any) -> np.ndarray:
-        x = np.array([m.x[i].value or 0.0 for i in range(self.n_sets)])
+        x = pyomo_values(m.x, self.n_sets)
         return self.solution_from_vector(x)
 
     @classmethod
