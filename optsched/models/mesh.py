@@ -29,8 +29,8 @@ import numpy as np
 
 from optsched.models import prices, utilities
 from optsched.models.base import FrozenArrays
-from optsched.models.validate import (check_keys, finite_float, float_array, floored_slack, index_array, items_of, per_capacity,
-                                      positive_int, row_slack)
+from optsched.models.validate import (check_keys, finite_float, float_array, index_array, items_of, packing_slack, per_capacity,
+                                      positive_int)
 from optsched.sampling import redraw_entries
 
 JSON_KEYS = ("capacity", "tau", "arrival", "deadline", "rho", "nodes", "kind", "xbar", "a", "beta")
@@ -265,13 +265,13 @@ class MeshInstance(FrozenArrays):
             p = int(np.argmax(over))
             out.append(f"(7): job {self.pair_job[p]} has {x[p]:.6g} > xbar {self.xbar[p]:.6g} on unit {self.pair_unit[p]}")
         load = np.bincount(self.pair_job, weights=x, minlength=self.n_jobs)
-        excess = load - self.rho - (row_slack(tol, self.rho, load) if whole_units else floored_slack(tol, self.rho, job_reach))
+        excess = load - self.rho - packing_slack(tol, self.rho, load, job_reach, whole_units=whole_units)
         j = int(np.argmax(excess))
         if excess[j] > 0:
             out.append(f"(4): job {j} processes {load[j]:.6g} > rho {self.rho[j]:.6g}")
         used = np.bincount(self.pair_unit, weights=x, minlength=self.n_units)
         cap = self.capacity.reshape(-1)
-        excess = used - cap - (row_slack(tol, cap, used) if whole_units else floored_slack(tol, cap, unit_reach))
+        excess = used - cap - packing_slack(tol, cap, used, unit_reach, whole_units=whole_units)
         r = int(np.argmax(excess))
         if excess[r] > 0:
             out.append(f"(6): unit {r} carries {used[r]:.6g} > C_r {cap[r]:.6g}")

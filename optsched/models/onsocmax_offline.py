@@ -33,7 +33,7 @@ from optsched.models.forms import StandardForm
 from optsched.models import utilities
 from optsched.models.mesh import MeshGenerator, MeshInstance
 from optsched.models.pseudo_welfare import random_kind
-from optsched.models.validate import FEASIBILITY_TOL, row_slack, scaled_onto_capacity, solution_vector
+from optsched.models.validate import FEASIBILITY_TOL, not_whole_units, row_slack, scaled_onto_capacity, solution_vector
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -173,8 +173,7 @@ class OfflineWelfareIntegral(MeshWelfare):
             return out
         x = self._vector(solution)
         xbar = self.instance.xbar
-        unit = tol * xbar  # each pair at its own scale (pseudo_welfare_integral's rule)
-        off = (np.abs(x) > unit) & (np.abs(x - xbar) > unit)
+        off = not_whole_units(x, xbar, tol)
         if off.any():
             p = int(np.argmax(off))
             return [f"(43): pair {p} has {x[p]:.6g}, neither 0 nor xbar {xbar[p]:.6g}"]

@@ -30,7 +30,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, floored_slack, items_of, per_capacity, row_slack, scaled_onto_capacity, solution_vector
+from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, items_of, not_whole_units, packing_slack, per_capacity, scaled_onto_capacity, solution_vector
 from optsched.models import prices, utilities
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ class JobWelfare(Model):
 
     SIZE_LABEL: ClassVar[str] = "resource units of the job"
     maximize: ClassVar[bool] = True
+    WHOLE_UNITS: ClassVar[bool] = False  # x_r in {0, xbar_r} (43): (4) is held as a 0-1 selection
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("utility", "a", "beta", "capacity", "xbar", "rho")
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ("usage", "iota", "upsilon", "alpha")
 
@@ -164,7 +165,7 @@ class JobWelfare(Model):
             return ["solution has a non-finite entry"]
         out = []
         total = float(x.sum())
-        if total > self.rho + self._total_slack(tol, total):
+        if total > self.rho + packing_slack(tol, self.rho, total, self.reach, whole_units=self.WHOLE_UNITS):
             out.append(f"(4): total {total} exceeds rho = {self.rho}")
         floor = tol * min(1.0, self.scale)  # a solver's zero at the job's own scale
         for r in np.flatnonzero(x < -floor)[:3]:
@@ -174,11 +175,6 @@ class JobWelfare(Model):
         for r in np.flatnonzero(self.usage + x > self.capacity * (1.0 + tol))[:3]:
             out.append(f"capacity: w + x[{r}] = {self.usage[r] + x[r]} > C = {self.capacity[r]}")
         return out
-
-    def _total_slack(self, tol: float, total: Any) -> Any:
-        """How far past rho the total of (4) may be: a solver's point, whose zeros are residuals
-        (:func:`floored_slack`)."""
-        return floored_slack(tol, self.rho, self.reach)
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
@@ -271,6 +267,7 @@ class PseudoWelfareIntegral(JobWelfare):
     makes it "pick at most one unit"; we keep general xbar so both cases are covered.)"""
 
     name: ClassVar[str] = "pseudo_welfare_integral"
+    WHOLE_UNITS: ClassVar[bool] = True
     SIZE_LABEL: ClassVar[str] = "resource units of the job"
 
     @property
@@ -287,16 +284,8 @@ class PseudoWelfareIntegral(JobWelfare):
         if out:
             return out
         x = self._vector(solution)
-        unit = tol * self.xbar  # each unit at its own scale: units of 1e-9 beside one of 5 are told apart
-        off = (np.abs(x) > unit) & (np.abs(x - self.xbar) > unit)
+        off = not_whole_units(x, self.xbar, tol)
         return [f"(43): x[{r}] = {x[r]} is neither 0 nor xbar = {self.xbar[r]}" for r in np.flatnonzero(off)[:3]]
-
-    def _total_slack(self, tol: float, total: Any) -> Any:
-        """A selection of whole units has no residuals: (4)'s slack is the 0-1 rows'
-        (:func:`row_slack`, the side or what the selection sums). The continuous kind's floor of
-        tol x min(1, sum xbar) let units of 1e-9 pass rho = 0 (Pyomo's HiGHS took two of them at
-        its absolute tolerance, worth 13 % over the optimum, and brute force called one optimal)."""
-        return row_slack(tol, self.rho, total)
 
     @cached_form
     def to_standard_form(self) -> StandardForm:
@@ -324,7 +313,7 @@ class PseudoWelfareIntegral(JobWelfare):
         z = rows.astype(np.float64)
         # the rows of violations, at its default tolerance
         total = z @ self.xbar
-        feasible = ((total <= self.rho + self._total_slack(FEASIBILITY_TOL, total))
+        feasible = ((total <= self.rho + packing_slack(FEASIBILITY_TOL, self.rho, total, self.reach, whole_units=True))
                     & ~(rows & ~self.takeable).any(axis=1))
         return feasible, z @ self.unit_values
 

@@ -306,6 +306,21 @@ def row_slack(tol: float, side: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return tol * np.maximum(np.abs(side), scale)
 
 
+def packing_slack(tol: float, side: Any, load: Any, reach: Any, *, whole_units: bool) -> Any:
+    """The slack of a packing row ``load <= side``: a solver's point's (:func:`floored_slack`,
+    its zeros are residuals) or, with ``whole_units`` (x in {0, xbar}: a selection of whole
+    units has no residuals), a 0-1 selection's (:func:`row_slack`). The continuous floor of
+    tol x min(1, reach) let units of 1e-9 pass rho = 0."""
+    return row_slack(tol, side, load) if whole_units else floored_slack(tol, side, reach)
+
+
+def not_whole_units(x: np.ndarray, xbar: np.ndarray, tol: float) -> np.ndarray:
+    """Where ``x`` is neither 0 nor ``xbar`` (43), each entry at its own unit's scale (a floor of
+    1e-9 beside a unit of 5 counted half a unit of 1e-9 as 0)."""
+    unit = tol * xbar
+    return (np.abs(x) > unit) & (np.abs(x - xbar) > unit)
+
+
 def scaled_onto_capacity(x: np.ndarray, group: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     """``x >= 0`` with every group whose sum is over its capacity scaled down onto it
     (sum_{i : group_i = g} x_i <= c_g): how a solver's nearly feasible point of packing rows is
