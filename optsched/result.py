@@ -19,8 +19,8 @@ from typing import Any, Mapping
 OBJECTIVE_RTOL = 1e-6
 
 
-class Termination(str, enum.Enum):
-    """Why a solve ended.
+class Termination(enum.StrEnum):
+    """Why a solve ended (a string: ``str()`` and f-strings give the value, ``"optimal"``).
 
     ``OPTIMAL``          proven optimal: a verified solution whose objective agrees with a
                          proven bound (or the backend's own optimality proof, when it has no

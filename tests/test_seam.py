@@ -381,3 +381,11 @@ def test_results_compare_and_hash_by_identity() -> None:
     copy = pickle.loads(pickle.dumps(result))
     assert result == result and result != copy and len({result, copy}) == 2
     assert np.array_equal(copy.solution, result.solution) and copy.objective == result.objective
+
+
+def test_a_termination_prints_as_its_value() -> None:
+    """``f"{result.termination}"`` printed ``Termination.OPTIMAL`` (a str-mixin enum formats by
+    its name on Python 3.11): a status a user prints or writes to a CSV is its value."""
+    result = optsched.solve(generate("set_packing", 6, np.random.default_rng(0)), "cpsat")
+    assert f"{result.termination}" == str(result.termination) == "optimal" == result.termination
+    assert Termination("time_limit") is Termination.TIME_LIMIT
