@@ -325,3 +325,24 @@ def test_a_stray_row_does_not_decide_a_v2018_files_layout(shared_data, tmp_path)
                     "M1,1,j_2,1,Terminated,157200,157305,100,0.59\n")
     with pytest.warns(UserWarning, match=r"skipped 1 unparseable row\(s\) \(rows 1\)"):
         assert read_v2018_tasks(full)["duration"].tolist() == [25.0, 105.0]
+
+
+@pytest.mark.parametrize("relative,reader", [
+    ("gpu-v2023/openb_node_list_all_node.csv", read_v2023_nodes),
+    ("gpu-v2020/pai_machine_spec.csv", read_v2020_machines),
+    ("gpu-v2023/openb_pod_list_default.csv", read_v2023_pods),
+    ("v2018-sample/sample_tasks.csv", read_v2018_tasks),
+])
+def test_a_last_row_without_a_line_break_is_skipped_as_maybe_cut(relative, reader, shared_data, tmp_path):
+    """A file cut inside its last number read on: a plan_mem of 0.39 cut to 0.3, a model "V100"
+    cut to "V1", without a word. The traces end in a newline; a last row without one is a bad row."""
+    source = shared_data / "alibaba" / relative
+    whole = reader(source)
+    text = source.read_text()
+    path = tmp_path / source.name
+    path.write_text(text[:-2])  # the newline and the last character gone
+    with pytest.warns(UserWarning, match=r"skipped 1 unparseable row\(s\) .*the last, has no line break"):
+        cut = reader(path)
+    assert len(cut) == len(whole) - 1 and cut.skipped == 1
+    for name, column in cut.columns.items():
+        assert np.array_equal(column, whole[name][:-1]), name

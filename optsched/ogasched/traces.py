@@ -72,11 +72,28 @@ class Table:
         return self.columns[name]
 
 
-def _warn_skipped(path: Path, bad: list[int]) -> None:
+def _warn_skipped(path: Path, bad: list[int], cut: bool) -> None:
     if bad:
         shown = ", ".join(map(str, bad[:_SHOWN_BAD_ROWS]))
         more = "" if len(bad) <= _SHOWN_BAD_ROWS else ", ..."
-        warnings.warn(f"{path}: skipped {len(bad)} unparseable row(s) (rows {shown}{more})", stacklevel=4)
+        why = f"; row {bad[-1]}, the last, has no line break: the file may be cut short inside it" if cut else ""
+        warnings.warn(f"{path}: skipped {len(bad)} unparseable row(s) (rows {shown}{more}{why})", stacklevel=4)
+
+
+class _WholeLines:
+    """The lines of a file, but a last line without a line break is held back (``cut``): a file
+    cut short inside its last number still parses (a plan_mem of 0.39 read as 0.3). The trace
+    files end in a newline; the files hold no quoted fields, so a line is a row."""
+
+    def __init__(self, fh: Any) -> None:
+        self.fh, self.cut = fh, False
+
+    def __iter__(self) -> Any:
+        for line in self.fh:
+            if line.endswith(("\n", "\r")) or not line.strip():
+                yield line
+            else:
+                self.cut = True
 
 
 Fields = dict[str, Callable[[str], Any]]
@@ -109,12 +126,13 @@ def _parse(path: Path, fields: Fields, *, header: bool, optional: Sequence[str],
     numbers = array("q")  # the file row of each kept row, for the messages
     bad: list[int] = []
     with io.TextIOWrapper(open_user_file(path, "trace"), encoding="utf-8-sig", newline="") as fh:
-        reader = csv.reader(fh, quoting=csv.QUOTE_NONE)
+        lines = _WholeLines(fh)
+        reader = csv.reader(lines, quoting=csv.QUOTE_NONE)
         if header:
             try:
                 named = [h.strip() for h in next(reader)]
             except StopIteration:
-                raise ValueError(f"trace: {path} is empty") from None
+                raise ValueError(f"trace: {path} " + ("holds no data rows" if lines.cut else "is empty")) from None
             head = _without_trailing_empties(named)
             for name in fields:
                 if name not in head and name not in optional:
@@ -126,6 +144,7 @@ def _parse(path: Path, fields: Fields, *, header: bool, optional: Sequence[str],
         else:
             pos = {name: i for i, name in enumerate(fields)}
             first_row, widths = 1, {len(fields)}
+        number = first_row - 1
         for number, row in enumerate(reader, start=first_row):
             if not row:  # a blank line
                 continue
@@ -142,6 +161,8 @@ def _parse(path: Path, fields: Fields, *, header: bool, optional: Sequence[str],
             for name, v in parsed.items():
                 values.setdefault(name, []).append(v)
             numbers.append(number)
+        if lines.cut:
+            bad.append(number + 1)
     if bad and not numbers:
         raise ValueError(f"trace: {path}: none of its {len(bad)} row(s) can be parsed (first bad row {bad[0]})")
     if not numbers:
@@ -149,7 +170,7 @@ def _parse(path: Path, fields: Fields, *, header: bool, optional: Sequence[str],
     table = Table({k: np.asarray(v) for k, v in values.items()}, len(bad))
     if key:
         _check_unique(path, [table[k] for k in key], key, np.frombuffer(numbers, dtype=np.int64))
-    _warn_skipped(path, bad)
+    _warn_skipped(path, bad, lines.cut)
     return table
 
 
