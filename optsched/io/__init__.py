@@ -70,10 +70,20 @@ def load_instances(path: str | Path) -> list[Model]:
         known = ", ".join(sorted([*_READERS, *_PATH_READERS]))
         raise ValueError(f"file: unknown instance format {path.suffix!r} (known: {known})")
     text = read_user_text(path, "file")
-    models = reader(text)
+    models = _naming(path, reader, text)
     if not models:
         raise ValueError(f"file: {path} holds no instance")
     return models
+
+
+def _naming(path: Path, reader: Callable[[str], list[T]], text: str) -> list[T]:
+    """``reader(text)``, its ValueError naming the file (a directory of them, as ``bench
+    --data`` and ``--instances`` read, said only "delorme: file ends inside row 206")."""
+    try:
+        return reader(text)
+    except ValueError as exc:
+        said = str(exc)
+        raise ValueError(f"file: {path}: {said.removeprefix('file: ')}") from None
 
 
 def load_instance(path: str | Path, instance: int | None = None) -> Model:
@@ -87,7 +97,7 @@ def load_captures(path: str | Path) -> list[tuple[Model, dict[str, Any]]]:
         return [(model, {}) for model in load_instances(path)]
     from optsched.io.json_instance import read_captures
 
-    pairs = read_captures(read_user_text(Path(path), "file"))
+    pairs = _naming(Path(path), read_captures, read_user_text(Path(path), "file"))
     if not pairs:
         raise ValueError(f"file: {path} holds no instance")
     return pairs

@@ -8,7 +8,7 @@ column i is the rows that list it.
 from __future__ import annotations
 
 from optsched.io import register_reader
-from optsched.io.numbers import parse_ints, require_whole_last_line
+from optsched.io.numbers import parse_ints, require_whole_last_line, text_lines
 from optsched.models.set_packing import SetPacking
 
 
@@ -28,7 +28,7 @@ def read_delorme(text: str) -> list[SetPacking]:
     next (every file of the library is laid out so), so a row with one index too few or too many
     is an error instead of shifting every later row onto the wrong elements."""
     require_whole_last_line(text)
-    lines = [line.split() for line in text.splitlines() if line.strip()]
+    lines = [line.split() for line in text_lines(text) if line.strip()]
     tokens = [t for line in lines for t in line]
     m, n = _ints(tokens, 0, 2, "the header 'm n'")
     if m < 1 or n < 1:

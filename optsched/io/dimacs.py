@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optsched.io import register_reader
-from optsched.io.numbers import parse_float, parse_int, require_whole_last_line
+from optsched.io.numbers import parse_float, parse_int, require_whole_last_line, text_lines
 from optsched.models.set_packing import SetPacking
 
 MAX_VERTICES = 10**6
@@ -85,7 +85,7 @@ def parse_dimacs_graph(text: str) -> DimacsGraph:
     weights: np.ndarray | None = None
     weighted: set[int] = set()
     ends: list[tuple[int, int]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text_lines(text), start=1):
         tokens = line.split()
         if not tokens or tokens[0] == "c":
             continue

@@ -1,4 +1,4 @@
-"""Strict numbers in text formats (Delorme ``.dat``, OR-Library mknap, trace CSVs).
+"""Strict numbers and lines in text formats (Delorme ``.dat``, OR-Library mknap, DIMACS, trace CSVs).
 
 Python's ``int()`` and ``float()`` accept far more than a number in a data file: ``1_0``,
 ``+10``, non-ASCII digits (``١``), surrounding whitespace, ``inf``/``nan``, and integers of
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Iterator
 
 _INT = re.compile(r"-?[0-9]+", re.ASCII)
 _DECIMAL = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
@@ -48,20 +49,40 @@ def parse_float(token: str) -> float:
     return value
 
 
+# Tokens per regex call: a repeated group keeps state for each token it matched (170 bytes an
+# integer, 500 a decimal: 5.5 GB for a 40 MB file of 20 million numbers in one call).
+CHUNK = 4096
+
+
+def _chunks(tokens: list[str]) -> Iterator[list[str]]:
+    return (tokens[i : i + CHUNK] for i in range(0, len(tokens), CHUNK))
+
+
 def parse_ints(tokens: list[str]) -> list[int]:
-    """:func:`parse_int` of every token (one regex over the joined tokens in the common case)."""
-    if tokens and _INTS.fullmatch(" ".join(tokens)):
+    """:func:`parse_int` of every token (one regex over each chunk of joined tokens in the common case)."""
+    if all(_INTS.fullmatch(" ".join(chunk)) for chunk in _chunks(tokens)):
         return list(map(int, tokens))
     return [parse_int(t) for t in tokens]
 
 
 def parse_floats(tokens: list[str]) -> list[float]:
-    """:func:`parse_float` of every token (one regex over the joined tokens in the common case)."""
-    if tokens and _DECIMALS.fullmatch(" ".join(tokens)):
+    """:func:`parse_float` of every token (one regex over each chunk of joined tokens in the common case)."""
+    if all(_DECIMALS.fullmatch(" ".join(chunk)) for chunk in _chunks(tokens)):
         values = list(map(float, tokens))
         if all(map(math.isfinite, values)):
             return values
     return [parse_float(t) for t in tokens]
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a text file, broken at a line feed, a carriage return or both (a file from
+    any system) and nowhere else: ``str.splitlines`` also breaks at a form feed, NEL or U+2028,
+    which a comment may hold (a form feed in a DIMACS comment made "break" an unknown line
+    type, and moved every later line's number by one)."""
+    return _LINE_BREAK.split(text)
 
 
 def require_whole_last_line(text: str) -> None:
