@@ -196,13 +196,15 @@ def test_model_files_that_hold_something_else_than_they_say_are_refused(suffix: 
     (".lp", "3 x0 + 5 x1", "3x0+5x1"),
     (".lp", "2 x0 + 4 x1 <= 5", "2.0e+00 x0+4x1<=5"),
     (".lp", "end\n", "End \\ the last line\n"),
-    (".lp", " x0 <= 1", " -inf <= x0 <= 1\n x0 >= 0"),
+    (".lp", " x0 <= 1", " -inf <= x0 <= 1"),
     # a term, or an operator, continued on the next line; names that start with a section word;
     # a no-break space in a comment, a form feed on a blank line
     (".lp", "3 x0 + 5 x1", "3 x0 +\n 5 x1"),
-    (".lp", " x0 <= 1", " bin.a <= 1\n x0 <= 1"),
+    (".lp", "<= 5\nbounds\n x0 <= 1", "<= 5\n c1: bin.a >= 0\nbounds\n bin.a <= 1\n x0 <= 1"),
     (".lp", "st\n", "st\n end.c: x0 <= 1\n"),
     (".lp", "end\n", "\\ prices in\u00a0EUR\nend\n"),
+    (".lp", " x0 <= 1", " x0 >= -1\n 1 >= x0"),  # one bound on each side, one of them written backwards
+    (".lp", " x0 <= 1\n x1 <= 1", "binary\n x0 x1"),
     (".mps", "ROWS", "\f\nROWS"),
 ])
 def test_valid_model_files_read_as_highs_reads_them(suffix: str, old: str, new: str, tmp_path: Path) -> None:
@@ -211,7 +213,7 @@ def test_valid_model_files_read_as_highs_reads_them(suffix: str, old: str, new: 
     path = tmp_path / f"valid{suffix}"
     path.write_text(base.replace(old, new))
     (model,) = load_instances(path)
-    expected = 6.75 if "MARKER" not in new else 5.0  # x0 integer: x = (0, 1)
+    expected = 5.0 if "MARKER" in new or "binary" in new else 6.75  # x0 integer: x = (0, 1)
     assert model.sense == "max"
     assert optsched.solve(model, "highs").objective == pytest.approx(expected)
 
@@ -236,6 +238,15 @@ def test_valid_model_files_read_as_highs_reads_them(suffix: str, old: str, new: 
     (BASE_LP.replace("3 x0 + 5 x1", "3e x0 + 5 x1"), "no operator after 'e'"),  # 3 e + x0
     (BASE_LP.replace("3 x0 + 5 x1", "3 x0 x1"), "no operator after 'x0'"),  # 3 x0 + x1
     (BASE_LP.replace("2 x0 + 4 x1", "2 x0 4 x1"), "no operator after 'x0'"),
+    # HiGHS read a second row 0 <= 5, kept the last of two upper bounds, made a binary with a
+    # bound a general integer in [0, 5], and a bound on a misspelt name a new variable
+    (BASE_LP.replace("<= 5", "<= 5 <= 6"), "'<=' with no term on its left side"),
+    (BASE_LP.replace(" x0 <= 1", " x0 <= 1\n x0 <= 0.5"), "a second upper bound on 'x0' .the first on line 6;"),
+    (BASE_LP.replace(" x0 <= 1", " 0 <= x0 <= 1\n x0 free"), "a second lower bound on 'x0'"),
+    (BASE_LP.replace(" x0 <= 1", " 1 >= x0\n x0 <= 1"), "a second upper bound on 'x0'"),
+    (BASE_LP.replace("end\n", "binary\n x1\nend\n"), "'x1' is binary and has a bound .line 7;"),
+    (BASE_LP.replace(" x1 <= 1", " xl <= 1"), "a bound on 'xl', which no term"),
+    (BASE_LP.replace("end\n", "general\n x0 x2\nend\n"), "'x2' is declared integer"),
 ])
 def test_model_files_that_only_look_valid_are_refused(text: str, words: str, tmp_path: Path) -> None:
     path = tmp_path / ("bad.mps" if "ENDATA" in text else "bad.lp")
