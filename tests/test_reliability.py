@@ -428,6 +428,7 @@ def test_numba_kernels_without_a_writable_cache_use_a_private_directory(tmp_path
     assert private.stat().st_mode & 0o777 == 0o700
 
 
+@pytest.mark.slow  # two fresh processes compile every kernel: ~30 s
 def test_numba_kernels_compile_without_any_cache(tmp_path: Path) -> None:
     _, env = _read_only_package(tmp_path)
     (tmp_path / "tmp" / f"optsched-numba-{os.getuid()}").write_text("not a directory either")

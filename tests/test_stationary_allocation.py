@@ -256,6 +256,7 @@ print(repr(r.objective), r.extra["inner_steps"])
 """
 
 
+@pytest.mark.slow  # two fresh processes compile every kernel: ~30 s
 def test_first_order_answer_does_not_depend_on_how_its_kernels_were_compiled(tmp_path):
     """The kernels compiled afresh (first process) and loaded from numba's cache (second) give
     the same bits: no kernel of the iteration lets the compiler reorder its sums (reassociated
