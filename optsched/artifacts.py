@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 # every solver package a backend runs (tests/test_packaging.py holds this to the registry's
-# REQUIRES) and the conic solvers cvxpy hands models to
+# REQUIRES), the conic solvers cvxpy hands models to, and what computes or draws the outputs
 TRACKED_PACKAGES = ("optsched", "numpy", "scipy", "highspy", "ortools", "cvxpy", "pyomo", "pyscipopt", "clarabel",
-                    "osqp", "scs", "pandas", "numba")
+                    "osqp", "scs", "pandas", "numba", "matplotlib")
 
 
 def package_versions() -> dict[str, str]:

@@ -225,7 +225,7 @@ def file_instances(cfg: BenchConfig, data_dir: Path, note: Callable[[str], None]
                 yield Instance(spec.kind, "file", name, rel, "", models[j - 1])
 
 
-def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
+def captured_instances(path: Path, label: str = "", seed: str = "") -> Iterator[Instance]:
     """The instances of a ``.jsonl`` capture file, or of every one in a directory (sorted), each
     with the options its policy's backend solved it with (the capture's ``backend`` and
     ``options``: AESCB's xi and max_budget change from slot to slot), checked against that
@@ -248,12 +248,12 @@ def captured_instances(path: Path, label: str = "") -> Iterator[Instance]:
                     options[policy[0]] = policy[1]
             except ValueError as exc:
                 raise ValueError(f"--instances: {f} instance {j}: {exc}") from None
-            yield Instance(model.name, "captured", f"{label or f.stem}#{j}", label or f.name, "", model, options)
+            yield Instance(model.name, "captured", f"{label or f.stem}#{j}", label or f.name, seed, model, options)
 
 
 def paper_captures(cfg: BenchConfig, tmp: Path, log: Callable[[str], None]) -> Iterator[Instance]:
-    """A short seeded run of every paper that declares a bench capture (its ``bench_capture``:
-    config settings and ``every``), its policies' subproblems captured."""
+    """A short run of every paper that declares a bench capture (its ``bench_capture``: config
+    settings and ``every``) at the bench's seed, its policies' subproblems captured."""
     from optsched.observe import Observer
     from optsched.papers import all_papers
 
@@ -263,8 +263,8 @@ def paper_captures(cfg: BenchConfig, tmp: Path, log: Callable[[str], None]) -> I
             continue
         t0 = time.perf_counter()
         with Observer(capture_dir=tmp / name, capture_every=int(spec["every"])):
-            paper.run(paper.make_config(dict(spec["settings"])), tmp / name / "run")
-        found = [i for i in captured_instances(tmp / name, label=name) if i.kind in cfg.kinds]
+            paper.run(paper.make_config({**spec["settings"], "seed": cfg.seed}), tmp / name / "run")
+        found = [i for i in captured_instances(tmp / name, label=name, seed=str(cfg.seed)) if i.kind in cfg.kinds]
         log(f"bench: captured {len(found)} subproblems from a short {name} run in {time.perf_counter() - t0:.1f} s")
         yield from found
 
@@ -449,7 +449,9 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
     paths += plot_gaps(df, out / "gaps.png")
     text = summary_markdown(df, cfg, notes=notes, wall_s=wall, load=(load0, load1), versions=package_versions())
     paths.append(write_text(out / "summary.md", text))
+    read = captured is None and cfg.use_files and data_dir.is_dir()
     meta = {"config": dataclasses.asdict(cfg), "versions": package_versions(), "wall_s": wall,
+            "data_dir_read": str(data_dir.resolve()) if read else None,
             "loadavg_start": load0, "loadavg_end": load1, "notes": notes, "rows": len(df)}
     paths.append(write_manifest(out / "bench.json", meta, paths))
     return paths

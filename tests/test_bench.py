@@ -140,6 +140,8 @@ def test_bench_reads_real_files_and_notes_absent_ones(tmp_path: Path) -> None:
     assert (exact.min() == exact.max()).all() and exact.min().to_dict() == {"didactic.dat": 8, "johnson8-4-4.clq": 7}
     assert any("absent" in m for m in messages)  # pb_100rnd0100.dat and orlib/mknap1.txt
     assert "absent" in (tmp_path / "out" / "summary.md").read_text()
+    # the directory read is recorded resolved: the default, ../shared/data, depends on the working directory
+    assert json.loads((tmp_path / "out" / "bench.json").read_text())["data_dir_read"] == str(data.resolve())
 
 
 def test_bench_without_data_dir_prints_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -151,6 +153,7 @@ def test_bench_without_data_dir_prints_a_note(tmp_path: Path, monkeypatch: pytes
     run_bench(cfg, tmp_path / "out", log=messages.append)
     assert any("absent" in m and "skipped" in m for m in messages)
     assert set(pd.read_csv(tmp_path / "out" / "bench.csv")["source"]) == {"generated"}
+    assert json.loads((tmp_path / "out" / "bench.json").read_text())["data_dir_read"] is None
 
 
 def test_bench_orlib_mknap1_reaches_the_stated_optima(shared_data: Path, tmp_path: Path) -> None:
@@ -311,3 +314,19 @@ def test_a_captures_integer_options_stay_integers(tmp_path, capsys) -> None:
     path.write_text(json.dumps(line) + "\n")
     assert main(["solve", str(path), "--backend", "cpsat"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_paper_captures_follow_the_bench_seed(tmp_path: Path) -> None:
+    """``bench --seed 5`` captured the very subproblems of seed 0 (the paper's default), with an
+    empty seed column."""
+    from optsched.bench import paper_captures
+
+    def captured(seed: int) -> list:
+        cfg = BenchConfig(quick=True, models=("budgeted_ip",), seed=seed)
+        return list(paper_captures(cfg, tmp_path / str(seed), lambda _msg: None))
+
+    zero, five, again = captured(0), captured(5), captured(0)
+    assert zero and {i.seed for i in zero} == {"0"} and {i.seed for i in five} == {"5"}
+    same = lambda a, b: a.model.to_dict() == b.model.to_dict()  # noqa: E731
+    assert all(map(same, zero, again)) and len(zero) == len(again)
+    assert not all(map(same, zero, five))
