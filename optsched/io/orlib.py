@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optsched.io import register_reader
-from optsched.io.numbers import parse_floats, require_whole_last_line, text_lines
+from optsched.io.numbers import parse_floats, parse_int, require_whole_last_line, text_lines
 from optsched.models.base import Model
 from optsched.models.budgeted_ip import BudgetedIP
 
@@ -55,10 +55,25 @@ class _Tokens:
             raise ValueError(f"file: {self.where}: {extra} unexpected token(s) after {after}")
 
     def size(self, what: str) -> int:
-        value = self.take(1)[0]
-        if value != int(value) or value < 1:
-            raise ValueError(f"file: {self.where}: {what} must be a positive whole number, got {value:g}")
-        return int(value)
+        """A count: an integer token (``3.0`` and ``1e1`` are refused, as in the other formats)."""
+        if self.pos >= len(self.items):
+            raise ValueError(f"file: {self.where}: ends early (needs {what})")
+        token = self.items[self.pos]
+        self.pos += 1
+        try:
+            value = parse_int(token)
+        except ValueError as exc:
+            raise ValueError(f"file: {self.where}: {what}: {exc}") from None
+        if value < 1:
+            raise ValueError(f"file: {self.where}: {what} must be a positive whole number, got {value}")
+        return value
+
+    def optimum(self) -> float | None:
+        """The stated optimum: 0 for unknown (Beasley's files), never negative (profits are >= 0)."""
+        value = float(self.take(1)[0])
+        if value < 0:
+            raise ValueError(f"file: {self.where}: the stated optimum {value:g} is negative (profits are >= 0; 0 means unknown)")
+        return value if value > 0 else None
 
 
 def _parse_beasley(text: str) -> list[OrlibInstance]:
@@ -68,11 +83,11 @@ def _parse_beasley(text: str) -> list[OrlibInstance]:
     for k in range(1, count + 1):
         tok.where = f"instance {k}"
         n, m = tok.size("n"), tok.size("m")
-        opt = float(tok.take(1)[0])
+        opt = tok.optimum()
         profits = tok.take(n)
         weights = tok.take(m * n).reshape(m, n)
         capacity = tok.take(m)
-        out.append(OrlibInstance(f"instance-{k}", _model(tok, profits, weights, capacity), opt if opt > 0 else None))
+        out.append(OrlibInstance(f"instance-{k}", _model(tok, profits, weights, capacity), opt))
     tok.where = "mknap"
     tok.expect_end(f"the {count} instance(s) the file's count announces")
     return out
