@@ -49,9 +49,10 @@ def _parse_options(pairs: Sequence[str], flag: str = "--option") -> dict[str, An
 
 
 def _path_text(text: str) -> str:
-    """An --out path: not empty (``--out ""`` wrote to the default directory unseen)."""
+    """A path argument: not empty (``--out ""`` wrote to the default directory unseen; a sweep
+    config "" was read as the directory ".")."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("expected a path, got an empty one")
+        raise argparse.ArgumentTypeError("the path is empty")
     return text
 
 
@@ -413,13 +414,13 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=cmd_reproduce)
 
     sw = sub.add_parser("sweep", help="a grid of runs from a TOML file, in parallel, resumable; results.csv")
-    sw.add_argument("config", help="sweep TOML file (see examples/sweeps/)")
+    sw.add_argument("config", type=_path_text, help="sweep TOML file (see examples/sweeps/)")
     sw.add_argument("--workers", type=int, default=None, help="processes (default: all cores; 1 = in-process)")
     sw.add_argument("--dask", default=None, metavar="ADDRESS",
                     help="run on a Dask cluster: 'local', tls://HOST:PORT, or tcp://HOST:PORT (trusted only: no encryption or auth)")
-    sw.add_argument("--dask-ca", default=None, metavar="FILE", help="tls:// scheduler: CA certificate (PEM)")
-    sw.add_argument("--dask-cert", default=None, metavar="FILE", help="tls:// scheduler: this client's certificate (PEM)")
-    sw.add_argument("--dask-key", default=None, metavar="FILE", help="tls:// scheduler: this client's private key (PEM)")
+    sw.add_argument("--dask-ca", default=None, type=_path_text, metavar="FILE", help="tls:// scheduler: CA certificate (PEM)")
+    sw.add_argument("--dask-cert", default=None, type=_path_text, metavar="FILE", help="tls:// scheduler: this client's certificate (PEM)")
+    sw.add_argument("--dask-key", default=None, type=_path_text, metavar="FILE", help="tls:// scheduler: this client's private key (PEM)")
     sw.add_argument("--out", default=None, type=_path_text,
                     help="output directory (default results/sweeps/CONFIG-NAME)")
     sw.add_argument("--batch-size", type=int, default=None, help="runs per task (default: adapts to the measured run time, about 0.5 s of runs per task)")

@@ -83,7 +83,7 @@ def open_user_file(path: str | Path, what: str) -> IO[bytes]:
     The file is opened non-blocking (a FIFO would otherwise block the open until a writer
     comes), and stays so, and is checked with ``fstat`` on the open descriptor, so nothing can
     swap it in between."""
-    path = Path(path)
+    path = user_path(what, path)  # "" was Path("."): "is a directory"
     limit = max_input_bytes()
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))

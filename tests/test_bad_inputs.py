@@ -360,6 +360,8 @@ MISUSE: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
                               lambda tmp: config("esdp", str(tmp))(tmp)),
     "FIFO as sweep file": (["sweep", "{tmp}/fifo.toml", "--out", "{out}"], "fifo.toml is not a regular file",
                            in_tmp(load_sweep_file, "fifo.toml")),
+    "empty sweep file path": (["sweep", "", "--out", "{out}"], "the path is empty",
+                              lambda tmp: load_sweep_file("")),
     # Dask and bench options
     "empty --dask address": (["sweep", "{tmp}/sweep.toml", "--out", "{out}", "--dask", ""], "got an empty address", sweep_dask("")),
     "--dask without a scheme": (["sweep", "{tmp}/sweep.toml", "--out", "{out}", "--dask", "host:8786"],

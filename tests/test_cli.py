@@ -380,7 +380,7 @@ def test_an_empty_out_path_is_refused(capsys, tmp_path: Path) -> None:
     sweep.write_text('kind = "solve"\nmodels = ["set_packing"]\nbackends = ["greedy"]\nsizes = [4]\n')
     for argv in (["sweep", str(sweep), "--out", ""], ["run", "maxweight", "--out", " "]):
         code, _, err = run_cli(capsys, *argv)
-        assert code == 2 and "--out: expected a path, got an empty one" in err and len(err.strip().splitlines()) == 1
+        assert code == 2 and "--out: the path is empty" in err and len(err.strip().splitlines()) == 1
 
 
 def test_an_esdp_seed_whose_sample_paths_pass_2_53_is_refused_before_any_run(capsys, tmp_path: Path) -> None:
@@ -408,12 +408,12 @@ def test_an_onsocmax_sweep_point_drawing_several_instances_is_refused_before_any
      "duplicate key 'mip_rel_gap'"),
     (["reproduce", "maxweight", "--set", "frames=100", "--set", "frames=200"], "--set: 'frames' is given twice"),
     (["reproduce", "maxweight", "--set", ""], "--set expects KEY=VALUE"),
-    (["run", "maxweight", "--config", ""], "--config: expected a path"),
-    (["run", "maxweight", "--capture", ""], "--capture: expected a path"),
-    (["solve", "{f}", "--backend", "highs", "--log", ""], "--log: expected a path"),
-    (["compare", "{f}", "--log", ""], "--log: expected a path"),
-    (["bench", "--instances", ""], "--instances: expected a path"),
-    (["bench", "--data", ""], "--data: expected a path"),
+    (["run", "maxweight", "--config", ""], "--config: the path is empty"),
+    (["run", "maxweight", "--capture", ""], "--capture: the path is empty"),
+    (["solve", "{f}", "--backend", "highs", "--log", ""], "--log: the path is empty"),
+    (["compare", "{f}", "--log", ""], "--log: the path is empty"),
+    (["bench", "--instances", ""], "--instances: the path is empty"),
+    (["bench", "--data", ""], "--data: the path is empty"),
 ])
 def test_a_flag_given_twice_or_empty_is_refused(capsys, good_json: Path, argv: list[str], words: str) -> None:
     """The last of two values won in silence, and an empty path was read as no path (the
