@@ -261,6 +261,10 @@ def test_a_missing_machine_file_is_an_error_not_a_smaller_pool(missing, shared_d
     (read_v2023_pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1024,1,5000\np1,1000,1024,1,1000\n"
                       "p2,1000,1024,2,1000.5\n", "rows 2, 4"),  # gpu_milli: 1000 is one whole GPU
     (read_v2018_tasks, "0,j_1,M1,3,100,300,1\n0,j_1,M2,3,100,100,1\n0,j_1,M3,3,100,50,0\n", "rows 1, 3"),
+    # an empty id names nothing; numpy's string columns dropped a trailing NUL (two ids became one)
+    (read_v2023_nodes, "sn,cpu_milli,memory_mib,gpu,model\n,1000,1024,1,T4\nn1,1000,1024,1,T4\nn2,1000,1024,1,T4\x00\n",
+     "rows 2, 4"),
+    (read_v2018_tasks, "0,j_1,M1,3,100,30,1\n0,j_1,,3,100,30,1\n0,j_1,M1\x00,3,100,30,1\n", "rows 2, 3"),
 ])
 def test_values_outside_the_documented_range_are_bad_rows(reader, text, bad_rows, tmp_path):
     """gpu_milli 5000 (a one-GPU pod asking for five), plan_mem 300 (a share in [0, 100]) and a

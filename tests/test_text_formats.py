@@ -64,3 +64,18 @@ def test_a_reader_error_names_the_file(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["bench", "--instances", str(caps), "--quick", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "b.jsonl: jsonl: line 2" in err[0]
+
+
+def test_a_json_list_names_the_instance_it_refuses(tmp_path: Path) -> None:
+    """``[1]`` said "expected a JSON object, got float" (integers are read as floats), and an
+    entry of a list was not named."""
+    good = generate("set_packing", 4, np.random.default_rng(0)).to_dict()
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps([good, 1]))
+    with pytest.raises(ValueError, match="instance 2 of the list: instance: expected a JSON object, got a number$"):
+        load_instances(path)
+    path.write_text(json.dumps([good, [good]]))
+    with pytest.raises(ValueError, match="instance 2 of the list: .* got an array$"):
+        load_instances(path)
+    path.write_text(json.dumps([good, good]))
+    assert len(load_instances(path)) == 2

@@ -64,8 +64,15 @@ def loads_strict(text: str, *, exact_ints: bool = False) -> Any:
 @register_reader(".json")
 def read_json(text: str) -> list[Model]:
     data = loads_strict(text)
-    items = data if isinstance(data, list) else [data]
-    return [model_from_dict(item) for item in items]
+    if not isinstance(data, list):
+        return [model_from_dict(data)]
+    out = []
+    for number, item in enumerate(data, start=1):
+        try:
+            out.append(model_from_dict(item))
+        except ValueError as exc:
+            raise ValueError(f"json: instance {number} of the list: {exc}") from None
+    return out
 
 
 def dumps_float(x: float | None) -> float | None:

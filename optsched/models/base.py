@@ -156,7 +156,9 @@ def generators() -> dict[str, GeneratorFn]:
 def model_from_dict(data: Any) -> "Model":
     """Build a model from its JSON object; the key ``model`` names the kind."""
     if not isinstance(data, dict):
-        raise ValueError(f"instance: expected a JSON object, got {type(data).__name__}")
+        said = {list: "an array", str: "a string", bool: "true or false", type(None): "null"}.get(
+            type(data), "a number" if isinstance(data, (int, float)) else type(data).__name__)
+        raise ValueError(f"instance: expected a JSON object, got {said}")
     kind = data.get("model")
     if not isinstance(kind, str) or kind not in _MODELS:
         raise ValueError(f"model: unknown model {kind!r} (known: {', '.join(sorted(_MODELS))})")

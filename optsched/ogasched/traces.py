@@ -20,8 +20,8 @@ the format defines, is skipped and counted in one ``warnings.warn`` naming the f
 numbers (1-based, header = row 1). A quantity is a number in [0, ``LARGEST_QUANTITY``] (no
 machine or job comes near; 1e308 memory overflowed its unit conversion, and an integer beyond
 64 bits made an object column); a share is within its documented range (gpu_milli <= 1000, one
-whole GPU; plan_mem <= 100); a task has at least one instance. ``ValueError`` for a file
-without a required column, a header naming a column twice, a file without data rows (empty,
+whole GPU; plan_mem <= 100); a task has at least one instance; an id (machine, pod, job, task)
+is not empty, and no text holds a NUL. ``ValueError`` for a file without a required column, a header naming a column twice, a file without data rows (empty,
 or a header alone), a file none of whose rows parse, and an id given twice (a machine, a pod,
 a task of a job: the file then says two things of one thing). The files hold no quoted fields,
 so a quote is an ordinary character (a stray one once swallowed the rest of a file into one
@@ -229,30 +229,44 @@ def _positive_int(text: str) -> int:
     return n
 
 
+def _text(text: str) -> str:
+    """A text field; a NUL is no character of a trace (numpy's string columns drop trailing ones)."""
+    if "\x00" in text:
+        raise ValueError(text)
+    return text
+
+
+def _id(text: str) -> str:
+    """A text field that identifies its row: not empty (an empty one names no machine, pod or task)."""
+    if not text:
+        raise ValueError(text)
+    return _text(text)
+
+
 def read_v2023_nodes(path: str | Path) -> Table:
-    return _read(path, {"sn": str, "cpu_milli": _nonneg_float, "memory_mib": _nonneg_float, "gpu": _nonneg_int,
-                        "model": str}, header=True, key=("sn",))
+    return _read(path, {"sn": _id, "cpu_milli": _nonneg_float, "memory_mib": _nonneg_float, "gpu": _nonneg_int,
+                        "model": _text}, header=True, key=("sn",))
 
 
 def read_v2020_machines(path: str | Path) -> Table:
-    return _read(path, {"machine": str, "gpu_type": str, "cap_cpu": _nonneg_float, "cap_mem": _nonneg_float,
+    return _read(path, {"machine": _id, "gpu_type": _text, "cap_cpu": _nonneg_float, "cap_mem": _nonneg_float,
                         "cap_gpu": _nonneg_int}, header=False, key=("machine",))
 
 
 def read_v2023_pods(path: str | Path) -> Table:
     return _read(
         path,
-        {"name": str, "cpu_milli": _nonneg_float, "memory_mib": _nonneg_float, "num_gpu": _nonneg_int,
-         "gpu_milli": _share(1000.0), "gpu_spec": str, "creation_time": _nonneg_float},
+        {"name": _id, "cpu_milli": _nonneg_float, "memory_mib": _nonneg_float, "num_gpu": _nonneg_int,
+         "gpu_milli": _share(1000.0), "gpu_spec": _text, "creation_time": _nonneg_float},
         header=True,
         optional=("gpu_spec", "creation_time"),
         key=("name",),
     )
 
 
-V2018_SAMPLE: Fields = {"arrival": _nonneg_float, "job": str, "task": str, "duration": _nonneg_float,
+V2018_SAMPLE: Fields = {"arrival": _nonneg_float, "job": _id, "task": _id, "duration": _nonneg_float,
                         "plan_cpu": _nonneg_float, "plan_mem": _share(100.0), "instance_num": _positive_int}
-V2018_FULL: Fields = {"task": str, "instance_num": _positive_int, "job": str, "task_type": str, "status": str,
+V2018_FULL: Fields = {"task": _id, "instance_num": _positive_int, "job": _id, "task_type": _text, "status": _text,
                       "start_time": _nonneg_float, "end_time": _nonneg_float, "plan_cpu": _nonneg_float,
                       "plan_mem": _share(100.0)}
 
