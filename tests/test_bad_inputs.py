@@ -218,7 +218,7 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "lp_missing_operator.lp": instance("lp_missing_operator.lp", "line 2: no operator after 'x0'"),
     "mps_section_typo.mps": instance("mps_section_typo.mps", "line 2: 'OBJSENS' is not an MPS section"),
     "mps_rhs_twice.mps": instance("mps_rhs_twice.mps", "line 10: row 'r0' has a second RHS entry"),
-    "delorme_zero_rows.dat": instance("delorme_zero_rows.dat", "header needs m >= 1"),
+    "delorme_zero_rows.dat": instance("delorme_zero_rows.dat", "header needs 1 <= m <= 1000000 rows"),
     "delorme_negative_count.dat": instance("delorme_negative_count.dat", "row 1 has count -1"),
     "delorme_empty.dat": instance("delorme_empty.dat", "file ends inside the header"),
     "delorme_repeated_column.dat": instance("delorme_repeated_column.dat", "delorme: row 2 lists column 1 twice"),

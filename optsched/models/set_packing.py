@@ -82,6 +82,8 @@ class SetFamily(FrozenArrays):
         sets = items_of("sets", sets, "a list of lists of element indices")
         if len(sets) == 0:
             raise ValueError("sets: needs at least one set")
+        if len(sets) > MAX_SETS:
+            raise ValueError(f"sets: {len(sets)} sets, more than {MAX_SETS}")
         parts = []
         for i, s in enumerate(sets):
             s = items_of(f"sets[{i}]", s, "a list of element indices")
@@ -145,6 +147,8 @@ def _whole_indices(flat: np.ndarray, rows: np.ndarray, m: int) -> np.ndarray:
 
 # backends allocate per element (HiGHS rows, bitsets): 10^7 takes HiGHS 3 GB
 MAX_ELEMENTS = 10**6
+# and per set (a column each; the model keeps each set as an array): 10^7 empty sets took 2 GB
+MAX_SETS = 10**6
 
 
 def _family(n_elements: Any, sets: Any) -> SetFamily:
