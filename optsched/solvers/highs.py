@@ -23,6 +23,7 @@ import time
 
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.certificates import branch_and_bound_proof, certified_continuous, highs_pruning
+from optsched.solvers.interrupt import interruptible
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining, tolerance_keys
 
 # HiGHS model status name -> termination (names, so the table needs no import).
@@ -141,13 +142,32 @@ QP_ITERATION_LIMIT = 100_000
 # above, ``HIGHS_MIP_ORACLE_OPTIONS``; a non-MIP gets HiGHS's defaults back (``HIGHS_DEFAULT_TOLERANCES``).
 
 
+class _Cancel:
+    """A HiGHS object's interrupt callbacks (simplex, IPM, MIP), which stop its solve once
+    ``asked``: Ctrl-C during a HiGHS solve, which never returns to Python until it ends, waited
+    out the rest of the time limit (55 s of 60). HiGHS asks them between iterations; measured,
+    they cost nothing on MIPs of 9 and 34 ms."""
+
+    __slots__ = ("asked",)
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    def __call__(self, event: Any) -> None:
+        if self.asked:
+            event.interrupt()
+
+
 def new_highs(threads: int) -> Any:
-    """A silent single-threaded HiGHS object."""
+    """A silent HiGHS object of ``threads`` threads that Ctrl-C stops (:func:`run_highs`)."""
     import highspy
 
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     set_option(h, "threads", int(threads))
+    h.optsched_cancel = _Cancel()
+    for event in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
+        event.subscribe(h.optsched_cancel)
     return h
 
 
@@ -201,12 +221,23 @@ def run_highs(h: Any) -> None:
     failed before solving (status error, model status not set). HiGHS keeps one thread
     scheduler per process, sized by the first run; a later run asking for another number of
     ``threads`` (this backend's option, or the default of HiGHS inside cvxpy or Pyomo) fails
-    that way until ``resetGlobalScheduler`` is called. HiGHS runs one solve at a time here."""
+    that way until ``resetGlobalScheduler`` is called. HiGHS runs one solve at a time here.
+    The solve runs beside the main thread (solvers/interrupt.py): Ctrl-C stops it through the
+    object's interrupt callbacks (:func:`new_highs`) and raises KeyboardInterrupt at once."""
     import highspy
 
-    if h.run() == highspy.HighsStatus.kError and h.getModelStatus() == highspy.HighsModelStatus.kNotset:
-        highspy.Highs.resetGlobalScheduler(True)
-        h.run()
+    cancel: _Cancel = h.optsched_cancel
+    cancel.asked = False  # a solve Ctrl-C stopped leaves it set on a kept object
+
+    def stop() -> None:
+        cancel.asked = True
+
+    def run() -> None:  # on one thread: HiGHS's scheduler belongs to the thread that runs it
+        if h.run() == highspy.HighsStatus.kError and h.getModelStatus() == highspy.HighsModelStatus.kNotset:
+            highspy.Highs.resetGlobalScheduler(True)
+            h.run()
+
+    interruptible(run, stop)
 
 
 def _run_logged(h: Any) -> str:
