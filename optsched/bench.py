@@ -604,12 +604,16 @@ def captured_table(df: "pd.DataFrame") -> list[str]:
     instances of its runtime over the fastest exact backend's on the same instance (a backend
     that fits only some instances, brute force's n <= 22, is compared there only: a median over
     its one small instance was the reference for all 13), the gaps to the best bound and the
-    terminations."""
+    terminations. Runtimes are those of solves that ran to their end and answered
+    (``observe.TIMED``): a limit cuts a solve short, and an error answered nothing."""
+    from optsched.observe import TIMED
+
     cap = df[df["source"] == "captured"]
     if cap.empty:
         return []
     cap = cap.assign(capture=cap["instance"].str.rsplit("#", n=1).str[0])
-    per_inst = cap.groupby(["model", "capture", "instance", "backend"], as_index=False)["runtime_s"].median()
+    timed = cap[cap["termination"].isin(TIMED)]
+    per_inst = timed.groupby(["model", "capture", "instance", "backend"], as_index=False)["runtime_s"].median()
     head = ["model", "captured from", "instances", "sizes", "backend", "exact", "median runtime",
             "/ fastest exact (per instance)", "median gap", "max gap", "termination (all rows)"]
     lines = ["## Captured subproblems (what the papers' policies solve)", "",
@@ -622,13 +626,13 @@ def captured_table(df: "pd.DataFrame") -> list[str]:
         ratios = times.assign(ratio=times["runtime_s"] / times["instance"].map(fastest))
         ratios = ratios[np.isfinite(ratios["ratio"])].groupby("backend")["ratio"].median()
         for backend, b in part.groupby("backend", sort=False):
-            t = float(medians[backend])
+            t = _fmt_time(float(medians[backend])) if backend in medians.index else "-"
             ratio = f"{float(ratios[backend]):.2g}x" if backend in ratios.index else "-"
             gaps = b["gap_to_best_bound"].dropna().astype(float)
             counts = ", ".join(f"{k} {v}" for k, v in b["termination"].value_counts().items())
             lines.append("| " + " | ".join([
                 kind, capture, str(b["instance"].nunique()), f"{int(b['size'].min())}-{int(b['size'].max())}", backend,
-                "yes" if bool(b["exact"].iloc[0]) else "no", _fmt_time(t), ratio,
+                "yes" if bool(b["exact"].iloc[0]) else "no", t, ratio,
                 _fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-",
                 counts]) + " |")
     return lines + [""]

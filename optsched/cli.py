@@ -70,13 +70,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
     model, capture = load_captured(args.file, args.instance)
     backend = choose_backend(model, args.backend).NAME
     captured = _captured_options(args, capture, backend)
-    options = {**captured, **_parse_options(args.option)}
+    given = _parse_options(args.option)
+    options = {**captured, **given}
     if args.log:
         options["log"] = True  # backends without a solver log refuse it (unknown option)
     # the backend's own options only: --option time_limit=1 or verify=false named solve()'s parameters
     check_backend(model, backend, options)
     res = optsched.solve(model, backend, time_limit=args.time_limit, **options)
-    _note_captured(backend, captured)
+    _note_captured(backend, captured, given)
     if args.log:
         from optsched.artifacts import write_text
 
@@ -131,7 +132,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     table, results = optsched.compare(model, names, time_limit=args.time_limit, options=options,
                                       repeats=args.repeats, jobs=args.jobs, results=True)
     for name in names:
-        _note_captured(name, captured[name])
+        _note_captured(name, captured[name], options.get(name, {}))
     if args.log:
         from optsched.artifacts import write_text
 
@@ -155,11 +156,17 @@ def _captured_options(args: argparse.Namespace, capture: dict[str, Any], backend
     return {} if policy is None or policy[0] != backend else dict(policy[1])
 
 
-def _note_captured(backend: str, options: dict[str, Any]) -> None:
-    """Say (stderr, once the solve has run) which options came from the capture."""
-    if options:
-        print(f"note: {backend} took the options its policy solved this instance with: {_options_text(options)}",
-              file=sys.stderr)
+def _note_captured(backend: str, captured: dict[str, Any], used: dict[str, Any]) -> None:
+    """Say (stderr, once the solve has run) which options came from the capture: those ``used``
+    holds at the captured value (an --option given over one is named as such)."""
+    kept = {k: v for k, v in captured.items() if k not in used or used[k] == v}
+    replaced = [k for k in captured if k not in kept]
+    if kept:
+        print(f"note: {backend} took the options its policy solved this instance with: {_options_text(kept)}"
+              + (f" (--option replaced {', '.join(replaced)})" if replaced else ""), file=sys.stderr)
+    elif replaced:
+        print(f"note: {backend}: --option replaced every option its policy solved this instance with "
+              f"({', '.join(replaced)})", file=sys.stderr)
 
 
 def _options_text(options: dict[str, Any]) -> str:

@@ -214,7 +214,7 @@ class Observer:
                               "termination": r.termination.value, "objective": r.objective, "bound": r.bound,
                               "best_bound": r.best_bound, "gap_to_own_bound": r.gap_to_own_bound,
                               "gap_to_best_bound": r.gap_to_best_bound, "runtime_s": r.runtime_s,
-                              "message": r.message if r.termination.value == "error" else ""})
+                              "message": r.message})
 
     def _skip(self, backend: str, kind: str, reason: str) -> None:
         entry = self._skipped.setdefault(f"{backend} on {kind}", {"subproblems": 0, "first_reason": reason})
@@ -293,28 +293,45 @@ def merge_stats(stats: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{**m, "terminations": dict(m["terminations"])} for m in merged.values()]
 
 
+# a solve whose runtime is its own: it ran to its end and answered (a limit cut the others short,
+# or never let them start; an error answered nothing to compare)
+TIMED = frozenset({"optimal", "feasible", "infeasible", "unbounded"})
+
+
 def shadow_summary(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Per (solver, model, backend): rows, terminations, median and largest gap to the best
-    bound, median runtime and its ratio to the policy backend's median on the same subproblems."""
+    bound; the median runtime over its solves that ran to their end (``TIMED``: ``timed`` of
+    them), and that median over the policy backend's on the same subproblems (those both solved
+    to their end: a backend that fits only some of them, brute force's n <= 22, is compared
+    there only)."""
     groups: dict[tuple[str, str, str, str], list[Mapping[str, Any]]] = {}
     for r in rows:
         groups.setdefault((r["solver"], r["model"], r["backend"], r["role"]), []).append(r)
-    policy_median = {
-        (solver, model): statistics.median(x["runtime_s"] for x in g)
+
+    def subproblem(r: Mapping[str, Any]) -> tuple[Any, ...]:
+        return r["episode"], r["policy"], r["solver"], r["slot"], r["call"]
+
+    policy_times = {
+        (solver, model): {subproblem(x): x["runtime_s"] for x in g if x["termination"] in TIMED}
         for (solver, model, _, role), g in groups.items() if role == "policy"
     }
     out = []
     for (solver, model, backend, role), g in groups.items():
         gaps = [x["gap_to_best_bound"] for x in g if x["gap_to_best_bound"] is not None]
-        median_runtime = statistics.median(x["runtime_s"] for x in g)
-        ref = policy_median.get((solver, model))
+        mine = {subproblem(x): x["runtime_s"] for x in g if x["termination"] in TIMED}
+        reference = policy_times.get((solver, model), {})
+        both = [key for key in mine if key in reference]
+        ratio = None
+        if both and statistics.median(reference[k] for k in both) > 0:
+            ratio = statistics.median(mine[k] for k in both) / statistics.median(reference[k] for k in both)
         out.append({
             "solver": solver, "model": model, "backend": backend, "role": role, "subproblems": len(g),
             "terminations": dict(Counter(x["termination"] for x in g)),
             "median_gap_to_best_bound": statistics.median(gaps) if gaps else None,
             "max_gap_to_best_bound": max(gaps) if gaps else None,
-            "median_runtime_s": median_runtime,
-            "runtime_vs_policy_backend": median_runtime / ref if ref else None,
+            "timed": len(mine),
+            "median_runtime_s": statistics.median(mine.values()) if mine else None,
+            "runtime_vs_policy_backend": ratio,
         })
     return out
 
