@@ -323,8 +323,6 @@ def sweep_metrics(cfg: OnsocmaxConfig, policy: str) -> dict[str, Any]:
     ``alpha_hat``, ``demand_ratio``. ``study = "ratio"``: instance 0 of ``family``;
     ``study = "sweep"``: the Section IV instance of the one ``kinds`` entry at the one ``values``
     entry of ``sweep`` (a sweep grids over ``kinds`` / ``values``)."""
-    from optsched.onsocmax.policy import run_online
-
     sweep_check(cfg)
     if cfg.study == "ratio":
         inst = FAMILIES[cfg.family](cfg, 0)
@@ -332,7 +330,7 @@ def sweep_metrics(cfg: OnsocmaxConfig, policy: str) -> dict[str, Any]:
         gen = _generator(cfg, cfg.kinds[0], **SWEEPS[cfg.sweep](cfg.values[0]))
         inst = gen.draw(np.random.default_rng([cfg.seed, 0]))  # repeat j = 0 of sweep_rows
     cert = certified_optimum(inst)
-    welfare, _ = run_online(inst, POLICIES[policy](cfg))
+    welfare, _ = replay(inst, POLICIES[policy](cfg))  # the pair vector: a dense matrix at 10^4 jobs was 4 GB
     iota, upsilon = inst.marginal_bounds()
     return {"welfare": float(welfare), "opt": float(cert.primal), "opt_bound": float(cert.bound),
             "ratio": _ratio(cert.primal, welfare), "alpha_hat": float(alpha_hat(upsilon / iota)),

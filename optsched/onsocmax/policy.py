@@ -141,4 +141,4 @@ def run_online(instance: MeshInstance, policy: Any, *, seed: int = 0) -> tuple[f
     the online allocation and the dense (N, n_units) allocation itself."""
     env = MeshEnv.fixed(instance)
     evaluate(env, policy, instance.n_slots, seed=seed)
-    return instance.welfare(instance.pairs_of(env.allocation)), env.allocation
+    return instance.welfare(env.pair_allocation), env.allocation
