@@ -204,7 +204,13 @@ def test_model_files_that_hold_something_else_than_they_say_are_refused(suffix: 
     (".lp", "st\n", "st\n end.c: x0 <= 1\n"),
     (".lp", "end\n", "\\ prices in\u00a0EUR\nend\n"),
     (".lp", " x0 <= 1", " x0 >= -1\n 1 >= x0"),  # one bound on each side, one of them written backwards
+    (".lp", " x0 <= 1", " x0 free\n x0 <= 1"),  # free, then the upper bound: (-inf, 1]
     (".lp", " x0 <= 1\n x1 <= 1", "binary\n x0 x1"),
+    # as HiGHS writes them: each binary with the bound 1, an empty row under its label, a column
+    # that only a bound names
+    (".lp", "end\n", "bin\n x0 x1\nend\n"),
+    (".lp", " r0: 2 x0 + 4 x1 <= 5\n", " r0: 2 x0 + 4 x1 <= 5\n r1lo: >= +0\n r1up: <= +5\n"),
+    (".lp", " x1 <= 1\n", " x1 <= 1\n x2 <= 10\n"),
     (".mps", "ROWS", "\f\nROWS"),
 ])
 def test_valid_model_files_read_as_highs_reads_them(suffix: str, old: str, new: str, tmp_path: Path) -> None:
@@ -213,7 +219,7 @@ def test_valid_model_files_read_as_highs_reads_them(suffix: str, old: str, new: 
     path = tmp_path / f"valid{suffix}"
     path.write_text(base.replace(old, new))
     (model,) = load_instances(path)
-    expected = 5.0 if "MARKER" in new or "binary" in new else 6.75  # x0 integer: x = (0, 1)
+    expected = 5.0 if "MARKER" in new or "bin" in new.split() or "binary" in new else 6.75  # x0 integer: x = (0, 1)
     assert model.sense == "max"
     assert optsched.solve(model, "highs").objective == pytest.approx(expected)
 
@@ -238,15 +244,15 @@ def test_valid_model_files_read_as_highs_reads_them(suffix: str, old: str, new: 
     (BASE_LP.replace("3 x0 + 5 x1", "3e x0 + 5 x1"), "no operator after 'e'"),  # 3 e + x0
     (BASE_LP.replace("3 x0 + 5 x1", "3 x0 x1"), "no operator after 'x0'"),  # 3 x0 + x1
     (BASE_LP.replace("2 x0 + 4 x1", "2 x0 4 x1"), "no operator after 'x0'"),
-    # HiGHS read a second row 0 <= 5, kept the last of two upper bounds, made a binary with a
-    # bound a general integer in [0, 5], and a bound on a misspelt name a new variable
-    (BASE_LP.replace("<= 5", "<= 5 <= 6"), "'<=' with no term on its left side"),
+    # HiGHS read a second row 0 <= 5, kept the last of two upper bounds (or lost the first to a
+    # later "free"), and made a binary with the bound 5 a general integer in [0, 5]
+    (BASE_LP.replace("<= 5", "<= 5 <= 6"), "'<=' with neither a term nor a label before it"),
     (BASE_LP.replace(" x0 <= 1", " x0 <= 1\n x0 <= 0.5"), "a second upper bound on 'x0' .the first on line 6;"),
     (BASE_LP.replace(" x0 <= 1", " 0 <= x0 <= 1\n x0 free"), "a second lower bound on 'x0'"),
+    (BASE_LP.replace(" x0 <= 1", " x0 <= 1\n x0 free"), "a second upper bound on 'x0'"),
     (BASE_LP.replace(" x0 <= 1", " 1 >= x0\n x0 <= 1"), "a second upper bound on 'x0'"),
-    (BASE_LP.replace("end\n", "binary\n x1\nend\n"), "'x1' is binary and has a bound .line 7;"),
-    (BASE_LP.replace(" x1 <= 1", " xl <= 1"), "a bound on 'xl', which no term"),
-    (BASE_LP.replace("end\n", "general\n x0 x2\nend\n"), "'x2' is declared integer"),
+    (BASE_LP.replace(" x1 <= 1", " x1 <= 5").replace("end\n", "binary\n x1\nend\n"),
+     "'x1' is binary, but its bound on line 7 reaches outside"),
 ])
 def test_model_files_that_only_look_valid_are_refused(text: str, words: str, tmp_path: Path) -> None:
     path = tmp_path / ("bad.mps" if "ENDATA" in text else "bad.lp")

@@ -350,3 +350,10 @@ def test_a_last_row_without_a_line_break_is_skipped_as_maybe_cut(relative, reade
     assert len(cut) == len(whole) - 1 and cut.skipped == 1
     for name, column in cut.columns.items():
         assert np.array_equal(column, whole[name][:-1]), name
+
+
+def test_a_file_whose_one_row_has_no_line_break_says_so(tmp_path):
+    path = tmp_path / "nodes.csv"
+    path.write_text("sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,1,T4")
+    with pytest.raises(ValueError, match=r"first bad row 2; row 2, the last, has no line break"):
+        read_v2023_nodes(path)

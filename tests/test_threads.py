@@ -132,3 +132,37 @@ def test_every_prepared_backend_pickles_and_deep_copies_as_a_new_session() -> No
                     assert again.objective == pytest.approx(reference.objective, rel=1e-6, abs=1e-9), (name, kind)
             done.add(name)
     assert {"highs", "cpsat", "budget_exact", "greedy", "cvxpy", "pyomo"} <= done
+
+
+def test_a_second_ctrl_c_waits_for_the_stopped_solve() -> None:
+    """A second Ctrl-C while ``interruptible`` waited for the stopped solve left the solve running
+    on the helper thread, on an object the caller keeps (a HiGHS session's next solve would then
+    share it)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from optsched.solvers.interrupt import interruptible
+
+    asked, finished = threading.Event(), threading.Event()
+
+    def solve() -> str:
+        asked.wait(10)
+        time.sleep(0.5)  # the solver takes a while to stop
+        finished.set()
+        return "stopped"
+
+    def press_twice() -> None:
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGINT)
+        asked.wait(10)
+        time.sleep(0.1)
+        os.kill(os.getpid(), signal.SIGINT)  # lands while the first waits for the solve
+
+    presser = threading.Thread(target=press_twice)
+    presser.start()
+    with pytest.raises(KeyboardInterrupt):
+        interruptible(solve, asked.set)
+    assert finished.is_set()
+    presser.join()

@@ -69,18 +69,25 @@ def read_delorme(text: str) -> list[SetPacking]:
             raise ValueError(f"delorme: row {row + 1} has count {k} but its line lists {len(listed)} columns")
         cols = np.array(_ints(listed, 0, k, f"row {row + 1}"), dtype=np.int64)
         at += 1
-        off = (cols < 1) | (cols > n)
-        if off.any():
-            raise ValueError(f"delorme: row {row + 1} names column {cols[np.argmax(off)]} outside 1..{n}")
-        ranked = np.sort(cols)
-        twice = np.flatnonzero(ranked[1:] == ranked[:-1])
-        if twice.size:
-            first = min(ranked[twice], key=lambda c: int(np.flatnonzero(cols == c)[1]))  # the first repeat in the line
-            raise ValueError(f"delorme: row {row + 1} lists column {first} twice")
+        _check_columns(cols, row, n)
         parts.append(cols - 1)
     if at != len(lines):
         raise ValueError(f"delorme: {sum(len(line.split()) for line in lines[at:])} unexpected tokens after row {m}")
     return [SetPacking(n_elements=m, sets=_columns_as_sets(parts, m, n), weights=profits)]
+
+
+def _check_columns(cols: np.ndarray, row: int, n: int) -> None:
+    """The first column of the row's line, in line order, that is out of 1..n or repeats an
+    earlier one, named."""
+    off = (cols < 1) | (cols > n)
+    order = np.argsort(cols, kind="stable")
+    repeat = np.zeros(cols.shape[0], dtype=bool)
+    repeat[order[1:][cols[order][1:] == cols[order][:-1]]] = True  # every occurrence after the first
+    bad = np.flatnonzero(off | repeat)
+    if bad.size:
+        c = cols[bad[0]]
+        raise ValueError(f"delorme: row {row + 1} names column {c} outside 1..{n}" if off[bad[0]] else
+                         f"delorme: row {row + 1} lists column {c} twice")
 
 
 def _columns_as_sets(rows: list[np.ndarray], m: int, n: int) -> SetFamily:

@@ -3,6 +3,7 @@ with a standard form out (``optsched export``; the text of :mod:`optsched.models
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -252,18 +253,16 @@ def _check_lp_expressions(lines: list[str]) -> None:
     are read as whole sections: a term, a quadratic ``[ ... ]`` or a constraint may run on over
     lines (HiGHS wraps the objective of 20 variables or more)."""
     section = ""
-    parts: dict[str, list[tuple[int, str]]] = {"objective": [], "constraints": [], "bounds": [], "declared": [],
-                                               "binary": []}
+    parts: dict[str, list[tuple[int, str]]] = {"objective": [], "constraints": [], "bounds": [], "binary": []}
     for number, raw in enumerate(lines, start=1):
         line = _lp_data(raw)
         for pattern, name in ((_LP_OBJECTIVE, "objective"), (_LP_CONSTRAINTS, "constraints"), (_LP_OTHER, "other")):
             match = pattern.match(line)
             if match:
                 section, line = name, line[match.end():]
-                if name == "other":  # bounds, the integer sections (binary apart), or sos and end (not checked)
+                if name == "other":  # the bounds and the binaries are checked, the other sections not
                     word = match.group(1).lower()
-                    section = ("bounds" if word.startswith("bound") else "binary" if word.startswith("bin")
-                               else "other" if word in ("sos", "end") else "declared")
+                    section = "bounds" if word.startswith("bound") else "binary" if word.startswith("bin") else "other"
                 break
         if not section and line.strip():
             raise ValueError(f"line {number}: an LP file opens with its objective sense (max or min, alone or before "
@@ -282,16 +281,16 @@ def _check_lp_expressions(lines: list[str]) -> None:
                 raise ValueError(f"line {number}: variable {word!r} appears twice in the objective (HiGHS would keep "
                                  "only its last coefficient); add the coefficients")
             seen[word] = number
-    left, term = True, False
+    left, term = True, False  # term: the constraint so far has a term or a label (HiGHS writes an empty row "r: >= 0")
     for i, (number, kind, word) in enumerate(constraints):
         follows = constraints[i + 1][1] if i + 1 < len(constraints) else ""
         if left:
             _check_operator(number, kind, word, follows)
-            term = term or (kind in ("name", "num", "quad") and follows != "colon")
+            term = term or kind in ("name", "num", "quad")
         if kind == "cmp":
             if not term:
-                raise ValueError(f"line {number}: {word!r} with no term on its left side (HiGHS would read "
-                                 "'x <= 4 <= 5' as two rows, one of them 0 <= 5)")
+                raise ValueError(f"line {number}: {word!r} with neither a term nor a label before it (HiGHS would "
+                                 "read 'x <= 4 <= 5' as two rows, one of them 0 <= 5)")
             left, term = False, False
         elif not left and kind in ("num", "name"):
             left = True  # the right side's one number (or infinity) ends the constraint
@@ -300,64 +299,66 @@ def _check_lp_expressions(lines: list[str]) -> None:
                              "move it to the right side")
 
 
-    _check_lp_declarations(_lp_names(objective) | _lp_names(constraints), parts["bounds"], parts["declared"],
-                           parts["binary"])
+    _check_lp_declarations(parts["bounds"], parts["binary"])
 
 
 _LP_NOT_NAMES = frozenset({"inf", "infinity", "free"})
 
 
-def _lp_names(tokens: list[tuple[int, str, str]]) -> set[str]:
-    """The variables that terms of a section name (labels and the words of infinity left out;
-    the names inside a quadratic ``[ ... ]`` in)."""
-    names = set()
-    for i, (_, kind, word) in enumerate(tokens):
-        if kind == "name" and (i + 1 == len(tokens) or tokens[i + 1][1] != "colon"):
-            names.add(word)
-        elif kind == "quad":
-            names.update(w for w in re.split(r"[\s+\-*/^\[\]]+", word) if w and not _LP_NUMBER.fullmatch(w))
-    return {n for n in names if n.lower() not in _LP_NOT_NAMES}
-
-
-def _check_lp_declarations(variables: set[str], bounds: list[tuple[int, str]], declared: list[tuple[int, str]],
-                           binary: list[tuple[int, str]]) -> None:
-    """What HiGHS's LP reader reads as another program in the bounds and the integer sections
-    (measured): a variable no term names (HiGHS adds a new column), a second bound on one side of
-    a variable (``x <= 3`` then ``x <= 2``: the last kept; the MPS reader refuses it), a bound on
-    a binary variable (``binary x`` and ``x <= 5``: a general integer in [0, 5])."""
+def _check_lp_declarations(bounds: list[tuple[int, str]], binary: list[tuple[int, str]]) -> None:
+    """What HiGHS's LP reader reads as another program in the bounds (measured): a second bound on
+    one side of a variable (``x <= 3`` then ``x <= 2``: the last kept; the MPS reader refuses it;
+    ``x free`` then ``x <= 5`` is one bound on each side, but ``x <= 5`` then ``x free`` loses the
+    5), and a bound outside [0, 1] on a binary variable (``binary x`` and ``x <= 5``: a general
+    integer in [0, 5]; HiGHS writes each binary with the bound 1, which is the same program). A
+    variable that only a bound or an integer section names is a column of its own, as HiGHS
+    reads it (and writes a column without entries)."""
     given: dict[tuple[str, str], int] = {}
+    values: dict[str, tuple[int, list[float]]] = {}  # each variable's bound values, and the line of the last
     for number, line in bounds:
         tokens = [(kind, word) for _, kind, word in _lp_tokens([(number, line)])]
         names = [word for kind, word in tokens if kind == "name" and word.lower() not in _LP_NOT_NAMES]
         if len(names) != 1:
             continue  # not a bound of one variable: HiGHS's reader judges it
         (name,) = names
-        if name not in variables:
-            raise ValueError(f"line {number}: a bound on {name!r}, which no term of the objective or the constraints "
-                             "names (HiGHS would add it as a new variable)")
         comparisons = [(i, word) for i, (kind, word) in enumerate(tokens) if kind == "cmp"]
         at = next(i for i, (kind, word) in enumerate(tokens) if word == name)
-        if any(word.lower() == "free" for _, word in tokens) or len(comparisons) != 1 or comparisons[0][1] == "=":
-            sides = ("lower", "upper")
+        free = any(word.lower() == "free" for _, word in tokens)
+        if free:  # sets the lower side and clears the upper: a bound given before it is lost
+            checked, recorded = ("lower", "upper"), ("lower",)
+        elif len(comparisons) != 1 or comparisons[0][1] == "=":
+            checked = recorded = ("lower", "upper")
         else:
             i, op = comparisons[0]
-            sides = ("upper",) if ("<" in op) == (at < i) else ("lower",)
-        for side in sides:
+            checked = recorded = ("upper",) if ("<" in op) == (at < i) else ("lower",)
+        for side in checked:
             if (name, side) in given:
                 raise ValueError(f"line {number}: a second {side} bound on {name!r} (the first on line "
                                  f"{given[name, side]}; HiGHS would keep only the last)")
+        for side in recorded:
             given[name, side] = number
-    for number, line in [*declared, *binary]:
-        for name in line.split():
-            if name not in variables:
-                raise ValueError(f"line {number}: {name!r} is declared integer, binary or semi-continuous, but no "
-                                 "term of the objective or the constraints names it (HiGHS would add a new variable)")
+        values[name] = (number, values.get(name, (0, []))[1] + ([-math.inf] if free else _lp_bound_values(tokens)))
     for number, line in binary:
         for name in line.split():
-            bound = given.get((name, "upper"), given.get((name, "lower")))
-            if bound is not None:
-                raise ValueError(f"line {number}: {name!r} is binary and has a bound (line {bound}; HiGHS would read "
-                                 "a general integer within that bound)")
+            where, bound = values.get(name, (0, []))
+            if any(not 0.0 <= v <= 1.0 for v in bound):
+                raise ValueError(f"line {number}: {name!r} is binary, but its bound on line {where} reaches outside "
+                                 "[0, 1] (HiGHS would read a general integer within that bound)")
+
+
+def _lp_bound_values(tokens: list[tuple[str, str]]) -> list[float]:
+    """The numbers of a bound line, signed (``inf`` and ``infinity`` as infinite)."""
+    out, sign = [], 1.0
+    for kind, word in tokens:
+        if kind == "sign":
+            sign = -1.0 if word == "-" else 1.0
+            continue
+        if kind == "num":
+            out.append(sign * float(word))
+        elif kind == "name" and word.lower() in ("inf", "infinity"):
+            out.append(sign * math.inf)
+        sign = 1.0
+    return out
 
 
 def _lp_tokens(lines: list[tuple[int, str]]) -> list[tuple[int, str, str]]:

@@ -164,7 +164,8 @@ def _parse(path: Path, fields: Fields, *, header: bool, optional: Sequence[str],
         if lines.cut:
             bad.append(number + 1)
     if bad and not numbers:
-        raise ValueError(f"trace: {path}: none of its {len(bad)} row(s) can be parsed (first bad row {bad[0]})")
+        cut = f"; row {bad[-1]}, the last, has no line break: the file may be cut short inside it" if lines.cut else ""
+        raise ValueError(f"trace: {path}: none of its {len(bad)} row(s) can be parsed (first bad row {bad[0]}{cut})")
     if not numbers:
         raise ValueError(f"trace: {path} holds no data rows")
     table = Table({k: np.asarray(v) for k, v in values.items()}, len(bad))

@@ -146,7 +146,8 @@ class _Cancel:
     """A HiGHS object's interrupt callbacks (simplex, IPM, MIP), which stop its solve once
     ``asked``: Ctrl-C during a HiGHS solve, which never returns to Python until it ends, waited
     out the rest of the time limit (55 s of 60). HiGHS asks them between iterations; measured,
-    they cost nothing on MIPs of 9 and 34 ms."""
+    they cost nothing on MIPs of 9 and 34 ms. HiGHS 1.14's QP solver asks none: a QP still runs
+    to its end or its time limit."""
 
     __slots__ = ("asked",)
 
@@ -222,8 +223,9 @@ def run_highs(h: Any) -> None:
     scheduler per process, sized by the first run; a later run asking for another number of
     ``threads`` (this backend's option, or the default of HiGHS inside cvxpy or Pyomo) fails
     that way until ``resetGlobalScheduler`` is called. HiGHS runs one solve at a time here.
-    The solve runs beside the main thread (solvers/interrupt.py): Ctrl-C stops it through the
-    object's interrupt callbacks (:func:`new_highs`) and raises KeyboardInterrupt at once."""
+    The solve runs beside the main thread (solvers/interrupt.py): Ctrl-C stops an LP or a MIP
+    through the object's interrupt callbacks (:func:`new_highs`; a QP only at its end) and then
+    raises KeyboardInterrupt."""
     import highspy
 
     cancel: _Cancel = h.optsched_cancel

@@ -39,5 +39,10 @@ def interruptible(call: Callable[[], T], stop: Callable[[], object]) -> T:
         return future.result()
     except KeyboardInterrupt:
         stop()
-        wait([future])
+        while True:  # a second Ctrl-C must not leave the solve running on an object the caller keeps
+            try:
+                wait([future])
+                break
+            except KeyboardInterrupt:
+                stop()
         raise
