@@ -240,7 +240,7 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "mknap_truncated.txt": instance("mknap_truncated.txt", "instance 1: ends early"),
     "mknap_count_too_high.txt": instance("mknap_count_too_high.txt", "instance 2: ends early"),
     "mknap_count_too_low.txt": instance("mknap_count_too_low.txt", "10 unexpected token(s) after the 1 instance(s)"),
-    "mknap_zero_items.txt": instance("mknap_zero_items.txt", "n must be a positive whole number, got 0"),
+    "mknap_zero_items.txt": instance("mknap_zero_items.txt", "n must be >= 1, got 0"),
     "mknap_non_number.txt": instance("mknap_non_number.txt", "instance 1: 'abc' is not a number"),
     "mknap_negative_weight.txt": instance("mknap_negative_weight.txt", "weights: contains a negative value"),
     "mknap_neither_layout.txt": instance("mknap_neither_layout.txt", "neither an OR-Library mknap1/mknapcb file"),

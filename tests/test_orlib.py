@@ -42,7 +42,7 @@ def test_reader_on_a_small_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "text, message",
     [("2\n 3 2 7\n 4 3\n", "ends early"), ("1\n 3 x 7\n", "m: 'x' is not an integer"), ("hello world\n", "neither"),
-     ("1\n 0 1 0\n", "positive whole"), ("1\n 1 1 0\n 1\n -1\n 1\n", "weights"),
+     ("1\n 0 1 0\n", "must be >= 1, got 0"), ("1\n 1 1 0\n 1\n -1\n 1\n", "weights"),
      # a count written as a decimal was taken as whole; a negative stated optimum read as "unknown"
      ("1\n 3.0 1 0\n 1 2 3\n 1 1 1\n 2\n", "n: '3.0' is not an integer"),
      ("1\n 3 1 -5\n 1 2 3\n 1 1 1\n 2\n", "the stated optimum -5 is negative")],

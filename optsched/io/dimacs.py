@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optsched.io import register_reader
-from optsched.io.numbers import parse_float, parse_int, require_whole_last_line, text_lines
+from optsched.io.numbers import parse_count, parse_float, parse_int, require_whole_last_line, text_lines
 from optsched.models.set_packing import SetPacking
 
 MAX_VERTICES = 10**6
@@ -97,7 +97,7 @@ def parse_dimacs_graph(text: str) -> DimacsGraph:
                 raise ValueError(f"{where}: a second problem line")
             if len(tokens) != 4 or tokens[1] not in PROBLEM_WORDS:
                 raise ValueError(f"{where}: expected the problem line 'p edge N M', got {line.strip()[:40]!r}")
-            n, declared = _count(tokens[2], where, "N"), _count(tokens[3], where, "M")
+            n, declared = parse_count(tokens[2], where, "N"), parse_count(tokens[3], where, "M")
             if not 1 <= n <= MAX_VERTICES:
                 raise ValueError(f"{where}: N = {n} vertices, expected 1..{MAX_VERTICES}")
             weights = np.ones(n)
@@ -131,16 +131,6 @@ def parse_dimacs_graph(text: str) -> DimacsGraph:
         raise ValueError(f"dimacs: the problem line declares {declared} edges, the file lists {len(ends) // 2}")
     edges = np.unique(np.frombuffer(ends, dtype=np.int64).reshape(-1, 2), axis=0)
     return DimacsGraph(n, weights, edges)
-
-
-def _count(token: str, where: str, name: str) -> int:
-    try:
-        value = parse_int(token)
-    except ValueError as exc:
-        raise ValueError(f"{where}: {name}: {exc}") from None
-    if value < 0:
-        raise ValueError(f"{where}: {name} must be >= 0, got {value}")
-    return value
 
 
 def _vertex(token: str, n: int, where: str) -> int:

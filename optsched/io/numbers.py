@@ -39,6 +39,18 @@ def parse_int(token: str) -> int:
     return int(token)
 
 
+def parse_count(token: str, where: str, what: str, *, minimum: int = 0) -> int:
+    """A count of a file's header (items, rows, edges): an integer token >= ``minimum``;
+    ValueError naming ``where`` and ``what``."""
+    try:
+        value = parse_int(token)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {what}: {exc}") from None
+    if value < minimum:
+        raise ValueError(f"{where}: {what} must be >= {minimum}, got {value}")
+    return value
+
+
 def parse_float(token: str) -> float:
     """An ASCII decimal token with a finite float value."""
     if not _DECIMAL.fullmatch(token):

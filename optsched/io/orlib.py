@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optsched.io import register_reader
-from optsched.io.numbers import parse_floats, parse_int, require_whole_last_line, text_lines
+from optsched.io.numbers import parse_count, parse_floats, require_whole_last_line, text_lines
 from optsched.models.base import Model
 from optsched.models.budgeted_ip import BudgetedIP
 
@@ -58,15 +58,8 @@ class _Tokens:
         """A count: an integer token (``3.0`` and ``1e1`` are refused, as in the other formats)."""
         if self.pos >= len(self.items):
             raise ValueError(f"file: {self.where}: ends early (needs {what})")
-        token = self.items[self.pos]
         self.pos += 1
-        try:
-            value = parse_int(token)
-        except ValueError as exc:
-            raise ValueError(f"file: {self.where}: {what}: {exc}") from None
-        if value < 1:
-            raise ValueError(f"file: {self.where}: {what} must be a positive whole number, got {value}")
-        return value
+        return parse_count(self.items[self.pos - 1], f"file: {self.where}", what, minimum=1)
 
     def optimum(self) -> float | None:
         """The stated optimum: 0 for unknown (Beasley's files), never negative (profits are >= 0)."""
