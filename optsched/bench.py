@@ -604,8 +604,8 @@ def captured_table(df: "pd.DataFrame") -> list[str]:
     instances of its runtime over the fastest exact backend's on the same instance (a backend
     that fits only some instances, brute force's n <= 22, is compared there only: a median over
     its one small instance was the reference for all 13), the gaps to the best bound and the
-    terminations. Runtimes are those of solves that ran to their end and answered
-    (``observe.TIMED``): a limit cuts a solve short, and an error answered nothing."""
+    terminations. Runtimes are those of solves that ran to an end of their own and answered
+    (``observe.TIMED``): the time limit cuts a solve short, and an error answered nothing."""
     from optsched.observe import TIMED
 
     cap = df[df["source"] == "captured"]

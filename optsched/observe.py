@@ -293,15 +293,16 @@ def merge_stats(stats: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{**m, "terminations": dict(m["terminations"])} for m in merged.values()]
 
 
-# a solve whose runtime is its own: it ran to its end and answered (a limit cut the others short,
-# or never let them start; an error answered nothing to compare)
-TIMED = frozenset({"optimal", "feasible", "infeasible", "unbounded"})
+# a solve whose runtime is its own: it ran to an end of its own (its answer, or its iteration or
+# gap rule) and answered; the caller's time limit cut the others short or never let them start,
+# and an error answered nothing to compare
+TIMED = frozenset({"optimal", "feasible", "infeasible", "unbounded", "iteration_limit", "gap_limit"})
 
 
 def shadow_summary(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Per (solver, model, backend): rows, terminations, median and largest gap to the best
-    bound; the median runtime over its solves that ran to their end (``TIMED``: ``timed`` of
-    them), and that median over the policy backend's on the same subproblems (those both solved
+    bound; the median runtime over its solves that ran to an end of their own (``TIMED``:
+    ``timed`` of them), and that median over the policy backend's on the same subproblems (those both solved
     to their end: a backend that fits only some of them, brute force's n <= 22, is compared
     there only)."""
     groups: dict[tuple[str, str, str, str], list[Mapping[str, Any]]] = {}

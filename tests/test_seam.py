@@ -406,9 +406,11 @@ def test_shadow_runtimes_are_of_solves_that_ended_on_the_same_subproblems() -> N
     rows += [row(c, "brute", "shadow", 3.0) for c in range(2)]  # fits the two small ones only
     rows += [row(c, "capped", "shadow", 0.0, "time_limit") for c in range(10)]
     rows += [row(c, "broken", "shadow", 5.0, "error") for c in range(5)] + [row(5, "broken", "shadow", 20.0)]
+    rows += [row(c, "capped_iterations", "shadow", 40.0, "iteration_limit") for c in range(10)]  # its own end
     got = {r["backend"]: r for r in shadow_summary(rows)}
     assert got["own"]["runtime_vs_policy_backend"] == 1.0 and got["own"]["timed"] == 10
     assert got["brute"]["runtime_vs_policy_backend"] == 3.0 and got["brute"]["median_runtime_s"] == 3.0
     assert got["capped"]["timed"] == 0 and got["capped"]["median_runtime_s"] is None
     assert got["capped"]["runtime_vs_policy_backend"] is None and got["capped"]["terminations"] == {"time_limit": 10}
     assert got["broken"]["timed"] == 1 and got["broken"]["runtime_vs_policy_backend"] == 2.0
+    assert got["capped_iterations"]["timed"] == 10 and got["capped_iterations"]["runtime_vs_policy_backend"] == 4.0
