@@ -21,11 +21,12 @@ numbers (1-based, header = row 1). A quantity is a number in [0, ``LARGEST_QUANT
 machine or job comes near; 1e308 memory overflowed its unit conversion, and an integer beyond
 64 bits made an object column); a share is within its documented range (gpu_milli <= 1000, one
 whole GPU; plan_mem <= 100); a task has at least one instance; an id (machine, pod, job, task)
-is not empty, and no text holds a NUL. ``ValueError`` for a file without a required column, a header naming a column twice, a file without data rows (empty,
-or a header alone), a file none of whose rows parse, and an id given twice (a machine, a pod,
-a task of a job: the file then says two things of one thing). The files hold no quoted fields,
-so a quote is an ordinary character (a stray one once swallowed the rest of a file into one
-field).
+is not empty, and no text holds a NUL; a last row without a line break may be cut short inside
+its last number, and is a bad row too. ``ValueError`` for a file without a required column, a
+header naming a column twice, a file without data rows (empty, or a header alone), a file none
+of whose rows parse, and an id given twice (a machine, a pod, a task of a job: the file then
+says two things of one thing). The files hold no quoted fields, so a quote is an ordinary
+character (a stray one once swallowed the rest of a file into one field).
 
 ``alibaba_scenario`` builds the scenario: K = 3 resources (CPU cores, memory GiB, GPUs; the
 GPU model is a locality constraint), nodes sampled from the machines of both clusters (both
