@@ -249,7 +249,9 @@ def _check_lp_expressions(lines: list[str]) -> None:
     read as 0), a variable twice in the objective (``2 x + 3 x`` is 3 x), a constant on a
     constraint's left side (``x + 2 <= 4`` is x <= 4), two terms with no operator between them
     (``8 x0 x1`` is 8 x0 + x1; ``8e x0`` is 8 e + x0), an operator with no term after it (``2 x +``
-    ended the objective with a constant 1). All are refused. The objective and the constraints
+    ended the objective with a constant 1), a comparison with neither a term nor a label before it
+    (``x <= 4 <= 5`` added the row 0 <= 5), and the bounds of :func:`_check_lp_declarations`. All
+    are refused. The objective and the constraints
     are read as whole sections: a term, a quadratic ``[ ... ]`` or a constraint may run on over
     lines (HiGHS wraps the objective of 20 variables or more)."""
     section = ""
@@ -297,8 +299,6 @@ def _check_lp_expressions(lines: list[str]) -> None:
         elif left and kind == "num" and follows != "name":
             raise ValueError(f"line {number}: a constant ({word}) on a constraint's left side (HiGHS would drop it); "
                              "move it to the right side")
-
-
     _check_lp_declarations(parts["bounds"], parts["binary"])
 
 
