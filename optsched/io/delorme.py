@@ -73,7 +73,8 @@ def read_delorme(text: str) -> list[SetPacking]:
         parts.append(cols - 1)
     if at != len(lines):
         raise ValueError(f"delorme: {sum(len(line.split()) for line in lines[at:])} unexpected tokens after row {m}")
-    return [SetPacking(n_elements=m, sets=_columns_as_sets(parts, m, n), weights=profits)]
+    rows = np.repeat(np.arange(m, dtype=np.int64), [p.shape[0] for p in parts])  # each listed column's row
+    return [SetPacking(n_elements=m, sets=SetFamily.from_pairs(m, n, np.concatenate(parts), rows), weights=profits)]
 
 
 def _check_columns(cols: np.ndarray, row: int, n: int) -> None:
@@ -88,17 +89,3 @@ def _check_columns(cols: np.ndarray, row: int, n: int) -> None:
         c = cols[bad[0]]
         raise ValueError(f"delorme: row {row + 1} names column {c} outside 1..{n}" if off[bad[0]] else
                          f"delorme: row {row + 1} lists column {c} twice")
-
-
-def _columns_as_sets(rows: list[np.ndarray], m: int, n: int) -> SetFamily:
-    """The family whose set i is the rows listing column i (0-based), in CSR layout, checked
-    above: each row's columns in range and distinct."""
-    column = np.concatenate(rows)
-    row = np.repeat(np.arange(m, dtype=np.int64), [r.shape[0] for r in rows])
-    order = np.lexsort((row, column))  # by column, then row: each set's elements sorted
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(column, minlength=n), out=indptr[1:])
-    indices = np.ascontiguousarray(row[order])
-    indptr.setflags(write=False)
-    indices.setflags(write=False)
-    return SetFamily(m, indptr, indices)

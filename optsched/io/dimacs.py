@@ -18,14 +18,13 @@ edges of G itself.
 from __future__ import annotations
 
 from array import array
-
 from dataclasses import dataclass
 
 import numpy as np
 
 from optsched.io import register_reader
 from optsched.io.numbers import parse_count, parse_float, parse_int, require_whole_last_line, text_lines
-from optsched.models.set_packing import SetPacking
+from optsched.models.set_packing import SetFamily, SetPacking
 
 MAX_VERTICES = 10**6
 MAX_PAIRS = 10**6  # SetPacking's own limit on elements (a HiGHS row, a bitset bit each)
@@ -72,12 +71,9 @@ def _edge_packing(n: int, weights: np.ndarray, pairs: np.ndarray) -> SetPacking:
     """Sets = vertices, elements = ``pairs`` (element e in the sets of both its ends). A graph
     without pairs gets one element no set holds (a set packing has at least one element)."""
     k = pairs.shape[0]
-    owner = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int64)
+    owner = np.concatenate([pairs[:, 0], pairs[:, 1]])
     element = np.concatenate([np.arange(k), np.arange(k)])
-    order = np.lexsort((element, owner))
-    bounds = np.searchsorted(owner[order], np.arange(1, n))
-    sets = np.split(element[order], bounds)
-    return SetPacking(n_elements=max(k, 1), sets=sets, weights=weights)
+    return SetPacking(n_elements=max(k, 1), sets=SetFamily.from_pairs(max(k, 1), n, owner, element), weights=weights)
 
 
 def parse_dimacs_graph(text: str) -> DimacsGraph:

@@ -122,6 +122,21 @@ class SetFamily(FrozenArrays):
         return cls(int(inc.shape[1]), indptr, cols.astype(np.int64))
 
 
+    @classmethod
+    def from_pairs(cls, n_elements: int, n_sets: int, member: np.ndarray, element: np.ndarray) -> "SetFamily":
+        """The family whose set i holds ``element[j]`` for every j with ``member[j] == i``
+        (trusted: indices in range, no element twice in one set; a file reader's checked pairs)."""
+        member = np.asarray(member, dtype=np.int64)
+        element = np.asarray(element, dtype=np.int64)
+        order = np.lexsort((element, member))  # by set, then element: each set's elements sorted
+        indptr = np.zeros(n_sets + 1, dtype=np.int64)
+        np.cumsum(np.bincount(member, minlength=n_sets), out=indptr[1:])
+        indices = np.ascontiguousarray(element[order])
+        indptr.setflags(write=False)
+        indices.setflags(write=False)
+        return cls(int(n_elements), indptr, indices)
+
+
 def _whole_indices(flat: np.ndarray, rows: np.ndarray, m: int) -> np.ndarray:
     """Element indices as int64: whole numbers (not bools, not strings) in [0, m)."""
     if flat.size == 0:
