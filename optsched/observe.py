@@ -302,9 +302,9 @@ TIMED = frozenset({"optimal", "feasible", "infeasible", "unbounded", "iteration_
 def shadow_summary(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Per (solver, model, backend): rows, terminations, median and largest gap to the best
     bound; the median runtime over its solves that ran to an end of their own (``TIMED``:
-    ``timed`` of them), and that median over the policy backend's on the same subproblems (those both solved
-    to their end: a backend that fits only some of them, brute force's n <= 22, is compared
-    there only)."""
+    ``timed`` of them), and that median over the policy backend's on the same subproblems
+    (those both solved so: a backend that fits only some of them, brute force's n <= 22, is
+    compared there only)."""
     groups: dict[tuple[str, str, str, str], list[Mapping[str, Any]]] = {}
     for r in rows:
         groups.setdefault((r["solver"], r["model"], r["backend"], r["role"]), []).append(r)
@@ -322,9 +322,8 @@ def shadow_summary(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         mine = {subproblem(x): x["runtime_s"] for x in g if x["termination"] in TIMED}
         reference = policy_times.get((solver, model), {})
         both = [key for key in mine if key in reference]
-        ratio = None
-        if both and statistics.median(reference[k] for k in both) > 0:
-            ratio = statistics.median(mine[k] for k in both) / statistics.median(reference[k] for k in both)
+        ref = statistics.median(reference[k] for k in both) if both else 0.0
+        ratio = statistics.median(mine[k] for k in both) / ref if ref > 0 else None
         out.append({
             "solver": solver, "model": model, "backend": backend, "role": role, "subproblems": len(g),
             "terminations": dict(Counter(x["termination"] for x in g)),

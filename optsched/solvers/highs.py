@@ -158,6 +158,9 @@ class _Cancel:
         if self.asked:
             event.interrupt()
 
+    def stop(self) -> None:
+        self.asked = True
+
 
 def new_highs(threads: int) -> Any:
     """A silent HiGHS object of ``threads`` threads that Ctrl-C stops (:func:`run_highs`)."""
@@ -231,15 +234,12 @@ def run_highs(h: Any) -> None:
     cancel: _Cancel = h.optsched_cancel
     cancel.asked = False  # a solve Ctrl-C stopped leaves it set on a kept object
 
-    def stop() -> None:
-        cancel.asked = True
-
     def run() -> None:  # on one thread: HiGHS's scheduler belongs to the thread that runs it
         if h.run() == highspy.HighsStatus.kError and h.getModelStatus() == highspy.HighsModelStatus.kNotset:
             highspy.Highs.resetGlobalScheduler(True)
             h.run()
 
-    interruptible(run, stop)
+    interruptible(run, cancel.stop)
 
 
 def _run_logged(h: Any) -> str:
