@@ -174,15 +174,20 @@ def write_png(fig: Any, path: str | Path) -> Path:
 
 
 def run_metadata(*, experiment: str, seed: int, config: Any) -> dict[str, Any]:
-    """Seed, config, package versions and (in a git checkout) the commit of a run; with an active
-    :class:`~optsched.observe.Observer` also what its policies' subproblems did so far
-    (solves, terminations, fallbacks, runtimes; shadow gaps; captured instances)."""
+    """Seed, config, package versions and (in a git checkout) the commit of a run; the files it
+    read so far with their SHA-256 (``inputs``, inside :func:`~optsched.files.recording_inputs`);
+    with an active :class:`~optsched.observe.Observer` also what its policies' subproblems did
+    so far (solves, terminations, fallbacks, runtimes; shadow gaps; captured instances)."""
+    from optsched.files import inputs_read
     from optsched.observe import active_observer
 
     cfg = asdict(config) if is_dataclass(config) else dict(config)
     meta = {"experiment": experiment, "seed": seed, "config": cfg, "versions": package_versions()}
     if source_revision():
         meta["source"] = source_revision()
+    inputs = inputs_read()
+    if inputs:
+        meta["inputs"] = inputs
     observer = active_observer()
     if observer is not None:
         meta["subproblems"] = observer.summary()

@@ -383,7 +383,15 @@ def _check_captures_fit(cfg: BenchConfig, instances: list[Instance]) -> None:
 
 
 def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print) -> list[Path]:
-    """Run the benchmark and write CSV, PNGs, summary.md and bench.json into ``out``."""
+    """Run the benchmark and write CSV, PNGs, summary.md and bench.json into ``out``
+    (bench.json's ``inputs``: every file it read, with its SHA-256)."""
+    from optsched.files import recording_inputs
+
+    with recording_inputs() as inputs:
+        return _run_bench(cfg, out, inputs, log)
+
+
+def _run_bench(cfg: BenchConfig, out: Path, inputs: Mapping[str, Any], log: Callable[[str], None]) -> list[Path]:
     import pandas as pd
 
     from optsched.artifacts import begin_set, package_versions, write_csv, write_manifest, write_text
@@ -451,7 +459,7 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
     paths.append(write_text(out / "summary.md", text))
     read = captured is None and cfg.use_files and data_dir.is_dir()
     meta = {"config": dataclasses.asdict(cfg), "versions": package_versions(), "wall_s": wall,
-            "data_dir_read": str(data_dir.resolve()) if read else None,
+            "data_dir_read": str(data_dir.resolve()) if read else None, "inputs": dict(sorted(inputs.items())),
             "loadavg_start": load0, "loadavg_end": load1, "notes": notes, "rows": len(df)}
     paths.append(write_manifest(out / "bench.json", meta, paths))
     return paths

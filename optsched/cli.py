@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from optsched.files import check_output_dir
+from optsched.files import check_output_dir, recording_inputs
 from optsched.observe import SubproblemError
 
 EXIT_BAD_INPUT = 2
@@ -267,7 +267,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     observer = Observer(shadow=shadow, shadow_every=args.shadow_every, shadow_time_limit=args.shadow_time_limit,
                         capture_dir=args.capture, capture_every=args.capture_every,
                         run_info={"paper": exp.name, "preset": args.preset, "config": asdict(cfg)})
-    with observer:
+    with observer, recording_inputs():
         paths = exp.run(cfg, out)
     paths += observer.write(out)
     for p in paths:

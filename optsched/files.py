@@ -11,14 +11,22 @@ than the cap is refused with a one-line ``ValueError`` naming the file and the l
 The cap is :data:`MAX_INPUT_BYTES` (256 MiB); the environment variable
 ``OPTSCHED_MAX_INPUT_BYTES`` (a whole number of bytes) overrides it, e.g. for the full
 Alibaba trace tables.
+
+Inside :func:`recording_inputs`, every user file read to its end is noted with its size and
+SHA-256 (hashed as it is read, not read twice): a run's metadata names the very data it read
+(a trace directory's path alone said nothing of what was in it).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import errno
+import hashlib
 import io
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -50,13 +58,47 @@ def _too_big(what: str, path: Path, limit: int) -> ValueError:
     return ValueError(f"{what}: {path} is larger than the {limit} byte input limit (set {ENV_MAX_INPUT_BYTES} to raise it)")
 
 
+InputsRead = dict[str, dict[str, object]]
+# the open recording_inputs blocks of this thread (or task), innermost last: runs on other
+# threads (a Dask worker's) note their own files only
+_recorders: contextvars.ContextVar[tuple[InputsRead, ...]] = contextvars.ContextVar("optsched_inputs", default=())
+
+
+@contextlib.contextmanager
+def recording_inputs() -> Iterator[InputsRead]:
+    """A block whose user files read to their end (on this thread) are noted in the yielded
+    dict: the path as opened -> ``{"resolved": absolute path, "bytes": size, "sha256": digest}``
+    (a file read again keeps its last reading). Blocks nest: a file read in an inner block is
+    noted in the outer ones too."""
+    inputs: InputsRead = {}
+    token = _recorders.set((*_recorders.get(), inputs))
+    try:
+        yield inputs
+    finally:
+        _recorders.reset(token)
+
+
+def inputs_read() -> InputsRead | None:
+    """The innermost :func:`recording_inputs` block's notes so far (a copy), None outside any."""
+    open_blocks = _recorders.get()
+    return dict(open_blocks[-1]) if open_blocks else None
+
+
+def _note_input(path: Path, size: int, digest: str) -> None:
+    note = {"resolved": str(path.resolve()), "bytes": size, "sha256": digest}
+    for inputs in _recorders.get():
+        inputs[str(path)] = note
+
+
 class _Capped(io.RawIOBase):
-    """A raw reader over a file descriptor that fails once more than ``limit`` bytes came out."""
+    """A raw reader over a file descriptor that fails once more than ``limit`` bytes came out
+    (and, inside :func:`recording_inputs`, hashes what comes out and notes it at the end)."""
 
     def __init__(self, fd: int, what: str, path: Path, limit: int) -> None:
         self._file = io.FileIO(fd, "rb", closefd=True)
         self._what, self._path, self._limit = what, path, limit
         self._count = 0
+        self._hash = hashlib.sha256() if _recorders.get() else None
 
     def readable(self) -> bool:
         return True
@@ -69,6 +111,12 @@ class _Capped(io.RawIOBase):
         self._count += n or 0
         if self._count > self._limit:
             raise _too_big(self._what, self._path, self._limit)
+        if self._hash is not None:
+            if n:
+                self._hash.update(memoryview(buffer)[:n])
+            elif len(buffer):  # the end of the file
+                _note_input(self._path, self._count, self._hash.hexdigest())
+                self._hash = None
         return n  # type: ignore[return-value]
 
     def close(self) -> None:
@@ -109,8 +157,12 @@ def open_user_file(path: str | Path, what: str) -> IO[bytes]:
 
 def check_user_file(path: str | Path, what: str) -> None:
     """The checks of :func:`open_user_file` alone, for a file a library reads itself (HiGHS
-    reading an MPS file): a regular file no larger than the cap."""
-    open_user_file(path, what).close()
+    reading an MPS file): a regular file no larger than the cap. Inside
+    :func:`recording_inputs` it is read through once, to note it."""
+    with open_user_file(path, what) as fh:
+        if inputs_read() is not None:
+            while fh.read(1 << 20):
+                pass
 
 
 def read_user_bytes(path: str | Path, what: str) -> bytes:

@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 from optsched.artifacts import machine
 from optsched.claims import MIN_REPLICATES, Claim
 from optsched.config import MAX_WORKERS, whole_number, within_memory
+from optsched.files import recording_inputs
 from optsched.papers import Paper, ReproductionRun, get_paper, paper_names
 
 
@@ -76,7 +77,8 @@ def _run_replicate(name: str, preset: str, settings: Mapping[str, Any], out: Pat
     """One replicate of a run (a worker process may run it): its paths and CPU seconds."""
     cpu = time.process_time()
     paper = get_paper(name)
-    return paper.run(paper.make_config(settings, preset), out), time.process_time() - cpu
+    with recording_inputs():
+        return paper.run(paper.make_config(settings, preset), out), time.process_time() - cpu
 
 
 def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mapping[str, Any] | None = None,
@@ -154,7 +156,7 @@ def reproduce_paper(name: str, *, out: Path, full: bool = False, settings: Mappi
         wall, cpu = time.perf_counter(), time.process_time()
         shutil.rmtree(base / run.subdir / REPLICATES_DIR, ignore_errors=True)  # no replicate of an earlier run
         (base / run.subdir / SKIPPED).unlink(missing_ok=True)
-        with Observer(shadow=run.shadow, shadow_every=run.shadow_every) as observer:
+        with Observer(shadow=run.shadow, shadow_every=run.shadow_every) as observer, recording_inputs():
             paths += paper.run(cfg, base / run.subdir)
         paths += observer.write(base / run.subdir)
         seed = int(getattr(cfg, "seed", 0))

@@ -7,6 +7,7 @@ import csv
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -165,6 +166,25 @@ def test_serial_and_pool_give_identical_files(tmp_path: Path, esdp_sweep: tuple[
     assert "runtime_s" not in rows[0] and "versions" in rows[0] and '"horizon":60' in rows[0]["config"]
     times = read_rows(pool.parent / "timings.csv")
     assert len(times) == rep.total and all(float(t["runtime_s"]) >= 0 for t in times)
+    assert {(t["executor"], t["workers"]) for t in times} == {("pool", "2")}
+    assert {(t["executor"], t["workers"]) for t in read_rows(tmp_path / "timings.csv")} == {("serial", "1")}
+
+
+def test_a_resumed_sweep_names_the_session_that_ran_each_row(tmp_path: Path, esdp_sweep: tuple[Path, Path]) -> None:
+    """sweep.json names only the last session's executor: the rows stored by an earlier one
+    (a pool, then resumed serially) said nothing of where they ran."""
+    cfg, pool = esdp_sweep
+    out = tmp_path / "resumed"
+    shutil.copytree(pool.parent / "store", out / "store")
+    parts = sorted(Store(out / "store").parts())
+    for part in parts[::2]:
+        part.unlink()
+    kept = {r["key"] for part in parts[1::2] for r in read_rows(part)}
+    rep = run_sweep(cfg, out, executor="serial", progress=False)
+    assert rep.stored_before == len(kept) and rep.ran == rep.total - len(kept) > 0
+    assert (out / "results.csv").read_bytes() == pool.read_bytes()
+    ran_on = {t["key"]: (t["executor"], t["workers"]) for t in read_rows(out / "timings.csv")}
+    assert ran_on == {key: ("pool", "2") if key in kept else ("serial", "1") for key in ran_on}
 
 
 def test_solve_sweep_batching_and_rerun(tmp_path: Path) -> None:

@@ -29,9 +29,11 @@ and renamed into place (:mod:`optsched.sweep.store`): a killed sweep loses at mo
 in-flight batches, never leaves half a row, and a rerun skips every stored key. At the end
 the sweep's rows are consolidated, sorted by key, into ``OUT/results.csv`` (no timings:
 byte-identical for the same config whatever the executor, batching or interruptions, given
-deterministic backends), ``OUT/timings.csv`` (``key, runtime_s, cpu_s``) and
-``OUT/sweep.json`` (the sweep, counts, executor, wall time, versions). All three are written
-atomically.
+deterministic backends), ``OUT/timings.csv`` (``key, runtime_s, cpu_s, executor, workers``:
+the session that ran each row, as a resumed sweep's rows can come from several) and
+``OUT/sweep.json`` (the sweep, counts, this session's executor, wall time, versions). All three
+are written atomically. A run that read files (a trace directory) names each with its SHA-256
+in its row's ``inputs`` column.
 
 Executors (:mod:`optsched.sweep.executors`): ``--workers 1`` runs in-process; otherwise a
 ``ProcessPoolExecutor`` with ``--workers`` processes (default ``os.cpu_count()``); ``--dask

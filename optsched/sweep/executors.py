@@ -20,12 +20,14 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from optsched.files import recording_inputs
 from optsched.observe import SubproblemError
 from optsched.sweep.batches import Batches
 from optsched.sweep.grid import SweepRun, canonical_json
 from optsched.sweep.store import Row, cell
 
 TIMING_COLUMNS = ("runtime_s", "cpu_s")
+RAN_ON = ("executor", "workers")  # set on each row by the sweep process that stored it (timings.csv)
 EXECUTORS = ("serial", "pool", "dask")
 
 
@@ -112,7 +114,7 @@ def run_one(run: SweepRun) -> Row:
     start, cpu = time.perf_counter(), time.process_time()
     try:
         main = threading.current_thread() is threading.main_thread()
-        with contextlib.redirect_stderr(io.StringIO()) if main else contextlib.nullcontext():
+        with contextlib.redirect_stderr(io.StringIO()) if main else contextlib.nullcontext(), recording_inputs() as inputs:
             metrics = (_run_experiment if run.kind == "experiment" else _solve)(run, config)
     except (ValueError, SubproblemError) as exc:  # bad input met at run time, a policy's solver failing:
         # the same one line (and exit status) as the run outside a sweep, naming the run
@@ -122,10 +124,12 @@ def run_one(run: SweepRun) -> Row:
     timing = {"runtime_s": time.perf_counter() - start, "cpu_s": time.process_time() - cpu}
     timing.update({k: metrics.pop(k) for k in TIMING_COLUMNS if k in metrics})
     params = json.loads(run.params)
-    reserved = {*lead, "config", "versions", *TIMING_COLUMNS}
+    reserved = {*lead, "config", "versions", "inputs", *TIMING_COLUMNS, *RAN_ON}
     clash = sorted((set(params) & set(metrics)) | ((set(params) | set(metrics)) & reserved))
     if clash:
         raise RuntimeError(f"sweep: column {clash[0]!r} is both a setting and a result")
+    if inputs:  # the files the run read (a trace directory), by the path it opened them at
+        metrics["inputs"] = canonical_json({path: note["sha256"] for path, note in inputs.items()})
     row = {**lead, **params, **metrics, **timing}
     out = {k: cell(v) for k, v in row.items()}
     out["config"] = run.config

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from optsched.config import MAX_WORKERS, whole_number
 from optsched.sweep.batches import Batches
-from optsched.sweep.executors import TIMING_COLUMNS, DaskTLS, check_dask_address, run_dask, run_pool, run_serial
+from optsched.sweep.executors import RAN_ON, TIMING_COLUMNS, DaskTLS, check_dask_address, run_dask, run_pool, run_serial
 from optsched.sweep.grid import SweepRun, SweepConfig, expand, load_sweep
 from optsched.sweep.store import Row, Store, cell, column_order, write_table
 
@@ -106,6 +106,8 @@ def run_sweep(
                    disable=None if progress else True, dynamic_ncols=True)
 
         def on_done(rows: list[Row]) -> None:
+            for row in rows:  # which session ran it: a resumed sweep's rows can come from several
+                row.update(executor=executor, workers=str(n_workers))
             store.append(rows)
             bar.update(len(rows))
 
@@ -145,8 +147,8 @@ def consolidate(store: Store, runs: list[SweepRun], out: Path) -> list[Path]:
             raise ValueError(f"sweep: the stored row of run {run.key} does not hold that run's settings (a store part "
                              f"changed from outside); remove the part holding it to run it again")
     rows = with_best_bounds([have[r.key] for r in sorted(runs, key=lambda r: r.key)])
-    columns = [c for c in column_order(rows) if c not in TIMING_COLUMNS]
-    timing = ["key", *(c for c in TIMING_COLUMNS if any(c in r for r in rows))]
+    columns = [c for c in column_order(rows) if c not in TIMING_COLUMNS and c not in RAN_ON]
+    timing = ["key", *(c for c in (*TIMING_COLUMNS, *RAN_ON) if any(c in r for r in rows))]
     return [write_table(out / RESULTS, rows, columns), write_table(out / TIMINGS, rows, timing)]
 
 
