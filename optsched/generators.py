@@ -66,6 +66,27 @@ def hard_escb() -> Model:
     return EscbIndex(mean=rng.random(100), variance=0.3 * rng.random(100), weights=w, capacity=c)
 
 
+def _wide_knapsack(rng: np.random.Generator, n: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """One resource, weights up to 10^5, capacity 4 x 10^5: a DP table of ~8 x 10^7 capacity cells."""
+    return rng.integers(1, 100_000, (1, n)).astype(float), np.array([4e5])
+
+
+def hard_table() -> Model:  # dp: about 10 s with the default method
+    from optsched.models.budgeted_ip import BudgetedIP
+
+    rng = np.random.default_rng(0)
+    w, c = _wide_knapsack(rng)
+    return BudgetedIP(rng.integers(1, 1000, w.shape[1]).astype(float), w, c)
+
+
+def hard_escb_table() -> Model:  # aescb: its DP over the same capacity cells
+    from optsched.models.escb_index import EscbIndex
+
+    rng = np.random.default_rng(13)
+    w, c = _wide_knapsack(rng)
+    return EscbIndex(mean=rng.random(w.shape[1]), variance=0.3 * rng.random(w.shape[1]), weights=w, capacity=c)
+
+
 def hard_enumeration() -> Model:
     from optsched.models.budgeted_ip import BudgetedIP
 
@@ -104,6 +125,8 @@ HARD_INSTANCES: dict[str, tuple[Callable[[], Model], ...]] = {
     "budget_exact": (hard_family,),
     "escb_oa": (hard_escb,),
     "brute_force": (hard_enumeration,),
+    "dp": (hard_table,),
+    "aescb": (hard_escb_table,),
     "cvxpy": (big_projection, big_job),
     "alm": (big_job,),
     "stationary_alm": (big_stationary,),

@@ -340,6 +340,21 @@ def test_cpsat_is_not_optimal_where_its_objective_rounding_swamps_the_objective(
     assert normal.termination is Termination.OPTIMAL and normal.objective == pytest.approx(3.0001)
 
 
+@pytest.mark.parametrize("gap", [1e-300, 1e-9, 1.0])
+def test_cpsat_at_a_gap_option_bounds_by_its_proof_not_a_stale_bound(gap: float) -> None:
+    """CP-SAT leaves best_objective_bound stale when presolve alone solves the model: a 1-item
+    knapsack whose item does not fit had bound 17 for the optimum 0. At gap 0 the proof was
+    already the bound; with absolute_gap_limit > 0 the stale 17 stood, and a proven optimum read
+    gap_limit. The proof (objective + gap) now bounds it too, and the seam judges the gap."""
+    model = BudgetedIP(values=[17.0], weights=[[5.0]], capacity=[3.0])
+    r = optsched.solve(model, "cpsat", absolute_gap_limit=gap)
+    assert r.objective == 0.0 and r.bound is not None and 0.0 <= r.bound <= gap + 1e-9, (r.termination, r.bound)
+    assert r.termination is (Termination.OPTIMAL if gap < 1e-6 else Termination.GAP_LIMIT), (r.termination, r.bound)
+    swamped = BudgetedIP(values=[-1e8, 1e-4], weights=[[1.0, 1.0]], capacity=[2.0])  # the rounding's case above
+    r = optsched.solve(swamped, "cpsat", absolute_gap_limit=gap)
+    assert r.termination is not Termination.OPTIMAL and r.bound >= 1e-4
+
+
 @pytest.mark.parametrize("factor", [1e-300, 1e-90, 1e-12, 1e12, 1e90])
 def test_distinct_costs_of_any_scale_are_solved_relative_to_their_scale(factor):
     """The optimum of weights w * factor is factor times that of w, on every exact backend. CP-SAT
@@ -615,6 +630,63 @@ def test_pyomo_solves_budgeted_ip_rows_scaled_to_order_one() -> None:
     assert optsched.solve(model, "brute_force").objective == 36.0
     r = optsched.solve(model, "pyomo")
     assert r.termination is Termination.OPTIMAL and r.objective == 36.0, (r.termination, r.objective)
+
+
+def _pyomo_solver_names() -> list[str]:
+    """Every solver name the pyomo backend's ``solver`` option accepts here."""
+    import pyomo.environ  # noqa: F401
+    from pyomo.contrib.solver.common.factory import SolverFactory
+
+    from optsched.solvers.registry import get_backend
+
+    names = []
+    for name in sorted(SolverFactory._cls):
+        try:
+            get_backend("pyomo").check_options({"solver": name})
+        except ValueError:
+            continue
+        names.append(name)
+    return names
+
+
+# SCIP's defaults (feasibility 1e-6) on these: 5 where 6 is, optimal 5 where nothing is feasible
+# (test_scip_solves_what_its_default_tolerances_get_wrong's models)
+NEAR_TOLERANCE = (
+    BudgetedIP(values=[1.0, 0.0, 0.0, 5.0], weights=[[1e4, 1e8, 1e8, 5.0], [2.0, 1e6, 1.0, 5.0]],
+               capacity=[100010000.0, 1000002.0], budget_coeffs=[0.903, 0.121, 0.656, 1.071], budget=1.0),
+    BudgetedIP(values=[1.0, 1.0, 3.0], weights=[[1.0, 1.0, 0.0]], capacity=[10.0], budget_coeffs=[1.3, 1.7, 0.0],
+               budget=3 * (1 + 5e-7)),
+    BudgetedIP(values=[-1e8, 1e-4], weights=[[1.0, 1.0]], capacity=[2.0]),
+)
+
+
+@pytest.mark.parametrize("solver", _pyomo_solver_names())
+def test_every_pyomo_solver_name_gets_its_familys_proof_check(solver: str) -> None:
+    """``solver=scip_persistent`` (a scip_direct under another name) ran with SCIP's default
+    tolerances and none of the proof checks keyed on the name "scip_direct": optimal 5 with bound
+    5 where 6 is, and optimal 5 on a program with no feasible point."""
+    for model in NEAR_TOLERANCE:
+        exact = optsched.solve(model, "brute_force")
+        r = optsched.solve(model, "pyomo", solver=solver)
+        if r.termination is Termination.INFEASIBLE or exact.termination is Termination.INFEASIBLE:
+            assert r.termination is exact.termination, (solver, r.termination, r.objective)
+            continue
+        assert r.objective is not None and r.objective <= exact.objective + 1e-9
+        assert r.bound is None or r.bound >= exact.objective - 1e-9 * abs(exact.objective), (solver, r.bound)
+        if r.termination is Termination.OPTIMAL:
+            assert r.objective == pytest.approx(exact.objective, rel=1e-9, abs=1e-12), (solver, r.objective)
+
+
+def test_an_integer_program_solved_by_a_pyomo_solver_of_unknown_tolerances_is_feasible(monkeypatch) -> None:
+    """A solver whose proof optsched cannot check (not HiGHS or SCIP) gives ``feasible``, its
+    bound kept aside as unproven."""
+    from optsched.solvers import pyomo_reference
+
+    monkeypatch.setattr(pyomo_reference, "_family", lambda solver: None)
+    model = NEAR_TOLERANCE[0]
+    r = optsched.solve(model, "pyomo")
+    assert r.termination is Termination.FEASIBLE and r.bound is None, (r.termination, r.bound)
+    assert "tolerances" in r.extra["optimality"] and r.extra["unproven_bound"] >= r.objective
 
 
 # Three LPs whose columns or costs span many orders (found by a probe over 360 such programs):

@@ -36,13 +36,15 @@ from __future__ import annotations
 import math
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Termination
 from optsched.solvers.registry import Backend, Option, register_backend
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,6 +118,32 @@ class TableTooLarge(ValueError):
     def __init__(self, message: str, cells: float) -> None:
         super().__init__(message)
         self.cells = cells
+
+
+class Stopped(Exception):
+    """The table kernels saw their ``stop`` flag set (a deadline, Ctrl-C) and gave up."""
+
+
+def stop_flag() -> np.ndarray:
+    """A fresh ``stop`` flag for the table kernels: int64[1], 0 until someone sets it to 1."""
+    return np.zeros(1, dtype=np.int64)
+
+
+def _table(kernel_fn: Callable[..., Any], *args: Any, stop: np.ndarray | None, too_large: str | None = None,
+           cells: float = 0.0) -> Any:
+    """``kernel_fn(*args, stop)``: :class:`Stopped` when the flag stopped it; with ``too_large``,
+    the kernel's cell-limit ValueError as :class:`TableTooLarge` (that text, then the kernel's)."""
+    from optsched.solvers.budget_dp_kernel import STOPPED
+
+    stop = stop_flag() if stop is None else stop
+    try:
+        return kernel_fn(*args, stop)
+    except ValueError as exc:
+        if str(exc) == STOPPED:
+            raise Stopped(STOPPED) from None
+        if too_large is None:
+            raise
+        raise TableTooLarge(f"{exc} ({too_large})", cells) from None
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,7 +237,7 @@ def plan_budget_family(
     )
 
 
-def _run_dense(plan: FamilyPlan, max_cells: float) -> tuple[np.ndarray, np.ndarray, int]:
+def _run_dense(plan: FamilyPlan, max_cells: float, stop: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, int]:
     """The table of (23) with one entry per (s, capacity cell, item) and one decision bit each."""
     from optsched.solvers import budget_dp_kernel as kernel
 
@@ -221,10 +249,8 @@ def _run_dense(plan: FamilyPlan, max_cells: float) -> tuple[np.ndarray, np.ndarr
     dec_off = np.zeros(plan.ncell.shape[0], dtype=np.int64)
     dec_off[1:] = np.cumsum(level_cells[:-1])
     total = int(dec_off[-1])
-    root, dec = kernel.family_table(
-        plan.values, plan.budget_coeffs, plan.weights, plan.lo, plan.hi, plan.stride,
-        plan.ncell, plan.smax, dec_off, total, int(level_cells.max()),
-    )
+    root, dec = _table(kernel.family_table, plan.values, plan.budget_coeffs, plan.weights, plan.lo, plan.hi,
+                       plan.stride, plan.ncell, plan.smax, dec_off, total, int(level_cells.max()), stop=stop)
     chosen = kernel.backtrack(
         root, plan.budget_coeffs, plan.weights, plan.capacity, plan.lo, plan.hi, plan.stride,
         plan.smax, dec_off, dec,
@@ -237,17 +263,14 @@ def _run_dense(plan: FamilyPlan, max_cells: float) -> tuple[np.ndarray, np.ndarr
     return values, choices, total
 
 
-def _run_pareto(plan: FamilyPlan, max_cells: float) -> tuple[np.ndarray, np.ndarray, int]:
+def _run_pareto(plan: FamilyPlan, max_cells: float, stop: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, int]:
     """The same recursion on step functions: one entry per step of V(., c, i), not per s."""
     from optsched.solvers import budget_dp_kernel as kernel
 
-    try:
-        pu, pv, pref, root_start, root_len, used = kernel.pareto_table(
-            plan.values, plan.budget_coeffs, plan.weights, plan.lo, plan.hi, plan.stride,
-            plan.ncell, plan.max_budget, int(min(max_cells, 2**62)),
-        )
-    except ValueError as exc:
-        raise TableTooLarge(f"{exc} ({max_cells:.3g})", max_cells) from None
+    pu, pv, pref, root_start, root_len, used = _table(
+        kernel.pareto_table, plan.values, plan.budget_coeffs, plan.weights, plan.lo, plan.hi, plan.stride,
+        plan.ncell, plan.max_budget, int(min(max_cells, 2**62)), stop=stop, too_large=f"{max_cells:.3g}",
+        cells=max_cells)
     values, choices = kernel.pareto_backtrack(
         plan.items.shape[0], plan.max_budget, pu, pv, pref, root_start, root_len
     )
@@ -286,7 +309,7 @@ _VISITED_CACHE_SIZE = 64  # entries
 _VISITED_CACHE_CELLS = 2_000_000  # positions over all entries (16 bytes each)
 
 
-def visited_cells(plan: FamilyPlan) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def visited_cells(plan: FamilyPlan, stop: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(level_start, child_skip, child_take, count): the capacity cells the recursion visits
     from the root, numbered level by level (``visit_cells``); cached per thread."""
     from optsched.solvers import budget_dp_kernel as kernel
@@ -298,14 +321,13 @@ def visited_cells(plan: FamilyPlan) -> tuple[np.ndarray, np.ndarray, np.ndarray,
         cache[key] = hit  # most recently used last
         return hit
     box = int(plan.ncell.sum())
-    pos = buffer("pos", box, np.int32)
-    pos[:box] = -1
+    pos = buffer("pos", box, np.int32)  # each level's part set to -1 by the kernel, as it goes
     K = plan.weights.shape[0]
     cvec = buffer("cvec", box * K, np.int64)[: box * K].reshape(box, K)
     level_start = np.empty(plan.ncell.shape[0] + 1, dtype=np.int64)
     child_skip, child_take = buffer("child_skip", box, np.int64), buffer("child_take", box, np.int64)
-    count = int(kernel.visit_cells(plan.weights, plan.lo, plan.hi, plan.stride, plan.ncell, plan.capacity,
-                                   pos, cvec, level_start, child_skip, child_take))
+    count = int(_table(kernel.visit_cells, plan.weights, plan.lo, plan.hi, plan.stride, plan.ncell, plan.capacity,
+                       pos, cvec, level_start, child_skip, child_take, stop=stop))
     if count > _VISITED_CACHE_CELLS // 4:
         return level_start, child_skip, child_take, count
     out = (level_start, child_skip[:count].copy(), child_take[:count].copy(), count)
@@ -315,7 +337,8 @@ def visited_cells(plan: FamilyPlan) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     return out
 
 
-def fill_fronts(plan: FamilyPlan, max_cells: float, visited, prune: bool, threshold: float):
+def fill_fronts(plan: FamilyPlan, max_cells: float, visited, prune: bool, threshold: float,
+                stop: np.ndarray | None = None):
     from optsched.solvers import budget_dp_kernel as kernel
 
     level_start, child_skip, child_take, count = visited
@@ -326,30 +349,26 @@ def fill_fronts(plan: FamilyPlan, max_cells: float, visited, prune: bool, thresh
         bu, bv = np.zeros(1, dtype=np.int64), np.zeros(1)
     guess = int(min(max(1024, 16 * count), max_cells))
     pools = (buffer("pu", guess, np.int64), buffer("pv", guess, np.float64), buffer("pref", guess, np.int64))
-    try:
-        pu, pv, pref, root_start, root_len, used = kernel.fill_fronts(
-            plan.values, plan.budget_coeffs, plan.max_budget, int(min(max_cells, 2**62)), level_start,
-            child_skip, child_take, *pools, buffer("start", count, np.int64), buffer("length", count, np.int64),
-            prune, threshold, bu, bv,
-        )
-    except ValueError as exc:
-        raise TableTooLarge(f"{exc} ({max_cells:.3g})", max_cells) from None
+    pu, pv, pref, root_start, root_len, used = _table(
+        kernel.fill_fronts, plan.values, plan.budget_coeffs, plan.max_budget, int(min(max_cells, 2**62)), level_start,
+        child_skip, child_take, *pools, buffer("start", count, np.int64), buffer("length", count, np.int64),
+        prune, threshold, bu, bv, stop=stop, too_large=f"{max_cells:.3g}", cells=max_cells)
     for name, arr in zip(("pu", "pv", "pref"), (pu, pv, pref)):
         _keep(name, arr)
     return pu, pv, pref, root_start, root_len, used
 
 
-def _run_reach(plan: FamilyPlan, max_cells: float) -> tuple[np.ndarray, np.ndarray, int]:
+def _run_reach(plan: FamilyPlan, max_cells: float, stop: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, int]:
     """``pareto`` on the visited cells only, with reused pools (the default)."""
     from optsched.solvers import budget_dp_kernel as kernel
 
-    pu, pv, pref, root_start, root_len, used = fill_fronts(plan, max_cells, visited_cells(plan), False, 0.0)
+    pu, pv, pref, root_start, root_len, used = fill_fronts(plan, max_cells, visited_cells(plan, stop), False, 0.0, stop)
     values, choices = kernel.pareto_backtrack(plan.items.shape[0], plan.max_budget, pu, pv, pref, root_start, root_len)
     return values, choices, int(used)
 
 
-# method name -> runner(plan, max_cells) -> (values, choices over the kept items, cells used)
-DP_METHODS: dict[str, Callable[[FamilyPlan, float], tuple[np.ndarray, np.ndarray, int]]] = {
+# method name -> runner(plan, max_cells, stop) -> (values, choices over the kept items, cells used)
+DP_METHODS: dict[str, Callable[[FamilyPlan, float, np.ndarray | None], tuple[np.ndarray, np.ndarray, int]]] = {
     "reach": _run_reach,
     "pareto": _run_pareto,
     "dense": _run_dense,
@@ -357,11 +376,13 @@ DP_METHODS: dict[str, Callable[[FamilyPlan, float], tuple[np.ndarray, np.ndarray
 DEFAULT_METHOD = "reach"
 
 
-def run_plan(plan: FamilyPlan, method: str = DEFAULT_METHOD, max_cells: float = DEFAULT_MAX_CELLS) -> BudgetFamilySolution:
-    """Fill the table of ``plan`` by ``method`` (numba kernels) and backtrack every budget's x."""
+def run_plan(plan: FamilyPlan, method: str = DEFAULT_METHOD, max_cells: float = DEFAULT_MAX_CELLS, *,
+             stop: np.ndarray | None = None) -> BudgetFamilySolution:
+    """Fill the table of ``plan`` by ``method`` (numba kernels) and backtrack every budget's x;
+    :class:`Stopped` once ``stop`` (:func:`stop_flag`) is set."""
     if method not in DP_METHODS:
         raise ValueError(f"method: unknown DP method {method!r} (known: {', '.join(DP_METHODS)})")
-    values, chosen, cells = DP_METHODS[method](plan, max_cells)
+    values, chosen, cells = DP_METHODS[method](plan, max_cells, stop)
     choices = np.zeros((plan.max_budget + 1, plan.n), dtype=bool)
     choices[:, plan.items] = chosen
     return BudgetFamilySolution(
@@ -382,6 +403,8 @@ def solve_budget_family(
     mask: Any = None,
     max_cells: float = DEFAULT_MAX_CELLS,
     method: str = DEFAULT_METHOD,
+    *,
+    stop: np.ndarray | None = None,
 ) -> BudgetFamilySolution:
     """Solve P4(s) for every s = 0..max_budget with one table (Algorithm 2, eq. (23)).
 
@@ -390,10 +413,42 @@ def solve_budget_family(
     ``method``: "reach" (default: one entry per step of V(., c, i), on the capacity cells the
     recursion visits from the root), "pareto" (the same on every cell of the capacity box) or
     "dense" (one entry per s, the table as printed).
-    Raises ValueError naming the field on bad input, :class:`TableTooLarge` above ``max_cells``.
+    Raises ValueError naming the field on bad input, :class:`TableTooLarge` above ``max_cells``,
+    :class:`Stopped` once ``stop`` (:func:`stop_flag`) is set.
     """
     plan = plan_budget_family(values, weights, capacity, budget_coeffs, max_budget, mask, max_cells)
-    return run_plan(plan, method, max_cells)
+    return run_plan(plan, method, max_cells, stop=stop)
+
+
+# Tables of at most this many capacity cells fill on the calling thread with no stop flag: in
+# about a millisecond (30-230 ns a cell measured), less than the ~50 us of the thread hop and
+# timer would add to each of ESDP's slots; a time limit then overruns by at most that
+DIRECT_CELLS = 3e4
+
+
+def run_stoppable(fill: Callable[[np.ndarray | None], T], time_limit: float | None, capacity_cells: float) -> T:
+    """``fill(stop)`` with a fresh :func:`stop_flag` that a timer sets after ``time_limit``
+    seconds and Ctrl-C sets at once (the kernels run without the GIL: the timer's thread and
+    the main thread's KeyboardInterrupt get through). :class:`Stopped` at the deadline. A table
+    of at most :data:`DIRECT_CELLS` ``capacity_cells`` runs as ``fill(None)``."""
+    from optsched.solvers.interrupt import interruptible
+
+    if capacity_cells <= DIRECT_CELLS:
+        return fill(None)
+    stop = stop_flag()
+
+    def halt() -> None:
+        stop[0] = 1
+
+    timer = threading.Timer(time_limit, halt) if time_limit is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        return interruptible(lambda: fill(stop), halt)
+    finally:
+        if timer is not None:
+            timer.cancel()
 
 
 def _whole(*arrays: np.ndarray) -> bool:
@@ -449,6 +504,7 @@ class BudgetDpBackend(Backend):
     NAME = "dp"
     DESCRIPTION = "Algorithm 2 of paper 000: one DP table gives P4(s) for every budget s (integral data)"
     EXACT = True
+    SUPPORTS_TIME_LIMIT = True  # the table kernels poll a stop flag once per cell
     MODELS = frozenset(_DP_VIEWS)
     PRIORITY = 25  # after CP-SAT and HiGHS for one budget; first for a family
     REQUIRES = ("numba",)
@@ -486,9 +542,14 @@ class BudgetDpBackend(Backend):
         _, read_back = _DP_VIEWS[model.name]
         limit = float(options["max_table_cells"])
         try:
-            fam = run_plan(self._plan(model, limit), options["method"], limit)
+            plan = self._plan(model, limit)
+            fam = run_stoppable(lambda stop: run_plan(plan, options["method"], limit, stop=stop), time_limit,
+                                plan.capacity_cells)
         except TableTooLarge as exc:
             return Result(Termination.ERROR, extra={"message": f"{exc} (max_table_cells)"})
+        except Stopped:
+            return Result(Termination.TIME_LIMIT, extra={"message": f"dp: the table was not filled within the time "
+                                                                    f"limit of {time_limit:g} s"})
         fields = read_back(model, fam)
         extra = {"table_cells": fam.table_cells, "paper_cells": fam.paper_cells}
         if "values" in fields:

@@ -190,16 +190,20 @@ class CpSatBackend(Backend):
             solution = as_standard(model).solution_from_vector(x)
             objective_value = back.value(solver.objective_value)
             bound = back.value(solver.best_objective_bound)
-            if name == "OPTIMAL" and options["absolute_gap_limit"] == 0:
-                # proven optimal at gap 0 for the objective CP-SAT rounded to integers; CP-SAT
-                # leaves best_objective_bound stale when presolve alone solves the model (bound 17
-                # for the optimum 0 of a 1-item knapsack whose item does not fit), so the proof,
-                # widened by twice the rounding's worst case, is the bound: values -1e8 and 1e-4
-                # lost the 1e-4, and CP-SAT said optimal 0 where 1e-4 is
-                slack = 2.0 * _rounding_error(scaled, float(options["mip_wanted_precision"]))
-                bound = back.value(solver.objective_value + (slack if form.maximize else -slack))
-                termination, bound = judged(model, objective_value, bound, extra,
-                                            "CP-SAT's proof, less its integer rounding of the objective, proves")
+            if name == "OPTIMAL":
+                # proven optimal within absolute_gap_limit for the objective CP-SAT rounded to
+                # integers; CP-SAT leaves best_objective_bound stale when presolve alone solves the
+                # model (bound 17 for the optimum 0 of a 1-item knapsack whose item does not fit),
+                # so the proof, widened by the gap and twice the rounding's worst case, bounds it
+                # too (values -1e8 and 1e-4 lost the 1e-4, and CP-SAT said optimal 0 where 1e-4 is)
+                sign = 1.0 if form.maximize else -1.0
+                proven = solver.objective_value + sign * solver.parameters.absolute_gap_limit
+                if options["absolute_gap_limit"] > 0:  # the tighter of the two proofs
+                    proven = sign * min(sign * proven, sign * solver.best_objective_bound)
+                bound = back.value(proven + sign * 2.0 * _rounding_error(scaled, float(options["mip_wanted_precision"])))
+                if options["absolute_gap_limit"] == 0:  # else the seam says gap_limit (the option loosens the proof)
+                    termination, bound = judged(model, objective_value, bound, extra,
+                                                "CP-SAT's proof, less its integer rounding of the objective, proves")
             if name == "FEASIBLE":  # CP-SAT stops short of a proof only at a limit, and time is the only one set
                 termination = Termination.TIME_LIMIT
         return Result(termination, objective=objective_value, bound=bound, solution=solution,

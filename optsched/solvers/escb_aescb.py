@@ -28,9 +28,9 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.result import Result, Termination
-from optsched.solvers.budget_dp import (DEFAULT_MAX_CELLS, DP_METHODS, FamilyPlan, TableTooLarge, buffer, capacity_cells,
-                                       fill_fronts,
-                                       plan_budget_family, solve_budget_family, visited_cells)
+from optsched.solvers.budget_dp import (DEFAULT_MAX_CELLS, DP_METHODS, FamilyPlan, Stopped, TableTooLarge, buffer,
+                                       capacity_cells, fill_fronts, plan_budget_family, run_stoppable,
+                                       solve_budget_family, visited_cells)
 from optsched.solvers.registry import Backend, Option, PrepareFn, check_exact_backend_option, register_backend
 
 
@@ -66,7 +66,8 @@ def escb_scaled_coefficients(mean: np.ndarray, variance: np.ndarray, xi: int) ->
     return np.ceil(xi * mean).astype(np.int64), np.ceil(float(xi) ** 2 * variance).astype(np.int64)
 
 
-def envelope_pick(plan: FamilyPlan, max_cells: float = DEFAULT_MAX_CELLS) -> tuple[np.ndarray, dict[str, float]]:
+def envelope_pick(plan: FamilyPlan, max_cells: float = DEFAULT_MAX_CELLS, *,
+                  stop: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, float]]:
     """x*_{P4}(s*) of (17) without solving every budget: the pruned Pareto DP.
 
     ESDP needs one member of the family: s* = argmax_s s + sqrt(V(s)) (the smallest s on
@@ -106,7 +107,8 @@ def envelope_pick(plan: FamilyPlan, max_cells: float = DEFAULT_MAX_CELLS) -> tup
        them (smallest u on ties) is the full DP's s*, and the pointer walk from it passes
        through kept points only (each has bound >= phi* >= threshold), giving the same x.
 
-    Returns x over the plan's kept items and counters (points kept, incumbent, best score).
+    Returns x over the plan's kept items and counters (points kept, incumbent, best score);
+    :class:`~optsched.solvers.budget_dp.Stopped` once ``stop`` is set.
     """
     from optsched.solvers import budget_dp_kernel as kernel
 
@@ -114,7 +116,7 @@ def envelope_pick(plan: FamilyPlan, max_cells: float = DEFAULT_MAX_CELLS) -> tup
     S = plan.max_budget
     if n == 0:
         return np.zeros(0, dtype=bool), {"points": 1, "incumbent": 0.0, "score": 0.0}
-    visited = visited_cells(plan)
+    visited = visited_cells(plan, stop)
     level_start, child_skip, child_take = visited[:3]
     h = buffer("h", visited[-1], np.float64)
     b, vals = plan.budget_coeffs, plan.values
@@ -128,7 +130,7 @@ def envelope_pick(plan: FamilyPlan, max_cells: float = DEFAULT_MAX_CELLS) -> tup
         incumbent = max(incumbent, min(u, S) + math.sqrt(v))
         lam = 0.5 / math.sqrt(v) if v > 0 else 0.0
     threshold = incumbent - 1e-9 * max(1.0, abs(incumbent))
-    pu, pv, pref, root_start, root_len, used = fill_fronts(plan, max_cells, visited, True, threshold)
+    pu, pv, pref, root_start, root_len, used = fill_fronts(plan, max_cells, visited, True, threshold, stop)
     x, u, v = kernel.front_pick(n, pu, pv, pref, root_start, root_len)
     return x, {"points": int(used), "incumbent": incumbent, "score": float(u + math.sqrt(v))}
 
@@ -142,6 +144,8 @@ def aescb_index(
     max_budget: int | None = None,
     mask: Any = None,
     method: str = "envelope",
+    *,
+    stop: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """The AESCB route to P3: max mean.x + sqrt(variance.x) s.t. W x <= capacity, x binary.
 
@@ -156,6 +160,7 @@ def aescb_index(
     ``max_budget`` S defaults to the sum of all Upsilon_e (every reachable budget); ESDP passes
     xi * m. Guarantee (Theorem 1 with the ceilings): when S >= Upsilon.x for an optimal x of P3,
     value >= OPT - (|x| + sqrt(|x|)) / xi, with |x| the number of chosen items.
+    ``stop``: the DP's stop flag (:func:`~optsched.solvers.budget_dp.run_stoppable`).
     """
     if isinstance(xi, bool) or not float(xi).is_integer() or xi < 1:
         raise ValueError(f"xi: expected a whole number >= 1, got {xi!r}")
@@ -172,9 +177,10 @@ def aescb_index(
     if method == "envelope":
         plan = plan_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask)
         x = np.zeros(mu.shape[0], dtype=bool)
-        x[plan.items] = envelope_pick(plan)[0]
+        x[plan.items] = envelope_pick(plan, stop=stop)[0]
     else:
-        fam = solve_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask, method=method)
+        fam = solve_budget_family(sigma2.astype(np.float64), weights, capacity, upsilon, S, mask, method=method,
+                                  stop=stop)
         x = fam.choices[pick_budget(fam.values)]
     return x, float(mu @ x + math.sqrt(float(var @ x)))
 
@@ -193,6 +199,7 @@ class AescbBackend(Backend):
     NAME = "aescb"
     DESCRIPTION = "AESCB route of paper 000: scale (13)-(14), DP over every budget, pick s* (17); not exact"
     EXACT = False
+    SUPPORTS_TIME_LIMIT = True  # the DP's kernels poll a stop flag; family_backend gets the limit
     MODELS = frozenset({"escb_index"})
     PRIORITY = 40
     REQUIRES = ("numba",)
@@ -225,12 +232,16 @@ class AescbBackend(Backend):
         slots need 1.2e9 capacity cells, and each slot failed in the policy's loop."""
         if options["family_backend"] != "dp":
             return None
-        m: Any = model
-        cells = capacity_cells(m.weights, m.capacity)
+        cells = self._cells(model)
         if cells <= DEFAULT_MAX_CELLS:
             return None
         return (f"aescb: the DP of Algorithm 2 needs {cells:.3g} capacity cells for this instance, above its limit of "
                 f"{DEFAULT_MAX_CELLS:.3g} (escb_oa solves it exactly; family_backend=budget_exact one budget at a time)")
+
+    @staticmethod
+    def _cells(model: Any) -> float:
+        """The capacity cells of the DP's table (:func:`~optsched.solvers.budget_dp.capacity_cells`)."""
+        return model.memo("capacity_cells", lambda: capacity_cells(model.weights, model.capacity))
 
     def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> Any:
         if options["family_backend"] == "dp":
@@ -246,15 +257,20 @@ class AescbBackend(Backend):
                                                                f"DP's integers (2^62); at most {math.floor(top)} fits them"})
         if options["family_backend"] == "dp":
             try:
-                x, value = aescb_index(m.mean, m.variance, m.weights, m.capacity, xi, options["max_budget"],
-                                       method=options["method"])
+                x, value = run_stoppable(lambda stop: aescb_index(
+                    m.mean, m.variance, m.weights, m.capacity, xi, options["max_budget"], method=options["method"],
+                    stop=stop), time_limit, self._cells(m))
             except TableTooLarge as exc:  # as the dp backend: the table this instance needs, a status
                 return Result(Termination.ERROR, extra={"message": f"{exc} (max_table_cells of the DP)"})
+            except Stopped:
+                return Result(Termination.TIME_LIMIT, extra={"message": f"aescb: the DP was not done within the "
+                                                                        f"time limit of {time_limit:g} s"})
             exact = True
         else:
-            x, value, exact = self._by_family(m, xi, options["max_budget"], state)  # the family backend (new_state)
-            if x is None:
-                return Result(Termination.ERROR, extra={"message": value})
+            picked = self._by_family(m, xi, options["max_budget"], state, time_limit)  # the family backend (new_state)
+            if isinstance(picked, Result):
+                return picked
+            x, value, exact = picked
         chosen = int(x.sum())
         # Theorem 1 bounds the index of the exactly solved family's pick
         bound = value + theorem1_gap(chosen, xi) if options["max_budget"] is None and exact else None
@@ -262,9 +278,11 @@ class AescbBackend(Backend):
                       extra={"xi": xi})
 
     @staticmethod
-    def _by_family(m: Any, xi: int, max_budget: int | None, family: Any) -> tuple[Any, Any, bool]:
+    def _by_family(m: Any, xi: int, max_budget: int | None, family: Any,
+                   time_limit: float | None) -> tuple[np.ndarray, float, bool] | Result:
         """(x*_{P4}(s*), its index, whether the family was solved to optimality) with the family
-        solved by a prepared ``budget_family`` backend; (None, why, False) when it failed."""
+        solved by a prepared ``budget_family`` backend within ``time_limit``; the result to
+        report (error, time limit) when it gave no solution."""
         from optsched.models.budget_family import BudgetFamily
 
         upsilon, sigma2 = escb_scaled_coefficients(m.mean, m.variance, xi)
@@ -272,10 +290,12 @@ class AescbBackend(Backend):
         fam = BudgetFamily(sigma2.astype(np.float64), m.weights, m.capacity, upsilon, S)
         refused = family.fits(fam)
         if refused is not None:
-            return None, f"the family backend {family.name!r} does not take the scaled family: {refused}", False
-        r = family.solve(fam)
+            return Result(Termination.ERROR, extra={
+                "message": f"the family backend {family.name!r} does not take the scaled family: {refused}"})
+        r = family.solve(fam, time_limit=time_limit)
         if not r.ok:
-            return None, f"the budget family by {family.name!r} ended {r.termination.value}: {r.message}", False
+            return Result(Termination.TIME_LIMIT if r.termination is Termination.TIME_LIMIT else Termination.ERROR,
+                          extra={"message": f"the budget family by {family.name!r} ended {r.termination.value}: {r.message}"})
         values = np.array([-np.inf if v is None else v for v in r.extra["values"]])
         x = np.zeros(m.n_items, dtype=bool)
         x[np.asarray(r.solution[pick_budget(values)], dtype=np.int64)] = True

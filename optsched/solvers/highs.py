@@ -269,6 +269,16 @@ def _mip_start(h: Any, x: np.ndarray) -> None:
     h.setSolution(start)
 
 
+def highs_options_misfit(model: Model, given: Mapping[str, Any] | None, where: str) -> str | None:
+    """Why HiGHS options ``given`` cannot solve ``model``, or None: HiGHS 1.14's interior point
+    solver takes no quadratic objective (``solver = ipm`` on a QP ended kModelError, an error
+    result for what is a choice of option)."""
+    if (given or {}).get("solver") == "ipm" and as_standard(model).to_standard_form().hessian is not None:
+        return (f"{where}.solver = 'ipm' (HiGHS's interior point) takes no quadratic objective; for a QP use "
+                "'choose' or 'qpasm'")
+    return None
+
+
 @register_backend
 class HighsBackend(Backend):
     NAME = "highs"
@@ -300,6 +310,9 @@ class HighsBackend(Backend):
             return ("highs: HiGHS 1.14 returned wrong 'optimal' answers on programs mixing integer and continuous "
                     "columns (28 of 175 small generated ones, presolve off 12; tests/test_fuzz.py); use scip")
         return None
+
+    def fits_with(self, model: Model, options: Mapping[str, Any]) -> str | None:
+        return highs_options_misfit(model, options["highs_options"], "highs: option highs_options")
 
     def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> HighsSession:
         session = HighsSession(new_highs(options["threads"]))
@@ -374,8 +387,8 @@ class HighsBackend(Backend):
                                                             **highs_pruning({**HIGHS_MIP_ORACLE_OPTIONS, **own}))
         elif termination is Termination.OPTIMAL and solution is not None:
             termination, bound = certified_continuous(model, solution, x, None if duals is None else duals[0], extra)
-        iterations = int(info.mip_node_count) if form.is_mip else int(
-            info.simplex_iteration_count + info.ipm_iteration_count + info.qp_iteration_count
-        )
+        iterations = max(int(info.mip_node_count), 0) if form.is_mip else sum(  # -1: a counter the solve never set
+            max(int(count), 0) for count in (info.simplex_iteration_count, info.ipm_iteration_count,
+                                             info.qp_iteration_count))
         return Result(termination, objective=objective, bound=bound, solution=solution, iterations=iterations,
                       duals=duals, extra=extra)

@@ -17,7 +17,7 @@ from optsched.models.forms import SCIP_ORACLE_PARAMS, SOLVER_INFINITY, as_pyomo,
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.certificates import branch_and_bound_proof, certified_continuous, highs_pruning, scip_pruning
-from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, check_highs_options, highs_loosens
+from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, check_highs_options, highs_loosens, highs_options_misfit
 from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
 
 # Pyomo TerminationCondition name -> termination. Every optsched model is bounded, so
@@ -50,11 +50,22 @@ def _integral(model: Model) -> bool:
 
 
 # The tolerances each branch-and-bound solver's proof rests on, from the options it was given
-# (certificates.branch_and_bound_proof)
+# (certificates.branch_and_bound_proof), by the solver's family (_family)
 _PRUNING: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "highs": lambda given: highs_pruning(given, "Pyomo's HiGHS"),
-    "scip_direct": lambda given: scip_pruning(given, "Pyomo's SCIP"),
+    "scip": lambda given: scip_pruning(given, "Pyomo's SCIP"),
 }
+
+
+def _family(solver: Any) -> str | None:
+    """``highs`` or ``scip`` for a Pyomo solver object of those (``scip_persistent`` is a
+    ``scip_direct``; a name alone let it pass unchecked: its "optimal" stood with SCIP's
+    default tolerances, and bounds below the optimum); None for any other solver, whose
+    integer programs' optimality optsched cannot check."""
+    from pyomo.contrib.solver.solvers.highs import Highs
+    from pyomo.contrib.solver.solvers.scip.scip_direct import ScipDirect
+
+    return "highs" if isinstance(solver, Highs) else "scip" if isinstance(solver, ScipDirect) else None
 
 
 def _row_duals(m: Any, res: Any, n_rows: int) -> np.ndarray | None:
@@ -102,6 +113,11 @@ class PyomoBackend(Backend):
         if options["solver"] != "auto":
             self._solver(options["solver"])
 
+    def fits_with(self, model: Model, options: Mapping[str, Any]) -> str | None:
+        if "standard" not in type(model).FORMS:
+            return None
+        return highs_options_misfit(model, options["solver_options"], "pyomo: option solver_options")
+
     @staticmethod
     def _solver(name: str) -> Any:
         import pyomo.environ  # noqa: F401  (registers the solver plugins)
@@ -143,6 +159,7 @@ class PyomoBackend(Backend):
             solver = solvers.get(name) or solvers.setdefault(name, self._solver(name))
         except ValueError as exc:
             return Result(Termination.ERROR, extra={"message": str(exc)})
+        family = _family(solver)
         m = as_pyomo(model).to_pyomo()
         scale = 1.0
         kwargs: dict[str, Any] = {
@@ -156,7 +173,7 @@ class PyomoBackend(Backend):
 
             from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, mip_objective_scale
 
-            if name == "highs":  # what a HiGHS MIP needs to be an oracle (models/forms.py)
+            if family == "highs":  # what a HiGHS MIP needs to be an oracle (models/forms.py)
                 kwargs["solver_options"].setdefault("mip_abs_gap", 0.0)  # as the highs backend
                 for key, value in HIGHS_MIP_ORACLE_OPTIONS.items():
                     kwargs["solver_options"].setdefault(key, value)
@@ -166,7 +183,7 @@ class PyomoBackend(Backend):
                 objective.set_value(objective.expr * scale)
             if "mip_abs_gap" in kwargs["solver_options"]:  # the caller's, in the program's units
                 kwargs["solver_options"]["mip_abs_gap"] *= scale
-        if name == "scip_direct":
+        if family == "scip":
             kwargs["solver_options"].update(SCIP_ORACLE_PARAMS)
         left = remaining(time_limit, start)
         if left is not None:
@@ -199,10 +216,16 @@ class PyomoBackend(Backend):
                 bound = float(res.objective_bound) / scale
         extra: dict[str, Any] = {"solver_status": term, "solver": name, **({"solver_output": printed[0]} if printed[0] else {})}
         continuous = _is_continuous(model)
-        if termination is Termination.OPTIMAL and solution is not None and name in _PRUNING and _integral(model) \
-                and not self.loosened(options):
+        integral = _integral(model)
+        if termination is Termination.OPTIMAL and solution is not None and integral and family is None:
+            termination = Termination.FEASIBLE
+            extra["optimality"] = f"optsched does not know the tolerances {name}'s optimality proof rests on"
+            if bound is not None:
+                extra["unproven_bound"], bound = bound, None
+        elif termination is Termination.OPTIMAL and solution is not None and integral and not self.loosened(options):
+            assert family is not None
             termination, bound = branch_and_bound_proof(model, objective, bound, extra, scale=scale,
-                                                        **_PRUNING[name](kwargs["solver_options"]))
+                                                        **_PRUNING[family](kwargs["solver_options"]))
         elif termination is Termination.OPTIMAL and solution is not None and continuous:
             # an LP's or QP's optimal is checked as the highs backend checks it (certificates.certified_continuous)
             form = as_standard(model).to_standard_form()
