@@ -192,12 +192,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_backends(args: argparse.Namespace) -> int:
     from optsched.models.base import model_kinds
-    from optsched.solvers.registry import all_backends
+    from optsched.solvers.registry import all_backends, backend_available
 
     kinds = model_kinds()
     for name, b in sorted(all_backends().items()):
         solves = sorted(k for k, cls in kinds.items() if b.fits_kind(cls) is None)
-        avail = b.available()
+        avail = backend_available(b)
         status = "available" if avail else f"unavailable: {avail.reason}"
         kind = "exact" if b.EXACT else "heuristic"
         print(f"{name:14s} {kind:9s} {status}")

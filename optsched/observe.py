@@ -140,11 +140,11 @@ class Observer:
             whole_number(f"--{key.replace('_', '-')}", getattr(self, key))
         if len(set(self.shadow)) != len(self.shadow):
             raise ValueError("--shadow: a backend is named twice")
-        from optsched.solvers.registry import get_backend
+        from optsched.solvers.registry import backend_available, get_backend
 
         for name in self.shadow:
             backend = get_backend(name)
-            avail = backend.available()
+            avail = backend_available(backend)
             if not avail:
                 raise ValueError(f"--shadow: {name!r} is not available here: {avail.reason}")
             backend.check_options(self.shadow_options.get(name, {}))

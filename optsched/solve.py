@@ -40,7 +40,7 @@ from optsched.config import MAX_WORKERS, whole_number, within_memory
 from optsched.models.base import Model, model_kinds
 from optsched.models.validate import finite_float
 from optsched.result import OBJECTIVE_RTOL, Result, Termination, agrees_at_scale, relative_gap, sealed
-from optsched.solvers.registry import Backend, fitting_backends, get_backend, kind_backends
+from optsched.solvers.registry import Backend, backend_available, fitting_backends, get_backend, kind_backends
 
 if TYPE_CHECKING:
     pass
@@ -84,7 +84,7 @@ def choose_backend(kind_or_model: Any, backend: str | None) -> Backend:
         reason = chosen.admits(kind_or_model)
     if reason is not None:
         raise ValueError(f"backend: {reason}")
-    avail = chosen.available()
+    avail = backend_available(chosen)
     if not avail:
         raise ValueError(f"backend: {chosen.NAME!r} is not available here: {avail.reason}")
     return chosen
@@ -112,6 +112,7 @@ class Prepared:
         self.options = dict(options)
         self.verify = verify
         self._given = dict(given)
+        self._warm = warm_up
         start = time.perf_counter()
         if warm_up:
             _warm_up(backend, kind, self.options)
@@ -127,12 +128,16 @@ class Prepared:
     def __getstate__(self) -> dict[str, Any]:
         """A copy (pickle, deepcopy, another process) is a new session: the same backend, kind
         and options with its own lock and per-session state (a HiGHS object does not pickle, and
-        a warm start is the session's own)."""
+        a warm start is the session's own), warmed up where it is unpickled as it was here."""
         return {**self.__dict__, "_turn": None, "state": None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        start = time.perf_counter()
+        if self._warm:  # in another process the first call's compilation came back as runtime_s (4 s)
+            _warm_up(self.backend, self.kind, self.options)
         self.state = self.backend.new_state(self.kind, self.options, prepare=prepare)
+        self.setup_s = time.perf_counter() - start  # this session's, not the original's
         self._turn = threading.Lock() if self.state is not None else None
 
     def __repr__(self) -> str:
@@ -191,6 +196,9 @@ class Prepared:
         except Exception as exc:  # a solver library failing is a result, not a crash
             result = Result(Termination.ERROR, extra={"message": f"{type(exc).__name__}: {exc}"})
         runtime = time.perf_counter() - start
+        if type(result) is not Result or type(result.termination) is not Termination or not (
+                _number_or_none(result.objective) and _number_or_none(result.bound)):
+            result = _as_result(result)
         extra = result.extra
         if seam_extra or (time_limit is not None and not backend.SUPPORTS_TIME_LIMIT):
             extra = {**extra, **seam_extra}
@@ -247,6 +255,9 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         return _error(model, result, f"the solver said {term.value}, but the options {loosened_feasibility} change "
                                      "what that proves", backend, runtime_s, extra)
     bound = _finite_or_none(result.bound)
+    if term is Termination.OPTIMAL and result.bound is not None and math.isnan(result.bound):
+        term = Termination.FEASIBLE  # an answer whose proof is NaN proves nothing
+        extra = {**extra, "optimality": "not certified: the solver's bound is NaN"}
     if loosened and bound is not None:  # a bound at loosened tolerances is not proven (SCIP's lay past its objective)
         extra = {**extra, "unproven_bound": bound}
         bound = None
@@ -262,12 +273,15 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
             return _error(model, result, f"backend said {term.value} but returned no solution", backend, runtime_s, extra)
         return sealed(term, None, bound, None, runtime_s, result.iterations, result.duals,
                       result.best_bound, model.name, backend, extra)
-    if verify:
-        problems, objective = model.audit(solution, tol=VERIFY_TOL)
-        if problems:
-            return _error(model, result, f"returned solution is infeasible: {problems[0]}", backend, runtime_s, extra)
-    else:
-        objective = model.objective(solution)
+    try:
+        if verify:
+            problems, objective = model.audit(solution, tol=VERIFY_TOL)
+            if problems:
+                return _error(model, result, f"returned solution is infeasible: {problems[0]}", backend, runtime_s, extra)
+        else:
+            objective = model.objective(solution)
+    except ValueError as exc:  # not a solution of this kind at all (a custom backend's text, bools, NaN)
+        return _error(model, result, f"returned solution is not a {model.name} solution: {exc}", backend, runtime_s, extra)
     if not math.isfinite(objective):
         return _error(model, result, f"the solution's objective is not finite ({objective})", backend, runtime_s, extra)
     if result.objective is not None and not agrees_at_scale(model, objective, result.objective):
@@ -304,6 +318,30 @@ def _feasible_at_zero(model: Model) -> bool:
     except ValueError:  # a kind whose zero solution cannot be written (none so far)
         return False
     return zero is not None and not model.violations(zero, tol=VERIFY_TOL)
+
+
+def _number_or_none(x: Any) -> bool:
+    return x is None or type(x) is float or (isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool))
+
+
+def _as_result(returned: Any) -> Result:
+    """What a backend's ``run`` returned that is not a plain :class:`Result` (a custom backend's
+    None, a termination given as text, a bound that is no number), as one the seam's rules can
+    judge: the termination's text made a :class:`Termination`, anything else an error result
+    naming it. (A text termination skipped every rule: ``"optimal"`` with no solution stood.)"""
+    if not isinstance(returned, Result):
+        return Result(Termination.ERROR, extra={"message": f"the backend returned {type(returned).__name__}, not a Result"})
+    term = returned.termination
+    if not isinstance(term, Termination):
+        if not isinstance(term, str) or term not in Termination._value2member_map_:
+            return Result(Termination.ERROR, extra={"message": f"the backend returned the termination {term!r}, not one "
+                                                               f"of {', '.join(t.value for t in Termination)}"})
+        returned = returned.replace(termination=Termination(term))
+    for name in ("objective", "bound"):
+        value = getattr(returned, name)
+        if not _number_or_none(value):
+            return Result(Termination.ERROR, extra={"message": f"the backend returned the {name} {value!r}, not a number"})
+    return returned
 
 
 def _finite_or_none(x: float | None) -> float | None:

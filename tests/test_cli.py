@@ -236,10 +236,11 @@ def test_a_damaged_store_part_is_named_not_taken_as_done(capsys, tmp_path: Path)
     assert run_cli(capsys, "sweep", str(sweep), "--workers", "1", "--out", str(tmp_path / "s"))[0] == 0
     part = sorted((tmp_path / "s" / "store").glob("part-*.csv"))[0]
     text = part.read_text()
-    # the last: the closing quote of the last cell (the versions JSON) cut, the line break kept,
-    # was read as a value and the part taken as done
-    cut_quote = text.rstrip("\n")[:-1] + "\n"
-    assert text.rstrip("\n").endswith('"')
+    # the last: the closing quote of the last quoted cell (the versions JSON) cut, the line break
+    # kept, was read as a value and the part taken as done
+    last_quote = text.rindex('"')
+    cut_quote = text[:last_quote] + text[last_quote + 1:]
+    assert text[last_quote + 1:] == ",serial,1\n"  # then the session that ran the row: executor, workers
     for damaged in (text.replace("key", "kee", 1), text[: len(text) - 20], b"\xff\xfe".decode("latin-1") + text,
                     cut_quote):
         part.write_text(damaged, encoding="latin-1" if damaged.startswith("\xff") else "utf-8")

@@ -4,6 +4,7 @@ by every backend whose form fits; malformed or unsupported files are one line, e
 
 from __future__ import annotations
 
+import functools
 import json
 import pickle
 from pathlib import Path
@@ -386,8 +387,11 @@ def _held(value: object, name: str) -> list[tuple[str, np.ndarray]]:
         return [(name, value)]
     if isinstance(value, (tuple, list)):
         return [a for i, item in enumerate(value) for a in _held(item, f"{name}[{i}]")]
-    if hasattr(value, "indptr") and hasattr(value, "data"):
-        return [(f"{name}.{part}", getattr(value, part)) for part in ("data", "indices", "indptr")]
+    if isinstance(value, dict):  # a model's memo
+        return [a for key, item in value.items() for a in _held(item, f"{name}[{key!r}]")]
+    if hasattr(value, "data") and (hasattr(value, "indptr") or hasattr(value, "row")):  # scipy sparse
+        return [(f"{name}.{part}", getattr(value, part)) for part in ("data", "indices", "indptr", "row", "col")
+                if isinstance(getattr(value, part, None), np.ndarray)]
     if hasattr(value, "__dict__") and type(value).__module__.startswith("optsched"):
         return _arrays(value, f"{name}.")
     return []
@@ -407,6 +411,44 @@ def test_models_stay_read_only_through_pickling(kind: str) -> None:
         assert not writeable, (where, writeable)
     backend = fitting_backends(model)[0].NAME
     assert optsched.solve(back, backend).objective == pytest.approx(optsched.solve(model, backend).objective, rel=1e-12)
+
+
+def _touch_cached(obj: object, depth: int = 0) -> None:
+    """Evaluate every cached property of ``obj`` and of the optsched objects it holds."""
+    if depth > 2 or not type(obj).__module__.startswith("optsched"):
+        return
+    for cls in type(obj).__mro__:
+        for name, attr in vars(cls).items():
+            if isinstance(attr, functools.cached_property):
+                getattr(obj, name)
+    for value in list(vars(obj).values()):
+        if hasattr(value, "__dict__") and not isinstance(value, type):
+            _touch_cached(value, depth + 1)
+
+
+@pytest.mark.parametrize("kind", sorted(kind_specs()))
+def test_derived_data_stays_read_only_after_every_backend_solved(kind: str) -> None:
+    """A model's derived data (cached properties: a set family's dense incidence, a mesh's pair
+    arrays; memo'd forms and plans) was writable: ``family.dense[:] = False`` on a set packing
+    batch made HiGHS's answer, three sets sharing element 1, pass verification as optimal (it
+    reads the arrays HiGHS was built from)."""
+    spec = kind_specs()[kind]
+    model = spec.generate(spec.tiny + 2, np.random.default_rng(0))
+    for name in optsched.backends(model):
+        optsched.solve(model, name)
+    _touch_cached(model)
+    writeable = [name for name, a in _arrays(model) if a.flags.writeable]
+    assert not writeable, writeable
+
+
+def test_a_batch_from_an_incidence_matrix_cannot_be_changed_under_its_sets() -> None:
+    from optsched.models.set_packing import SetPackingBatch
+
+    model = SetPackingBatch.from_incidence(np.array([[1, 1, 0], [0, 1, 1], [1, 0, 0]], dtype=bool), np.ones((1, 3)))
+    for array in (model.family.indices, model.family.indptr, model.family.dense):
+        with pytest.raises(ValueError, match="read-only"):
+            array[:] = 0
+    assert optsched.solve(model, "highs").objective == 2.0
 
 
 @pytest.mark.parametrize("relative", ["orlib/mknap1.txt", "orlib/mknap2.txt", "setpacking/pb_100rnd0100.dat",

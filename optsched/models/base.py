@@ -16,9 +16,9 @@ itself to the forms that backends accept (the protocols of :mod:`optsched.models
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
-import functools
 from typing import Any, Callable, ClassVar, Mapping, TypeVar
 
 import numpy as np
@@ -179,24 +179,53 @@ class FrozenArrays:
 
     def memo(self, key: Any, build: Callable[[], Any]) -> Any:
         """``build()`` once per instance and ``key`` (forms, a backend's lowering, derived
-        arrays): a frozen object cannot change under its cache."""
+        arrays), its arrays made read-only: a frozen object cannot change under its cache."""
         cache = self.__dict__.setdefault("_memo", {})
         if key not in cache:
-            cache[key] = build()
+            value = build()
+            _freeze(value)
+            cache[key] = value
         return cache[key]
 
 
-def _freeze(value: Any) -> None:
-    """Read-only again after unpickling: an array, the arrays of a tuple or list of them (a set
-    packing's sets, a mesh's nodes), and a scipy sparse matrix's arrays (a linear program's A)."""
+class frozen_cached_property(functools.cached_property):  # noqa: N801 - named as the decorator it extends
+    """``functools.cached_property`` whose value's arrays are read-only: a model's derived data
+    (a set family's dense incidence, a mesh's pair arrays) was writable, and a write made an
+    infeasible answer pass verification, which reads the same arrays the solver was built from."""
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        if self.attrname in instance.__dict__:
+            return instance.__dict__[self.attrname]
+        value = super().__get__(instance, owner)
+        _freeze(value)
+        return value
+
+
+def _freeze(value: Any, depth: int = 0) -> None:
+    """Make read-only: an array, the arrays of a tuple, list or dict of them (a set packing's
+    sets, a mesh's nodes), a scipy sparse matrix's arrays (a linear program's A), and the
+    fields of a dataclass of them (a standard form)."""
+    if depth > 3:
+        return
     if isinstance(value, np.ndarray):
         value.setflags(write=False)
     elif isinstance(value, (tuple, list)):
         for item in value:
-            _freeze(item)
-    elif hasattr(value, "indptr") and hasattr(value, "data"):
-        for part in (value.data, value.indices, value.indptr):
-            _freeze(part)
+            _freeze(item, depth + 1)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _freeze(item, depth + 1)
+    elif hasattr(value, "data") and (hasattr(value, "indptr") or hasattr(value, "row")):  # scipy sparse
+        if hasattr(value, "sum_duplicates"):  # canonical first: scipy sorts a matrix in place before abs() and
+            value.sum_duplicates()            # the like, which a read-only one refuses
+        for part in ("data", "indices", "indptr", "row", "col", "offsets"):
+            if isinstance(getattr(value, part, None), np.ndarray):
+                getattr(value, part).setflags(write=False)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _freeze(getattr(value, f.name), depth + 1)
 
 
 def feasibility_tol(tol: Any) -> float:

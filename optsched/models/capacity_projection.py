@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
 from optsched.lazy_modules import loaded
-from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
+from optsched.models.base import (Model, cached_form, frozen_cached_property, register_fuzz, register_generator,
+                                  register_model)
 from optsched.models.forms import StandardForm, pyomo_values
 from optsched.models.validate import float_array, index_array, scaled_onto_capacity, solution_vector
 
@@ -92,7 +92,7 @@ class CapacityProjection(Model):
     def size(self) -> int:
         return self.n_vars
 
-    @cached_property
+    @frozen_cached_property
     def incidence(self) -> sp.csr_matrix:
         """G x n 0-1 matrix: row g marks the members of group g."""
         import scipy.sparse as sp

@@ -22,13 +22,12 @@ paper's online replay (:mod:`optsched.onsocmax.env`) builds on both.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from optsched.models import prices, utilities
-from optsched.models.base import FrozenArrays
+from optsched.models.base import FrozenArrays, frozen_cached_property
 from optsched.models.validate import (check_keys, finite_float, float_array, index_array, items_of, packing_slack, per_capacity,
                                       positive_int)
 from optsched.sampling import redraw_entries
@@ -133,17 +132,17 @@ class MeshInstance(FrozenArrays):
     def n_jobs(self) -> int:
         return int(self.arrival.size)
 
-    @cached_property
+    @frozen_cached_property
     def arrival_slot(self) -> np.ndarray:
         """The slot in which job n is revealed: floor(a_n / tau)."""
         return np.floor(self.arrival / self.tau + 1e-12).astype(np.int64)
 
-    @cached_property
+    @frozen_cached_property
     def units(self) -> tuple[np.ndarray, ...]:
         """R_n for every job (pair order), by :func:`resource_units`."""
         return resource_units(self.arrival, self.deadline, self.nodes, self.tau, self.n_slots)
 
-    @cached_property
+    @frozen_cached_property
     def job_ptr(self) -> np.ndarray:
         """Pairs of job n are ``job_ptr[n]:job_ptr[n + 1]``."""
         ptr = np.concatenate([[0], np.cumsum([u.size for u in self.units])]).astype(np.int64)
@@ -154,29 +153,29 @@ class MeshInstance(FrozenArrays):
     def n_pairs(self) -> int:
         return int(self.job_ptr[-1])
 
-    @cached_property
+    @frozen_cached_property
     def pair_job(self) -> np.ndarray:
         return np.repeat(np.arange(self.n_jobs), np.diff(self.job_ptr))
 
-    @cached_property
+    @frozen_cached_property
     def pair_unit(self) -> np.ndarray:
         out = np.concatenate(self.units) if self.n_pairs else np.zeros(0, dtype=np.int64)
         out.setflags(write=False)
         return out
 
-    @cached_property
+    @frozen_cached_property
     def pair_kind(self) -> np.ndarray:
         """Utility kind code (index into ``utilities.KINDS``) of every pair."""
         return np.repeat(utilities.kind_codes(list(self.kind)), np.diff(self.job_ptr))
 
-    @cached_property
+    @frozen_cached_property
     def pair_capacity(self) -> np.ndarray:
         """C_r of every pair's unit."""
         out = self.capacity.reshape(-1)[self.pair_unit]
         out.setflags(write=False)
         return out
 
-    @cached_property
+    @frozen_cached_property
     def in_mesh(self) -> np.ndarray:
         """(N, n_units) bool: unit r is in R_n (constraint (5))."""
         mask = np.zeros((self.n_jobs, self.n_units), dtype=bool)
@@ -211,7 +210,7 @@ class MeshInstance(FrozenArrays):
         out[self.pair_job, self.pair_unit] = np.asarray(x, dtype=np.float64)
         return out
 
-    @cached_property
+    @frozen_cached_property
     def pair_key(self) -> np.ndarray:
         """n * n_units + r of every pair: strictly increasing in pair order (jobs in order, and
         within a job the units of R_n increase), so a (job, unit) is found by binary search."""

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
 
-from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
+from optsched.models.base import (Model, cached_form, frozen_cached_property, register_fuzz, register_generator,
+                                  register_model)
 from optsched.models.forms import StandardForm
 from optsched.models import utilities
 from optsched.models.mesh import MeshGenerator, MeshInstance
@@ -88,18 +88,18 @@ class MeshWelfare(Model):
         return self.instance.pair_violations(x, tol=tol, whole_units=self.WHOLE_UNITS)
 
     # --- incidence ---------------------------------------------------------------------------
-    @cached_property
+    @frozen_cached_property
     def job_matrix(self) -> sp.csr_matrix:
         """N x P: row n sums job n's pairs (constraint (4))."""
         import scipy.sparse as sp
         inst = self.instance
         return sp.csr_matrix((np.ones(inst.n_pairs), (inst.pair_job, np.arange(inst.n_pairs))), shape=(inst.n_jobs, inst.n_pairs))
 
-    @cached_property
+    @frozen_cached_property
     def used_units(self) -> np.ndarray:
         return np.unique(self.instance.pair_unit)
 
-    @cached_property
+    @frozen_cached_property
     def unit_matrix(self) -> sp.csr_matrix:
         """U x P over the units some job can use: row u sums the pairs on unit used_units[u] (6)."""
         import scipy.sparse as sp
@@ -179,7 +179,7 @@ class OfflineWelfareIntegral(MeshWelfare):
             return [f"(43): pair {p} has {x[p]:.6g}, neither 0 nor xbar {xbar[p]:.6g}"]
         return []
 
-    @cached_property
+    @frozen_cached_property
     def item_value(self) -> np.ndarray:
         """Welfare of serving a pair in full: f_nr(xbar_nr) + beta_nr xbar_nr / C_r."""
         return self.instance.pair_welfare(self.instance.xbar)

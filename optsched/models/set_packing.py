@@ -16,7 +16,6 @@ bool matrix.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
 import numpy as np
@@ -25,7 +24,8 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 from optsched.lazy_modules import loaded
-from optsched.models.base import FrozenArrays, Model, cached_form, draw_from, register_fuzz, register_generator, register_model
+from optsched.models.base import (FrozenArrays, Model, cached_form, draw_from, frozen_cached_property, register_fuzz,
+                                  register_generator, register_model)
 from optsched.models.forms import StandardForm, all_binary_rows, pyomo_values
 from optsched.models.validate import float_array, items_of, positive_int, refuse_non_numbers, solution_indices
 
@@ -42,22 +42,22 @@ class SetFamily(FrozenArrays):
     def n_sets(self) -> int:
         return int(self.indptr.shape[0] - 1)
 
-    @cached_property
+    @frozen_cached_property
     def sizes(self) -> np.ndarray:
         return np.diff(self.indptr)
 
-    @cached_property
+    @frozen_cached_property
     def rows(self) -> np.ndarray:
         """The set of each entry of ``indices``."""
         return np.repeat(np.arange(self.n_sets), self.sizes)
 
-    @cached_property
+    @frozen_cached_property
     def used(self) -> np.ndarray:
         """The elements some set contains, sorted (the others constrain nothing; M itself may
         be far larger than the data, so nothing here allocates M entries)."""
         return np.unique(self.indices)
 
-    @cached_property
+    @frozen_cached_property
     def dense(self) -> np.ndarray:
         """(N, U) bool incidence over the ``used`` elements."""
         out = np.zeros((self.n_sets, self.used.shape[0]), dtype=bool)
@@ -119,7 +119,10 @@ class SetFamily(FrozenArrays):
         rows, cols = np.nonzero(inc)
         indptr = np.zeros(inc.shape[0] + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=inc.shape[0]), out=indptr[1:])
-        return cls(int(inc.shape[1]), indptr, cols.astype(np.int64))
+        indices = cols.astype(np.int64)
+        indptr.setflags(write=False)  # writable, a write changed the model's sets (the max-weight policy's families)
+        indices.setflags(write=False)
+        return cls(int(inc.shape[1]), indptr, indices)
 
 
     @classmethod
@@ -210,7 +213,7 @@ class SetPacking(Model):
     def set_sizes(self) -> np.ndarray:
         return self.family.sizes
 
-    @cached_property
+    @frozen_cached_property
     def incidence(self) -> "sp.csr_matrix":
         """N x U 0-1 matrix over the used elements (``family.used``): row i marks set i's."""
         import scipy.sparse as sp

@@ -27,13 +27,12 @@ Solution type: a float64 array y of shape (n,).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
 from optsched.models import utilities
-from optsched.models.base import Model, register_fuzz, register_generator, register_model
+from optsched.models.base import Model, frozen_cached_property, register_fuzz, register_generator, register_model
 from optsched.models.validate import float_array, index_array, scaled_onto_capacity, solution_vector
 
 if TYPE_CHECKING:
@@ -135,13 +134,13 @@ class StationaryAllocation(Model):
     def size(self) -> int:
         return self.n_vars
 
-    @cached_property
+    @frozen_cached_property
     def charged_ports(self) -> np.ndarray:
         """The ports with some overhead (o_l not all 0): the rows of (7)'s max in the cvxpy form,
         whose multipliers are the port weights w."""
         return np.flatnonzero(self.overhead.max(axis=1) > 0)
 
-    @cached_property
+    @frozen_cached_property
     def pair(self) -> np.ndarray:
         """Flat index l K + k of each variable's overhead pair (l, k)."""
         out = self.port * self.n_resources + self.resource
@@ -198,7 +197,7 @@ class StationaryAllocation(Model):
         return self.gain(y) - float(price @ y) + float(mu @ self.capacity)
 
     # --- forms ---------------------------------------------------------------------------------
-    @cached_property
+    @frozen_cached_property
     def incidence(self) -> tuple["sp.csr_matrix", "sp.csr_matrix"]:
         """(group x variable, pair x variable) 0-1 matrices."""
         import scipy.sparse as sp

@@ -169,6 +169,12 @@ class FamilyPlan:
     capacity_cells: float
     paper_cells: float
 
+    def __post_init__(self) -> None:
+        # read-only, as a model's memo keeps it: one argument type for the numba kernels
+        for value in vars(self).values():
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+
 
 def _capacity_boxes(w: np.ndarray, cap: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The items kept (those within capacity) and each level's box of residual capacities
@@ -225,7 +231,7 @@ def plan_budget_family(
         values=np.ascontiguousarray(vals[items]),
         budget_coeffs=ba,
         weights=wa,
-        capacity=cap,
+        capacity=cap.copy(),  # made read-only with the plan: never the caller's array
         lo=lo,
         hi=hi,
         stride=stride,

@@ -26,6 +26,13 @@ _SINK: "tuple[int, IO[bytes]] | None" = None
 _TURN = threading.RLock()  # one captured block at a time in the process (nested ones in its thread)
 
 
+def output_turn() -> "threading.RLock":
+    """The lock of :func:`captured_c_output`, for a block that swaps the process's output
+    streams by other means (Pyomo's own capture of ``sys.stdout``): a cvxpy solve beside a Pyomo
+    one raised "I/O operation on closed file" and left ``sys.stdout`` a StringIO for good."""
+    return _TURN
+
+
 @contextlib.contextmanager
 def captured_c_output() -> Iterator[list[str]]:
     """Inside the block, file descriptors 1 and 2 write to a temporary file and Python's

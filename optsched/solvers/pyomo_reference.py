@@ -6,7 +6,6 @@ their math only as a standard form get the Pyomo statement of its matrices
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any, Callable, Mapping
 
@@ -15,7 +14,7 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.forms import SCIP_ORACLE_PARAMS, SOLVER_INFINITY, as_pyomo, as_standard
 from optsched.result import Result, Termination
-from optsched.solvers.c_output import captured_c_output
+from optsched.solvers.c_output import captured_c_output, output_turn
 from optsched.solvers.certificates import branch_and_bound_proof, certified_continuous, highs_pruning, scip_pruning
 from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, check_highs_options, highs_loosens, highs_options_misfit
 from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
@@ -33,7 +32,6 @@ STATUS_TABLE: dict[str, Termination] = {
     "unbounded": Termination.UNBOUNDED,
 }
 
-_PYOMO_TURN = threading.Lock()  # one Pyomo solve at a time in the process
 
 
 def _is_qp(model: Model) -> bool:
@@ -196,7 +194,9 @@ class PyomoBackend(Backend):
             kwargs["tee"] = [buffer]
         printed = [""]
         qp = _is_qp(model)
-        with _PYOMO_TURN:  # Pyomo's own output capture (common/tee.py) deadlocked four threads
+        # Pyomo's own output capture (common/tee.py) swaps sys.stdout: one such block at a time in
+        # the process, Pyomo's or optsched's (four Pyomo threads deadlocked; cvxpy beside one failed)
+        with output_turn():
             if buffer is None and qp:  # HiGHS's QP solver printf's "dimension mismatch" (stdout)
                 with captured_c_output() as printed:
                     res = solver.solve(m, **kwargs)

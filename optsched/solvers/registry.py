@@ -18,13 +18,14 @@ import importlib.util
 import math
 import numbers
 import os
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, Protocol
 
 import numpy as np
 
-from optsched.models.base import Model, kind_specs
+from optsched.models.base import Model, kind_specs, model_kinds
 from optsched.models.forms import Traits, as_standard
 from optsched.models.validate import LARGEST_INTEGER
 from optsched.result import Result
@@ -417,11 +418,36 @@ class Backend:
         raise NotImplementedError
 
 
+_BACKEND_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+
 def register_backend(cls: type[Backend]) -> type[Backend]:
-    if cls.NAME in _BACKENDS:
-        raise RuntimeError(f"backend {cls.NAME!r} registered twice")
-    _BACKENDS[cls.NAME] = cls()
+    """Class decorator: register a :class:`Backend` subclass under its ``NAME`` (lower case,
+    letters, digits and ``_``; one name per backend whatever its case), for the model kinds of
+    ``MODELS`` (registered kinds). ValueError naming what is wrong, RuntimeError for a name
+    taken (an empty name, "HIGHS" beside "highs", a kind that does not exist were accepted)."""
+    if not isinstance(cls, type) or not issubclass(cls, Backend):
+        raise ValueError(f"register_backend: expected a Backend subclass, got {cls!r}")
+    name = getattr(cls, "NAME", None)
+    if not isinstance(name, str) or not _BACKEND_NAME.match(name):
+        raise ValueError(f"register_backend: NAME must be lower case letters, digits and '_' (from a letter), got {name!r}")
+    if name in _BACKENDS:
+        raise RuntimeError(f"backend {name!r} registered twice")
+    unknown = sorted(set(cls.MODELS) - set(model_kinds()))
+    if unknown:
+        raise ValueError(f"register_backend: {name!r} names model kinds that are not registered: {', '.join(unknown)}")
+    _BACKENDS[name] = cls()
     return cls
+
+
+def backend_available(backend: Backend) -> Availability:
+    """``backend.available()``, and a backend whose check itself fails is unavailable for that
+    reason (it made ``optsched.backends(model)`` and every default choice raise)."""
+    try:
+        avail = backend.available()
+    except Exception as exc:  # noqa: BLE001 - a plugin's check failing is its answer
+        return Availability(False, f"{backend.NAME}: its availability check failed: {type(exc).__name__}: {exc}")
+    return avail if isinstance(avail, Availability) else Availability(bool(avail))
 
 
 def get_backend(name: str) -> Backend:
@@ -439,7 +465,7 @@ def fitting_backends(model: Model, *, available_only: bool = True) -> list[Backe
     out = [
         b
         for b in _BACKENDS.values()
-        if b.fits(model) is None and (not available_only or b.available())
+        if b.fits(model) is None and (not available_only or backend_available(b))
     ]
     return sorted(out, key=lambda b: (not b.EXACT, b.PRIORITY, b.NAME))
 
@@ -447,6 +473,6 @@ def fitting_backends(model: Model, *, available_only: bool = True) -> list[Backe
 def kind_backends(kind: type[Model], *, available_only: bool = True) -> list[Backend]:
     """Backends that fit models of ``kind`` (instances permitting), in the order of
     :func:`fitting_backends`."""
-    out = [b for b in _BACKENDS.values() if b.fits_kind(kind) is None and (not available_only or b.available())]
+    out = [b for b in _BACKENDS.values() if b.fits_kind(kind) is None and (not available_only or backend_available(b))]
     return sorted(out, key=lambda b: (not b.EXACT, b.PRIORITY, b.NAME))
 

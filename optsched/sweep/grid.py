@@ -183,7 +183,7 @@ def _expand_solve(sweep: SweepConfig) -> list[SweepRun]:
     import numpy as np
 
     from optsched.generators import generate, generator_kinds
-    from optsched.solvers.registry import get_backend
+    from optsched.solvers.registry import backend_available, get_backend
 
     for m in sweep.models:
         if m not in generator_kinds():
@@ -205,7 +205,7 @@ def _expand_solve(sweep: SweepConfig) -> list[SweepRun]:
     for name, b in backends.items():
         if not any(name in f for f in fits.values()):
             raise ValueError(f"sweep.backends: {name!r} solves none of the models {list(sweep.models)}")
-        avail = b.available()
+        avail = backend_available(b)
         if not avail:
             raise ValueError(f"sweep.backends: {name!r} is not available here: {avail.reason}")
     runs = []

@@ -1,0 +1,97 @@
+"""A backend registered by a user (``@register_backend``) is held to the seam's rules whatever
+its ``run`` returns: a termination given as text skipped every rule ("optimal" with no solution
+stood), and a ``None``, a bound of text or a solution of bools crashed the solve instead of
+giving an error result. Registration refuses names and kinds that cannot work."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import optsched
+from optsched.models.set_packing import SetPacking
+from optsched.result import Result, Termination
+from optsched.solvers import registry
+from optsched.solvers.registry import Availability, Backend, register_backend
+
+MODEL = SetPacking(3, [[0, 1], [1, 2], [0]], [1.0, 1.0, 1.0])  # optimum 2: sets 1 and 2
+
+
+@pytest.fixture(autouse=True)
+def private_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Backends registered here are gone after the test (and no prepared one is reused)."""
+    import importlib
+
+    seam = importlib.import_module("optsched.solve")  # the module, not the function optsched.solve
+    monkeypatch.setattr(registry, "_BACKENDS", dict(registry._BACKENDS))
+    monkeypatch.setattr(seam, "_REUSED", {})
+
+
+def custom(name: str, returns: Callable[[Any], Any], **attrs: Any) -> str:
+    body = {"NAME": name, "DESCRIPTION": "test", "EXACT": True, "MODELS": frozenset({"set_packing"}), "OPTIONS": {},
+            "run": lambda self, model, *, time_limit, options, state=None: returns(model), **attrs}
+    register_backend(type(name, (Backend,), body))
+    return name
+
+
+def test_a_termination_given_as_text_is_judged_as_the_enum_is() -> None:
+    assert optsched.solve(MODEL, custom("text_no_solution", lambda m: Result("optimal"))).termination \
+        is Termination.ERROR
+    text = optsched.solve(MODEL, custom("text_gap", lambda m: Result("optimal", 1.0, 100.0, np.array([2]))))
+    enum = optsched.solve(MODEL, custom("enum_gap", lambda m: Result(Termination.OPTIMAL, 1.0, 100.0, np.array([2]))))
+    assert text.termination is enum.termination is Termination.GAP_LIMIT
+    good = optsched.solve(MODEL, custom("text_good", lambda m: Result("optimal", 2.0, 2.0, np.array([1, 2]))))
+    assert good.termination is Termination.OPTIMAL and good.objective == 2.0
+    bogus = optsched.solve(MODEL, custom("text_bogus", lambda m: Result("bogus", 2.0, 2.0, np.array([1, 2]))))
+    assert bogus.termination is Termination.ERROR and "'bogus'" in bogus.message
+
+
+@pytest.mark.parametrize("returned, needle", [
+    (None, "returned NoneType, not a Result"),
+    ({"termination": "optimal"}, "returned dict, not a Result"),
+    (Result(Termination.OPTIMAL, 2.0, "2", np.array([1, 2])), "the bound '2', not a number"),
+    (Result(Termination.OPTIMAL, 2.0, 2 + 0j, np.array([1, 2])), "the bound (2+0j), not a number"),
+    (Result(Termination.OPTIMAL, True, 2.0, np.array([1, 2])), "the objective True, not a number"),
+    (Result(Termination.OPTIMAL, 2.0, 2.0, np.array([False, True, True])), "not a set_packing solution"),
+    (Result(Termination.OPTIMAL, 2.0, 2.0, np.array([np.nan, 1.0])), "set_packing solution"),
+    (Result(Termination.OPTIMAL, 2.0, 2.0, "1 2"), "not a set_packing solution"),
+])
+def test_what_is_not_a_result_is_an_error_result(returned: Any, needle: str) -> None:
+    r = optsched.solve(MODEL, custom("garbage", lambda m: returned))
+    assert r.termination is Termination.ERROR and r.solution is None and needle in r.message, r.message
+
+
+def test_an_optimal_whose_bound_is_nan_is_feasible() -> None:
+    r = optsched.solve(MODEL, custom("nan_bound", lambda m: Result(Termination.OPTIMAL, 2.0, float("nan"), np.array([1, 2]))))
+    assert r.termination is Termination.FEASIBLE and r.bound is None and "NaN" in r.extra["optimality"]
+
+
+@pytest.mark.parametrize("name", ["", "HIGHS", "Mine", "2fast", "has space", "dash-ed", None, 7])
+def test_a_name_that_cannot_be_typed_or_clashes_by_case_is_refused(name: Any) -> None:
+    with pytest.raises(ValueError, match="NAME must be lower case"):
+        custom(name, lambda m: None) if isinstance(name, str) else register_backend(
+            type("Odd", (Backend,), {"NAME": name, "DESCRIPTION": "", "EXACT": True}))
+    assert name not in registry.all_backends()
+
+
+def test_a_kind_that_is_not_registered_or_a_non_backend_is_refused() -> None:
+    with pytest.raises(ValueError, match="model kinds that are not registered: set_pakcing"):
+        custom("typo_kind", lambda m: None, MODELS=frozenset({"set_pakcing"}))
+    with pytest.raises(ValueError, match="expected a Backend subclass"):
+        register_backend(lambda: None)  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="registered twice"):
+        custom("greedy", lambda m: None)
+
+
+def test_a_backend_whose_availability_check_fails_is_unavailable_not_a_crash() -> None:
+    def broken(self: Backend) -> Availability:
+        raise RuntimeError("license server down")
+
+    custom("broken_check", lambda m: None, available=broken, PRIORITY=0)
+    listed = {b.NAME for b in registry.fitting_backends(MODEL)}
+    assert "broken_check" not in listed and "highs" in listed
+    assert optsched.solve(MODEL).termination is Termination.OPTIMAL  # the default choice passes it by
+    with pytest.raises(ValueError, match="its availability check failed: RuntimeError: license server down"):
+        optsched.solve(MODEL, "broken_check")
