@@ -196,8 +196,9 @@ class Prepared:
         except Exception as exc:  # a solver library failing is a result, not a crash
             result = Result(Termination.ERROR, extra={"message": f"{type(exc).__name__}: {exc}"})
         runtime = time.perf_counter() - start
-        if type(result) is not Result or type(result.termination) is not Termination or not (
-                _number_or_none(result.objective) and _number_or_none(result.bound)):
+        if type(result) is not Result or type(result.termination) is not Termination or type(result.extra) is not dict \
+                or not (_number_or_none(result.objective) and _number_or_none(result.bound)) \
+                or not (result.iterations is None or type(result.iterations) is int):
             result = _as_result(result)
         extra = result.extra
         if seam_extra or (time_limit is not None and not backend.SUPPORTS_TIME_LIMIT):
@@ -255,9 +256,12 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         return _error(model, result, f"the solver said {term.value}, but the options {loosened_feasibility} change "
                                      "what that proves", backend, runtime_s, extra)
     bound = _finite_or_none(result.bound)
-    if term is Termination.OPTIMAL and result.bound is not None and math.isnan(result.bound):
-        term = Termination.FEASIBLE  # an answer whose proof is NaN proves nothing
-        extra = {**extra, "optimality": "not certified: the solver's bound is NaN"}
+    if term is Termination.OPTIMAL and result.bound is not None and bound is None and (
+            math.isnan(result.bound) or (result.bound < 0) == model.maximize):  # NaN, or infinite past every objective
+        term = Termination.FEASIBLE  # an answer whose proof is absurd proves nothing
+        extra = {**extra, "optimality": f"not certified: the solver's bound is {result.bound}"}
+    if result.solution is not None and (term is Termination.INFEASIBLE or (term is Termination.UNBOUNDED and model.BOUNDED)):
+        return _error(model, result, f"the solver said {term.value} but returned a solution", backend, runtime_s, extra)
     if loosened and bound is not None:  # a bound at loosened tolerances is not proven (SCIP's lay past its objective)
         extra = {**extra, "unproven_bound": bound}
         bound = None
@@ -341,7 +345,12 @@ def _as_result(returned: Any) -> Result:
         value = getattr(returned, name)
         if not _number_or_none(value):
             return Result(Termination.ERROR, extra={"message": f"the backend returned the {name} {value!r}, not a number"})
-    return returned
+    if not isinstance(returned.extra, Mapping):
+        return Result(Termination.ERROR, extra={"message": f"the backend returned extra {returned.extra!r}, not a mapping"})
+    iterations = returned.iterations
+    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer))):
+        return Result(Termination.ERROR, extra={"message": f"the backend returned iterations {iterations!r}, not a count"})
+    return returned.replace(extra=dict(returned.extra), iterations=None if iterations is None else int(iterations))
 
 
 def _finite_or_none(x: float | None) -> float | None:

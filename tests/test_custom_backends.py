@@ -57,15 +57,22 @@ def test_a_termination_given_as_text_is_judged_as_the_enum_is() -> None:
     (Result(Termination.OPTIMAL, 2.0, 2.0, np.array([False, True, True])), "not a set_packing solution"),
     (Result(Termination.OPTIMAL, 2.0, 2.0, np.array([np.nan, 1.0])), "set_packing solution"),
     (Result(Termination.OPTIMAL, 2.0, 2.0, "1 2"), "not a set_packing solution"),
+    (Result(Termination.OPTIMAL, 2.0, 2.0, np.array([1, 2]), extra=[1]), "extra [1], not a mapping"),
+    (Result(Termination.OPTIMAL, 2.0, 2.0, np.array([1, 2]), iterations="many"), "iterations 'many', not a count"),
+    (Result(Termination.INFEASIBLE, 2.0, None, np.array([1, 2])), "said infeasible but returned a solution"),
+    (Result("unbounded", 2.0, None, np.array([1, 2])), "said unbounded but returned a solution"),
 ])
 def test_what_is_not_a_result_is_an_error_result(returned: Any, needle: str) -> None:
     r = optsched.solve(MODEL, custom("garbage", lambda m: returned))
     assert r.termination is Termination.ERROR and r.solution is None and needle in r.message, r.message
 
 
-def test_an_optimal_whose_bound_is_nan_is_feasible() -> None:
-    r = optsched.solve(MODEL, custom("nan_bound", lambda m: Result(Termination.OPTIMAL, 2.0, float("nan"), np.array([1, 2]))))
-    assert r.termination is Termination.FEASIBLE and r.bound is None and "NaN" in r.extra["optimality"]
+@pytest.mark.parametrize("bound", [float("nan"), -float("inf")])
+def test_an_optimal_whose_bound_is_nan_or_past_every_objective_is_feasible(bound: float) -> None:
+    r = optsched.solve(MODEL, custom("absurd_bound", lambda m: Result(Termination.OPTIMAL, 2.0, bound, np.array([1, 2]))))
+    assert r.termination is Termination.FEASIBLE and r.bound is None and str(bound) in r.extra["optimality"]
+    r = optsched.solve(MODEL, custom("no_bound", lambda m: Result(Termination.OPTIMAL, 2.0, float("inf"), np.array([1, 2]))))
+    assert r.termination is Termination.OPTIMAL and r.bound is None  # +inf on a maximisation: no bound, not a wrong one
 
 
 @pytest.mark.parametrize("name", ["", "HIGHS", "Mine", "2fast", "has space", "dash-ed", None, 7])
@@ -83,6 +90,15 @@ def test_a_kind_that_is_not_registered_or_a_non_backend_is_refused() -> None:
         register_backend(lambda: None)  # type: ignore[arg-type]
     with pytest.raises(RuntimeError, match="registered twice"):
         custom("greedy", lambda m: None)
+
+
+def test_a_backend_whose_instance_check_raises_is_passed_by_not_a_crash() -> None:
+    def broken(self: Backend, model: Any) -> str | None:
+        raise RuntimeError("license server down")
+
+    custom("broken_fit", lambda m: None, fits_instance=broken, PRIORITY=0)
+    assert "broken_fit" not in optsched.backends(MODEL) and "highs" in optsched.backends(MODEL)
+    assert optsched.solve(MODEL).termination is Termination.OPTIMAL
 
 
 def test_a_backend_whose_availability_check_fails_is_unavailable_not_a_crash() -> None:

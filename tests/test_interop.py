@@ -435,7 +435,10 @@ def test_derived_data_stays_read_only_after_every_backend_solved(kind: str) -> N
     spec = kind_specs()[kind]
     model = spec.generate(spec.tiny + 2, np.random.default_rng(0))
     for name in optsched.backends(model):
-        optsched.solve(model, name)
+        r = optsched.solve(model, name)
+        assert "read-only" not in r.message, (name, r.message)  # no backend writes into the model's data
+        reference = pickle.loads(pickle.dumps(model))  # read-only again when unpickled: solves the same
+        assert optsched.solve(reference, name).termination is r.termination, name
     _touch_cached(model)
     writeable = [name for name, a in _arrays(model) if a.flags.writeable]
     assert not writeable, writeable

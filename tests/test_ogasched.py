@@ -501,3 +501,24 @@ def test_presets_are_valid():
     assert (large.n_ports, large.n_nodes, large.n_resources, large.horizon) == (100, 1024, 6, 10000)
     huge = exp.make_config(preset="huge")
     assert (huge.n_ports, huge.n_nodes, huge.n_resources, huge.horizon) == (1000, 10000, 6, 10000)
+
+
+def test_a_scenarios_derived_data_is_read_only() -> None:
+    """The scenario's cached incidences were writable: ``node_incidence.data[:] = 0`` made a
+    decision over capacity pass ``violations`` (the class the models' derived data had)."""
+    import functools
+
+    import scipy.sparse as sp
+
+    scn = synthetic_scenario(np.random.default_rng(0), n_ports=3, n_nodes=4)
+    over = np.asarray(scn.upper, dtype=np.float64).copy()
+    assert scn.violations(over)  # every port at its bound: over some node's capacity
+    for name, attr in vars(type(scn)).items():
+        if isinstance(attr, functools.cached_property):
+            value = getattr(scn, name)
+            arrays = [value] if isinstance(value, np.ndarray) else (
+                [value.data, value.indices, value.indptr] if sp.issparse(value) else [])
+            assert all(not a.flags.writeable for a in arrays), name
+    with pytest.raises(ValueError, match="read-only"):
+        scn.node_incidence.data[:] = 0
+    assert scn.violations(over)

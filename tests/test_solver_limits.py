@@ -96,6 +96,20 @@ def test_ctrl_c_stops_a_dp_table_at_once(backend: str) -> None:
     assert r.termination is Termination.TIME_LIMIT and r.runtime_s >= LIMIT
 
 
+def test_a_dense_table_of_few_capacity_cells_stops_at_its_time_limit() -> None:
+    """7,701 capacity cells but 3.1e8 dense cells (budget coefficients up to 1000): a gate on
+    capacity cells alone ran the dense table to its end, "optimal" after 1.6 s under 0.05 s."""
+    rng = np.random.default_rng(0)
+    n = 200
+    values, budget_coeffs = rng.random(n), rng.integers(1, 1000, n).astype(float)
+    model = BudgetedIP(values, np.ones((1, n)), np.array([150.0]), budget_coeffs=budget_coeffs,
+                       budget=float(budget_coeffs.sum() // 2))
+    optsched.solve(BudgetedIP(values[:5], np.ones((1, 5)), [150.0], budget_coeffs=budget_coeffs[:5], budget=100.0), "dp",
+                   method="dense")  # compiled outside the limit
+    r = optsched.solve(model, "dp", time_limit=LIMIT, method="dense", max_table_cells=1e9)
+    assert r.termination is Termination.TIME_LIMIT and r.solution is None, (r.termination, r.runtime_s)
+
+
 def test_time_limit_zero_is_a_status_not_an_exception() -> None:
     model = hard_mknap()
     for backend in ("highs", "cpsat", "brute_force"):

@@ -13,11 +13,11 @@ contention level 10 (a multiplier on the requests), graph density sum_r |L_r| / 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from optsched.models.base import frozen_cached_property
 from optsched.models.validate import float_array, index_array, positive_int
 from optsched.ogasched.utilities import UTILITY_KINDS
 
@@ -92,7 +92,7 @@ class Scenario:
         return self.n_edges / self.n_nodes
 
     # --- cached layout helpers -------------------------------------------------------------
-    @cached_property
+    @frozen_cached_property
     def port_incidence(self) -> sp.csr_matrix:
         """(L, E) 0-1 matrix: P @ y sums a per-channel array over R_l for each port."""
         E = self.n_edges
@@ -100,14 +100,14 @@ class Scenario:
 
         return sp.csr_matrix((np.ones(E), (self.edge_port, np.arange(E))), shape=(self.n_ports, E))
 
-    @cached_property
+    @frozen_cached_property
     def port_ptr(self) -> np.ndarray:
         """CSR pointer: the edges of port l are ``port_ptr[l]:port_ptr[l+1]`` (edges sorted by port)."""
         out = np.r_[0, np.cumsum(np.bincount(self.edge_port, minlength=self.n_ports))]
         out.setflags(write=False)
         return out
 
-    @cached_property
+    @frozen_cached_property
     def every_port_served(self) -> bool:
         return bool((np.diff(self.port_ptr) > 0).all())
 
@@ -117,7 +117,7 @@ class Scenario:
             return np.add.reduceat(values, self.port_ptr[:-1], axis=0)
         return self.port_incidence @ values
 
-    @cached_property
+    @frozen_cached_property
     def node_incidence(self) -> sp.csr_matrix:
         """(R, E) 0-1 matrix: N @ y is the load of each node, the left side of (6)."""
         E = self.n_edges
@@ -125,20 +125,20 @@ class Scenario:
 
         return sp.csr_matrix((np.ones(E), (self.edge_node, np.arange(E))), shape=(self.n_nodes, E))
 
-    @cached_property
+    @frozen_cached_property
     def upper(self) -> np.ndarray:
         """(E, K) per-channel upper bounds a_l^k of (5)."""
         out = self.requests[self.edge_port]
         out.setflags(write=False)
         return out
 
-    @cached_property
+    @frozen_cached_property
     def edge_alpha(self) -> np.ndarray:
         out = self.alpha[self.edge_node]
         out.setflags(write=False)
         return out
 
-    @cached_property
+    @frozen_cached_property
     def group(self) -> np.ndarray:
         """(E*K,) capacity group of each flattened variable: the pair (node r, resource k)."""
         K = self.n_resources
@@ -146,14 +146,14 @@ class Scenario:
         out.setflags(write=False)
         return out
 
-    @cached_property
+    @frozen_cached_property
     def edge_kind(self) -> np.ndarray:
         """(E, K) utility kind code of every channel (the kind of f_r^k of its node)."""
         out = np.ascontiguousarray(self.kind[self.edge_node])
         out.setflags(write=False)
         return out
 
-    @cached_property
+    @frozen_cached_property
     def port_kind_layout(self) -> tuple[np.ndarray, np.ndarray]:
         """Flat channels e K + k listed by (port, utility kind, e, k): ``channel[ptr[l, c]:
         ptr[l, c + 1]]`` are port l's channels of kind code c (for the compiled reward pass)."""

@@ -426,21 +426,23 @@ def solve_budget_family(
     return run_plan(plan, method, max_cells, stop=stop)
 
 
-# Tables of at most this many capacity cells fill on the calling thread with no stop flag: in
-# about a millisecond (30-230 ns a cell measured), less than the ~50 us of the thread hop and
-# timer would add to each of ESDP's slots; a time limit then overruns by at most that
-DIRECT_CELLS = 3e4
+# A table runs beside the main thread, where Ctrl-C stops it at once, when it has more than
+# these capacity cells (visited positions: 200-230 ns each measured, so 5e6 is about a second)
+# or dense cells (capacity cells x budgets, what the dense method fills: 5 ns each, 1.6 s at
+# 3e8). Below both, Ctrl-C waits for its end (about a second at most), and ESDP's slots (1e5 and
+# 7e7) pay no thread hop (190 us a slot).
+HOP_CAPACITY_CELLS = 5e6
+HOP_DENSE_CELLS = 2e8
 
 
-def run_stoppable(fill: Callable[[np.ndarray | None], T], time_limit: float | None, capacity_cells: float) -> T:
+def run_stoppable(fill: Callable[[np.ndarray], T], time_limit: float | None, *, capacity_cells: float,
+                  dense_cells: float) -> T:
     """``fill(stop)`` with a fresh :func:`stop_flag` that a timer sets after ``time_limit``
-    seconds and Ctrl-C sets at once (the kernels run without the GIL: the timer's thread and
-    the main thread's KeyboardInterrupt get through). :class:`Stopped` at the deadline. A table
-    of at most :data:`DIRECT_CELLS` ``capacity_cells`` runs as ``fill(None)``."""
+    seconds (the kernels run without the GIL, so the timer's thread gets through on any thread);
+    :class:`Stopped` at the deadline. A table above :data:`HOP_CAPACITY_CELLS` or
+    :data:`HOP_DENSE_CELLS` runs beside the main thread, where Ctrl-C sets the flag too."""
     from optsched.solvers.interrupt import interruptible
 
-    if capacity_cells <= DIRECT_CELLS:
-        return fill(None)
     stop = stop_flag()
 
     def halt() -> None:
@@ -451,7 +453,9 @@ def run_stoppable(fill: Callable[[np.ndarray | None], T], time_limit: float | No
         timer.daemon = True
         timer.start()
     try:
-        return interruptible(lambda: fill(stop), halt)
+        if capacity_cells > HOP_CAPACITY_CELLS or dense_cells > HOP_DENSE_CELLS:
+            return interruptible(lambda: fill(stop), halt)
+        return fill(stop)
     finally:
         if timer is not None:
             timer.cancel()
@@ -550,7 +554,7 @@ class BudgetDpBackend(Backend):
         try:
             plan = self._plan(model, limit)
             fam = run_stoppable(lambda stop: run_plan(plan, options["method"], limit, stop=stop), time_limit,
-                                plan.capacity_cells)
+                                capacity_cells=plan.capacity_cells, dense_cells=plan.dense_cells)
         except TableTooLarge as exc:
             return Result(Termination.ERROR, extra={"message": f"{exc} (max_table_cells)"})
         except Stopped:

@@ -175,13 +175,13 @@ class CvxpyBackend(Backend):
                 problem = cp.Problem(type(problem.objective)(problem.objective.expr * scale), problem.constraints)
             if "mip_abs_gap" in solver_options:  # the caller's, in the program's units
                 solver_options["mip_abs_gap"] = solver_options["mip_abs_gap"] * scale
-        left = remaining(time_limit, start)
-        if left is not None and TIME_LIMIT_KEYS.get(solver) is not None:
-            # OSQP reads 0 as "no limit": the smallest positive limit stops after one check
-            solver_options[TIME_LIMIT_KEYS[solver]] = max(left, 1e-6)
         # OSQP prints a setting it refuses (printf); the captured block is also one thread's turn,
         # which the process-wide warning filters need
         with captured_c_output() as printed, warnings.catch_warnings(record=True) as caught:
+            left = remaining(time_limit, start)  # after waiting for the turn: the wait counts against the limit
+            if left is not None and TIME_LIMIT_KEYS.get(solver) is not None:
+                # OSQP reads 0 as "no limit": the smallest positive limit stops after one check
+                solver_options[TIME_LIMIT_KEYS[solver]] = max(left, 1e-6)
             warnings.simplefilter("always")
             try:
                 problem.solve(solver=solver, warm_start=False, **solver_options)

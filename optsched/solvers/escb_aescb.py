@@ -257,9 +257,11 @@ class AescbBackend(Backend):
                                                                f"DP's integers (2^62); at most {math.floor(top)} fits them"})
         if options["family_backend"] == "dp":
             try:
+                budgets = (escb_scaled_coefficients(m.mean, m.variance, xi)[0].sum() if options["max_budget"] is None
+                           else options["max_budget"]) + 1
                 x, value = run_stoppable(lambda stop: aescb_index(
                     m.mean, m.variance, m.weights, m.capacity, xi, options["max_budget"], method=options["method"],
-                    stop=stop), time_limit, self._cells(m))
+                    stop=stop), time_limit, capacity_cells=self._cells(m), dense_cells=self._cells(m) * float(budgets))
             except TableTooLarge as exc:  # as the dp backend: the table this instance needs, a status
                 return Result(Termination.ERROR, extra={"message": f"{exc} (max_table_cells of the DP)"})
             except Stopped:

@@ -357,6 +357,8 @@ class HighsBackend(Backend):
             log = _run_logged(h)
         elif form.hessian is not None:  # HiGHS's QP solver printf's "dimension mismatch" (stdout)
             with captured_c_output() as printed:
+                left = remaining(time_limit, start)  # after waiting for the turn: the wait counts against the limit
+                h.setOptionValue("time_limit", highspy.kHighsInf if left is None else max(left, 1e-3))
                 run_highs(h)
         else:
             run_highs(h)

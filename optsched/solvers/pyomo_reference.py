@@ -183,9 +183,6 @@ class PyomoBackend(Backend):
                 kwargs["solver_options"]["mip_abs_gap"] *= scale
         if family == "scip":
             kwargs["solver_options"].update(SCIP_ORACLE_PARAMS)
-        left = remaining(time_limit, start)
-        if left is not None:
-            kwargs["time_limit"] = max(left, 1e-3)
         buffer = None
         if options["log"]:
             import io
@@ -197,6 +194,9 @@ class PyomoBackend(Backend):
         # Pyomo's own output capture (common/tee.py) swaps sys.stdout: one such block at a time in
         # the process, Pyomo's or optsched's (four Pyomo threads deadlocked; cvxpy beside one failed)
         with output_turn():
+            left = remaining(time_limit, start)  # after waiting for the turn: the wait counts against the limit
+            if left is not None:
+                kwargs["time_limit"] = max(left, 1e-3)
             if buffer is None and qp:  # HiGHS's QP solver printf's "dimension mismatch" (stdout)
                 with captured_c_output() as printed:
                     res = solver.solve(m, **kwargs)

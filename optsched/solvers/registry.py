@@ -440,6 +440,17 @@ def register_backend(cls: type[Backend]) -> type[Backend]:
     return cls
 
 
+def _fits_safely(check: Callable[[Any], str | None], subject: Any) -> bool:
+    """``check(subject) is None``; a check that raises (a plugin's ``fits_instance``) says no,
+    so listing the backends and the default choice pass it by instead of raising."""
+    try:
+        return check(subject) is None
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except Exception:  # noqa: BLE001 - a plugin's check failing is its answer
+        return False
+
+
 def backend_available(backend: Backend) -> Availability:
     """``backend.available()``, and a backend whose check itself fails is unavailable for that
     reason (it made ``optsched.backends(model)`` and every default choice raise)."""
@@ -465,7 +476,7 @@ def fitting_backends(model: Model, *, available_only: bool = True) -> list[Backe
     out = [
         b
         for b in _BACKENDS.values()
-        if b.fits(model) is None and (not available_only or backend_available(b))
+        if _fits_safely(b.fits, model) and (not available_only or backend_available(b))
     ]
     return sorted(out, key=lambda b: (not b.EXACT, b.PRIORITY, b.NAME))
 
@@ -473,6 +484,6 @@ def fitting_backends(model: Model, *, available_only: bool = True) -> list[Backe
 def kind_backends(kind: type[Model], *, available_only: bool = True) -> list[Backend]:
     """Backends that fit models of ``kind`` (instances permitting), in the order of
     :func:`fitting_backends`."""
-    out = [b for b in _BACKENDS.values() if b.fits_kind(kind) is None and (not available_only or backend_available(b))]
+    out = [b for b in _BACKENDS.values() if _fits_safely(b.fits_kind, kind) and (not available_only or backend_available(b))]
     return sorted(out, key=lambda b: (not b.EXACT, b.PRIORITY, b.NAME))
 

@@ -143,6 +143,13 @@ def _scip_program(model: Model) -> tuple[StandardForm, Unscaling]:
     return model.memo("scip_program", build)
 
 
+def _time_limit(m: Any, time_limit: float | None, start: float) -> None:
+    """What is left of ``time_limit`` since ``start``, as SCIP's limit."""
+    left = remaining(time_limit, start)
+    if left is not None:
+        m.setParam("limits/time", max(left, 1e-3))
+
+
 @register_backend
 class ScipBackend(Backend):
     NAME = "scip"
@@ -193,9 +200,6 @@ class ScipBackend(Backend):
             said = printed[0].strip().splitlines()[0] if printed[0].strip() else ""
             return Result(Termination.ERROR, extra={"message": f"SCIP refused the model: {refused}" + (f" ({said})" if said else "")})
         m.setParam("limits/absgap", float(options["absgap"]) * back.objective)  # the program's units: SCIP's is scaled
-        left = remaining(time_limit, start)
-        if left is not None:
-            m.setParam("limits/time", max(left, 1e-3))
         log = ""
         if options["log"]:  # SCIP prints through Python's stdout, captured here
             import contextlib
@@ -205,10 +209,12 @@ class ScipBackend(Backend):
             m.redirectOutput()
             buffer = io.StringIO()
             with contextlib.redirect_stdout(buffer):
+                _time_limit(m, time_limit, start)
                 m.optimize()
             log = buffer.getvalue()
         else:
             with captured_c_output() as printed:  # SoPlex wrote "Cannot set feasibility tolerance ..."
+                _time_limit(m, time_limit, start)  # after waiting for the turn: the wait counts against the limit
                 m.optimize()
             log = printed[0]
         name = m.getStatus()

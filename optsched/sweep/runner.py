@@ -105,9 +105,12 @@ def run_sweep(
         bar = tqdm(total=len(runs), initial=len(runs) - len(pending), unit="run", desc="sweep", file=sys.stderr,
                    disable=None if progress else True, dynamic_ncols=True)
 
+        # a remote cluster's size is its own (--workers sized only the local ones): not recorded
+        ran_on_workers = "" if executor == "dask" and dask_address != "local" else str(n_workers)
+
         def on_done(rows: list[Row]) -> None:
             for row in rows:  # which session ran it: a resumed sweep's rows can come from several
-                row.update(executor=executor, workers=str(n_workers))
+                row.update(executor=executor, workers=ran_on_workers)
             store.append(rows)
             bar.update(len(rows))
 
