@@ -110,6 +110,24 @@ def test_a_dense_table_of_few_capacity_cells_stops_at_its_time_limit() -> None:
     assert r.termination is Termination.TIME_LIMIT and r.solution is None, (r.termination, r.runtime_s)
 
 
+@pytest.mark.parametrize("backend", ["dp", "aescb"])
+def test_a_time_limit_past_any_wait_is_no_limit(backend: str) -> None:
+    """A limit of 1e300 s started the DP's timer, whose thread died on OverflowError (timestamp
+    out of range); such a limit never comes."""
+    import threading
+
+    died: list[BaseException] = []
+    hook, threading.excepthook = threading.excepthook, lambda args: died.append(args.exc_value)
+    try:
+        small = generate("escb_index" if backend == "aescb" else "budgeted_ip", 6, np.random.default_rng(0))
+        r = optsched.solve(small, backend, time_limit=1e300)  # a timer starts for any table under a limit
+        threading.Event().wait(0.2)  # a timer thread that dies does so at once
+    finally:
+        threading.excepthook = hook
+    assert not died, died
+    assert r.ok
+
+
 def test_time_limit_zero_is_a_status_not_an_exception() -> None:
     model = hard_mknap()
     for backend in ("highs", "cpsat", "brute_force"):

@@ -448,7 +448,8 @@ def run_stoppable(fill: Callable[[np.ndarray], T], time_limit: float | None, *, 
     def halt() -> None:
         stop[0] = 1
 
-    timer = threading.Timer(time_limit, halt) if time_limit is not None else None
+    # a limit past what a wait can hold (1e300 s: OverflowError in the timer's thread) never comes
+    timer = threading.Timer(time_limit, halt) if time_limit is not None and time_limit < threading.TIMEOUT_MAX else None
     if timer is not None:
         timer.daemon = True
         timer.start()
