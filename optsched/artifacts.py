@@ -48,12 +48,17 @@ def package_versions() -> dict[str, str]:
 @functools.lru_cache(maxsize=1)
 def source_revision() -> dict[str, Any]:
     """The git commit of the optsched checkout this process imported, and whether its tracked
-    files had uncommitted changes (once per process; empty when the package is not at the top of
-    a git work tree, as when installed from a wheel, even inside another project's tree, or when
-    git is absent)."""
+    files had uncommitted changes; when they had, ``changed`` (the files) and ``diff_sha256``
+    (the SHA-256 of ``git diff HEAD --binary``): a dirty run is rebuilt from the commit and that
+    patch. Once per process; empty when the package is not at the top of a git work tree, as
+    when installed from a wheel, even inside another project's tree, or when git is absent."""
+    return git_state(Path(__file__).resolve().parent)
+
+
+def git_state(where: Path) -> dict[str, Any]:
+    """:func:`source_revision` of the package directory ``where``."""
     import subprocess
 
-    where = Path(__file__).resolve().parent
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=where, capture_output=True, text=True, timeout=10)
         if top.returncode or Path(top.stdout.strip()).resolve() != where.parent:  # installed inside another project's tree
@@ -65,7 +70,18 @@ def source_revision() -> dict[str, Any]:
         return {}
     if commit.returncode or status.returncode:
         return {}
-    return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
+    out: dict[str, Any] = {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
+    if out["dirty"]:  # which uncommitted change ran: the files, and the digest of `git diff HEAD` to match a patch against
+        import hashlib
+
+        try:
+            diff = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=where, capture_output=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return out
+        if not diff.returncode:
+            out["changed"] = sorted(line[3:] for line in status.stdout.splitlines() if len(line) > 3)
+            out["diff_sha256"] = hashlib.sha256(diff.stdout).hexdigest()
+    return out
 
 
 def machine() -> str:

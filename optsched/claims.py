@@ -86,11 +86,13 @@ def mean_ci95(values: Any) -> tuple[float, float]:
 @dataclass(frozen=True)
 class Estimate:
     """A mean over ``n`` independent replicates (instances x seeds) with the half-width of its
-    95 % Student-t interval (NaN when n < 2)."""
+    95 % Student-t interval (NaN when n < 2); ``dropped``: the replicates left out because they
+    had no value (NaN: a share of an oracle's welfare of 0), which :meth:`fmt` says."""
 
     mean: float
     half: float
     n: int
+    dropped: int = 0
 
     @property
     def low(self) -> float:
@@ -109,10 +111,17 @@ class Estimate:
         return self.defined and (self.low > 0 or self.high < 0)
 
     def fmt(self, spec: str = ".3g", *, percent: bool = False) -> str:
-        """``mean ± half`` (``+1.2% ± 0.4%`` with ``percent``); the n is said by the claim."""
+        """``mean ± half`` (``+1.2% ± 0.4%`` with ``percent``); the n is said by the claim,
+        unless replicates were dropped: then ``(n = 4; 2 of 6 without a value)`` follows (a
+        claim said n = 6 of an interval over 4)."""
+        if self.n == 0:
+            return f"no value ({self.dropped} without one)" if self.dropped else "no value"
         scale, unit, sign = (100.0, "%", "+") if percent else (1.0, "", "")
         head = f"{scale * self.mean:{sign}{spec}}{unit}"
-        return head if not math.isfinite(self.half) else f"{head} ± {scale * self.half:{spec}}{unit}"
+        out = head if not math.isfinite(self.half) else f"{head} ± {scale * self.half:{spec}}{unit}"
+        if self.dropped:
+            out += f" (n = {self.n}; {self.dropped} of {self.n + self.dropped} without a value)"
+        return out
 
 
 def estimate(values: Any) -> Estimate:
@@ -121,15 +130,40 @@ def estimate(values: Any) -> Estimate:
     from scipy.stats import t as student_t
 
     x = np.asarray(values, dtype=np.float64).reshape(-1)
+    given = x.size
     x = x[~np.isnan(x)]
+    dropped = given - x.size
     if not np.isfinite(x).all():
-        return Estimate(float(x.mean()) if x.size else float("nan"), float("nan"), int(x.size))
+        return Estimate(float(x.mean()) if x.size else float("nan"), float("nan"), int(x.size), dropped)
     if x.size == 0:
-        return Estimate(float("nan"), float("nan"), 0)
+        return Estimate(float("nan"), float("nan"), 0, dropped)
     if x.size < 2:
-        return Estimate(float(x.mean()), float("nan"), 1)
+        return Estimate(float(x.mean()), float("nan"), 1, dropped)
     half = float(student_t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
-    return Estimate(float(x.mean()), half, int(x.size))
+    return Estimate(float(x.mean()), half, int(x.size), dropped)
+
+
+def leader(means: Mapping[Any, float | Estimate], *, lowest: bool = False) -> Any | None:
+    """The key with the highest mean (``lowest``: the lowest), or None when no mean is finite or
+    the best is shared (equal within :data:`ROUNDING`): ``max(..., key=mean)`` named the first
+    key when every mean was NaN, or when five policies tied in every replicate."""
+    values = {k: (v.mean if isinstance(v, Estimate) else float(v)) for k, v in means.items()}
+    finite = {k: v for k, v in values.items() if math.isfinite(v)}
+    if not finite:
+        return None
+    best = (min if lowest else max)(finite.values())
+    top = [k for k, v in finite.items() if abs(v - best) <= ROUNDING * max(abs(v), abs(best))]
+    return top[0] if len(top) == 1 else None
+
+
+def named_leader(means: Mapping[Any, float | Estimate], *, lowest: bool = False,
+                 label: Callable[[Any], str] = str) -> str:
+    """:func:`leader` as text (``label`` of its key), or why there is none (a tie, or no value)."""
+    top = leader(means, lowest=lowest)
+    if top is not None:
+        return label(top)
+    values = [v.mean if isinstance(v, Estimate) else float(v) for v in means.values()]
+    return "none (no value)" if not any(math.isfinite(v) for v in values) else "none (tied)"
 
 
 def verdict(difference: Estimate, *, subject: str, other: str) -> str:
@@ -183,20 +217,21 @@ def relative_lead(subject: Any, other: Any) -> Estimate:
     a = np.asarray(subject, dtype=np.float64).reshape(-1)
     b = np.asarray(other, dtype=np.float64).reshape(-1)
     both = ~(np.isnan(a) | np.isnan(b))  # the pairs the difference keeps, for both means too
+    dropped = int(both.size - both.sum())
     a, b = a[both], b[both]
     if not (np.isfinite(a).all() and np.isfinite(b).all()):  # no interval, and no ratio to take
         with np.errstate(invalid="ignore"):
-            return Estimate(float(np.mean(a - b)) if a.size else float("nan"), float("nan"), int(a.size))
+            return Estimate(float(np.mean(a - b)) if a.size else float("nan"), float("nan"), int(a.size), dropped)
     diff = a - b
     # equal quantities summed in another order differ by rounding, not by the policies (0.3
     # against 0.1 + 0.2 "lost" on -5.6e-17 with a zero-width interval)
     diff[np.abs(diff) <= ROUNDING * np.maximum(np.abs(a), np.abs(b))] = 0.0
     d = estimate(diff)
     if not a.size:
-        return d
+        return Estimate(d.mean, d.half, 0, dropped)
     mb = float(np.mean(b))
     scale = mb if mb > 0 else max(abs(float(np.mean(a))), abs(mb), 1e-300)
-    return Estimate(d.mean / scale, d.half / scale, d.n)
+    return Estimate(d.mean / scale, d.half / scale, d.n, dropped)
 
 
 def run_config(run_dir: Path) -> dict[str, Any]:

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
+
 from optsched.artifacts import machine
 from optsched.claims import MIN_REPLICATES, Claim
 from optsched.config import MAX_WORKERS, whole_number, within_memory
@@ -66,11 +68,17 @@ def report_markdown(paper: Paper, claims: list[Claim], *, full: bool, runs: list
 
 REPLICATES_DIR = "replicates"
 SKIPPED = "SKIPPED.txt"
-REPLICATE_SEED_STRIDE = 7919  # replicate i runs with seed + i * stride: no overlap with a run's own seed offsets
+REPLICATE_KEY = 7919  # keeps replicate seeds apart from the other streams drawn from a run's seed
 
 
 def replicate_seed(seed: int, i: int) -> int:
-    return seed + i * REPLICATE_SEED_STRIDE
+    """The seed of replicate ``i`` of a run with ``seed``: the run's own for i = 0; for i >= 1 a
+    32-bit seed drawn from ``SeedSequence([seed, REPLICATE_KEY, i])``. (Seeds added up,
+    ``seed + 7919 i``, made two reproductions share replicates: a run at seed 7919 replayed
+    replicates 1, 2, ... of a run at seed 0 as its own 0, 1, ..., and pooled, they counted twice.)"""
+    if i == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, REPLICATE_KEY, i]).generate_state(1)[0])
 
 
 def _run_replicate(name: str, preset: str, settings: Mapping[str, Any], out: Path) -> tuple[list[Path], float]:

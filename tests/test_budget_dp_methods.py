@@ -78,6 +78,19 @@ def test_envelope_pick_equals_the_full_family_pick_with_ties(inst, method: str) 
     np.testing.assert_array_equal(x, _full_family_pick(values, weights, capacity, coeffs, S, mask, method))
 
 
+@settings(max_examples=20)
+@given(instances(max_items=8))
+def test_a_plan_s_arrays_are_read_only(inst) -> None:
+    """One argument type for the numba kernels, and a plan that cannot change under a table."""
+    import dataclasses
+
+    plan = plan_budget_family(*inst)
+    arrays = {f.name: getattr(plan, f.name) for f in dataclasses.fields(plan)
+              if isinstance(getattr(plan, f.name), np.ndarray)}
+    assert {"items", "values", "weights", "capacity", "lo", "hi"} <= set(arrays)
+    assert not [name for name, a in arrays.items() if a.flags.writeable]
+
+
 @settings(max_examples=60)
 @given(st.integers(0, 2**32 - 1), st.integers(10, 24), st.sampled_from([1, 4, 16, 50]), st.booleans())
 def test_envelope_equals_full_family_on_esdp_like_instances(seed: int, n: int, xi: int, cap_budget: bool) -> None:

@@ -101,3 +101,26 @@ def test_sweep_rows_and_bench_name_what_they_read(tmp_path: Path, shared_data: P
     inputs = json.loads((tmp_path / "bench" / "bench.json").read_text())["inputs"]
     assert inputs == {str(captures / "sp.jsonl"): {"resolved": str((captures / "sp.jsonl").resolve()), "bytes": (captures / "sp.jsonl").stat().st_size,
                                                     "sha256": _digest(captures / "sp.jsonl")}}
+
+
+def test_a_dirty_checkout_records_its_changed_files_and_the_digest_of_its_diff(tmp_path: Path) -> None:
+    """``source.dirty`` said only that the checkout had uncommitted edits: the run could not be
+    rebuilt from the commit (probe AM). The files and the digest of ``git diff HEAD`` now say which."""
+    import subprocess
+
+    from optsched.artifacts import git_state
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("x = 1\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for argv in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "one"]):
+        subprocess.run(git + argv, cwd=tmp_path, check=True, capture_output=True)
+    clean = git_state(package)
+    assert clean["dirty"] is False and "diff_sha256" not in clean and len(clean["commit"]) == 40
+    (package / "__init__.py").write_text("x = 2\n")
+    dirty = git_state(package)
+    diff = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=tmp_path, capture_output=True, check=True).stdout
+    assert dirty["dirty"] is True and dirty["changed"] == ["pkg/__init__.py"]
+    assert dirty["diff_sha256"] == hashlib.sha256(diff).hexdigest() and dirty["commit"] == clean["commit"]
+    assert git_state(tmp_path) == {}  # not a package at the top of the work tree

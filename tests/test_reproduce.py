@@ -163,6 +163,69 @@ def test_verdicts_need_an_interval_and_leads_pair_their_rows() -> None:
         assert "no verdict" in verdict(relative_lead(a, b), subject="A", other="B")
 
 
+def test_a_value_dropped_for_having_none_is_said_beside_its_interval() -> None:
+    """An ESDP share of an oracle that served nothing is 0/0: the replicate was dropped, and the
+    claim still said n = 6 beside an interval over 4 (probe AM)."""
+    from optsched.claims import relative_lead
+
+    e = estimate([1.0, np.nan, 0.9, np.nan, 1.1, 1.0])
+    assert (e.n, e.dropped) == (4, 2) and "(n = 4; 2 of 6 without a value)" in e.fmt(".1%")
+    assert "without a value" not in estimate([1.0, 0.9, 1.1]).fmt()
+    assert estimate([np.nan, np.nan]).fmt() == "no value (2 without one)"
+    lead = relative_lead([1.0, np.nan, 2.0, 3.0], [1.0, 1.0, np.nan, 2.0])
+    assert (lead.n, lead.dropped) == (2, 2) and "2 of 4 without a value" in lead.fmt(".1f", percent=True)
+    assert relative_lead([np.nan], [1.0]).dropped == 1
+
+
+def test_a_leader_is_named_only_when_it_leads_alone() -> None:
+    """``max(..., key=mean)`` named the first key when every mean was NaN ("slowest: ESDP") or when
+    five policies tied in every replicate ("the strongest baseline: HSWF")."""
+    from optsched.claims import leader, named_leader
+
+    assert leader({"a": 1.0, "b": 2.0, "c": 0.5}) == "b" and leader({"a": 1.0, "b": 2.0}, lowest=True) == "a"
+    assert leader({"a": estimate([1.0, 2.0]), "b": estimate([1.0, 2.0])}) is None
+    assert named_leader({"a": 3.0, "b": 3.0, "c": 1.0}) == "none (tied)"
+    assert named_leader({"a": np.nan, "b": np.nan}) == "none (no value)"
+    assert leader({"a": np.nan, "b": 1.0}) == "b"
+    assert named_leader({0.5: 1.0, 2.0: 3.0}, label=lambda k: format(k, "g")) == "2"
+
+
+@pytest.mark.slow
+def test_esdp_claims_on_replicates_without_values_and_tied_policies(tmp_path: Path) -> None:
+    """Probe AM's run (2 slots, few arrivals): oracle shares of 0/0 were dropped under "n = 6",
+    a flat share "fell with |E|", and max/min over tied or NaN means named the first policy."""
+    reproduce("esdp", out=tmp_path, settings={"horizon": 2, "arrival_prob": 0.1}, replicates=6, log=lambda _m: None)
+    report = (tmp_path / "esdp" / "report.md").read_text()
+    fig10 = next(line for line in report.splitlines() if line.startswith("| Fig. 10"))
+    assert "without a value" in fig10 and "not shown to fall" in fig10
+    assert "The strongest baseline on the mean ASW: none (tied)" in report
+    assert "slowest on the mean: none (no value)" in report and "(xno value" not in report
+
+
+def test_replicates_of_different_seeds_do_not_share_seeds() -> None:
+    """``seed + 7919 i`` made a reproduction at seed 7919 replay replicates 1, 2, ... of one at
+    seed 0 (byte-identical CSVs; pooled, counted twice)."""
+    from optsched.reproduce import replicate_seed
+
+    seeds = [replicate_seed(s, i) for s in (*range(40), 7919, 15838) for i in range(8)]
+    assert len(set(seeds)) == len(seeds)
+    assert replicate_seed(7919, 0) == 7919 and all(0 <= x < 2**32 for x in seeds)
+    assert replicate_seed(3, 2) == replicate_seed(3, 2)  # a function of (seed, i) alone
+
+
+def test_the_small_ratio_family_gives_each_seed_its_own_instances() -> None:
+    """Instance i of seed s was ``small_instance(s * 10^6 + i)``: seed 1's first instance was seed
+    0's 10^6-th."""
+    from optsched.onsocmax.experiments import FAMILIES, OnsocmaxConfig
+
+    def draw(seed: int, i: int) -> tuple:
+        inst = FAMILIES["small"](OnsocmaxConfig(seed=seed, study="ratio", family="small"), i)
+        return tuple(np.asarray(inst.a).round(12)), tuple(np.asarray(inst.xbar).round(12))
+
+    assert draw(1, 0) != draw(0, 1_000_000)
+    assert draw(0, 3) == draw(0, 3) and draw(0, 3) != draw(0, 4)
+
+
 def test_runs_left_by_another_reproduce_are_not_paired(tmp_path: Path) -> None:
     """``reproduce onsocmax --runs fig4-alm --set seed=5`` beside a seed-0 fig4: the ALM claim
     joined the two runs' rows as paired ("same instances and arrivals") with no instance shared.

@@ -391,7 +391,8 @@ def oracle_share(rows: Any) -> Any:
 def sweep_summary(df: Any, key: str) -> Any:
     """Per (value, policy), over the repeats (each a new instance and sample path): mean and
     95 % half-width of the ASW, of the expected ASW's share of the oracle's (v_tilde . x over
-    v_tilde . x*: the noise-free comparison; empty when the oracle's is 0), of the regret (5), and
+    v_tilde . x*: the noise-free comparison; over the ``oracle_share_n`` repeats whose oracle's is not
+    0), of the regret (5), and
     of ESDP's gain in expected ASW over the policy (``relative_lead``, paired by repeat; only when
     ESDP ran). ``binding_share``: the share of
     slots in which the available channels do not all fit (capacity binds)."""
@@ -401,8 +402,10 @@ def sweep_summary(df: Any, key: str) -> Any:
     esdp = df[df["policy"] == "ESDP"].set_index([key, "repeat"])["expected_asw"]
     for (value, policy), part in df.groupby([key, "policy"], sort=False):
         row: dict[str, Any] = {key: value, "policy": policy, "repeats": len(part)}
-        for name, series in (("asw", part["asw"]), ("oracle_share", oracle_share(part)), ("regret", part["regret"])):
+        share = oracle_share(part)
+        for name, series in (("asw", part["asw"]), ("oracle_share", share), ("regret", part["regret"])):
             row[f"{name}_mean"], row[f"{name}_ci95"] = mean_ci95(series)
+        row["oracle_share_n"] = int(np.count_nonzero(~np.isnan(share)))  # repeats whose oracle served anything
         if len(esdp):
             lead = relative_lead(esdp.loc[[(value, r) for r in part["repeat"]]].to_numpy(), part["expected_asw"].to_numpy())
             row["esdp_gain_mean"], row["esdp_gain_ci95"] = lead.mean, lead.half

@@ -174,7 +174,7 @@ class FrozenArrays:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for value in state.values():
-            _freeze(value)
+            freeze_arrays(value)
         self.__dict__.update(state)
 
     def memo(self, key: Any, build: Callable[[], Any]) -> Any:
@@ -183,7 +183,7 @@ class FrozenArrays:
         cache = self.__dict__.setdefault("_memo", {})
         if key not in cache:
             value = build()
-            _freeze(value)
+            freeze_arrays(value)
             cache[key] = value
         return cache[key]
 
@@ -199,11 +199,11 @@ class frozen_cached_property(functools.cached_property):  # noqa: N801 - named a
         if self.attrname in instance.__dict__:
             return instance.__dict__[self.attrname]
         value = super().__get__(instance, owner)
-        _freeze(value)
+        freeze_arrays(value)
         return value
 
 
-def _freeze(value: Any, depth: int = 0) -> None:
+def freeze_arrays(value: Any, depth: int = 0) -> None:
     """Make read-only: an array, the arrays of a tuple, list or dict of them (a set packing's
     sets, a mesh's nodes), a scipy sparse matrix's arrays (a linear program's A), and the
     fields of a dataclass of them (a standard form)."""
@@ -213,10 +213,10 @@ def _freeze(value: Any, depth: int = 0) -> None:
         value.setflags(write=False)
     elif isinstance(value, (tuple, list)):
         for item in value:
-            _freeze(item, depth + 1)
+            freeze_arrays(item, depth + 1)
     elif isinstance(value, dict):
         for item in value.values():
-            _freeze(item, depth + 1)
+            freeze_arrays(item, depth + 1)
     elif hasattr(value, "data") and (hasattr(value, "indptr") or hasattr(value, "row")):  # scipy sparse
         if hasattr(value, "sum_duplicates"):  # canonical first: scipy sorts a matrix in place before abs() and
             value.sum_duplicates()            # the like, which a read-only one refuses
@@ -225,7 +225,7 @@ def _freeze(value: Any, depth: int = 0) -> None:
                 getattr(value, part).setflags(write=False)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
-            _freeze(getattr(value, f.name), depth + 1)
+            freeze_arrays(getattr(value, f.name), depth + 1)
 
 
 def feasibility_tol(tol: Any) -> float:

@@ -208,11 +208,12 @@ def _section_iv_instance(cfg: OnsocmaxConfig, i: int) -> MeshInstance:
     return gen.draw(rng)
 
 
-def small_instance(seed: int, kinds: tuple[str, ...] = KINDS) -> MeshInstance:
+def small_instance(seed: int, kinds: tuple[str, ...] = KINDS, *, index: int | None = None) -> MeshInstance:
     """A small mesh (1-2 nodes, 1-2 slots, 2-7 jobs) whose jobs come in increasing order of
     utility coefficient a ~ e^U[-2, 3] (the one-way-trading worst case), with random
-    capacities U[1, 20], workloads U[1, 30], caps U[0.5, 25] and beta U[0, 0.5]."""
-    rng = np.random.default_rng([seed, 7_000_003])
+    capacities U[1, 20], workloads U[1, 30], caps U[0.5, 25] and beta U[0, 0.5]; ``index``:
+    instance i of a study at ``seed`` (its own stream, ``[seed, i]``)."""
+    rng = np.random.default_rng([seed, 7_000_003] if index is None else [seed, index, 7_000_003])
     K, T, N = int(rng.integers(1, 3)), int(rng.integers(1, 3)), int(rng.integers(2, 8))
     kind = kinds[int(rng.integers(len(kinds)))]
     arrival = np.sort(rng.integers(0, T, N)).astype(float)
@@ -230,7 +231,7 @@ def small_instance(seed: int, kinds: tuple[str, ...] = KINDS) -> MeshInstance:
 # Ratio-study instance family -> instance i of a config.
 FAMILIES: dict[str, Callable[[OnsocmaxConfig, int], MeshInstance]] = {
     "section_iv": _section_iv_instance,
-    "small": lambda cfg, i: small_instance(cfg.seed * 1_000_000 + i, cfg.kinds),
+    "small": lambda cfg, i: small_instance(cfg.seed, cfg.kinds, index=i),  # seed * 10^6 + i: seed 1 was seed 0's 10^6-th
 }
 
 

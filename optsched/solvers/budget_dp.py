@@ -40,7 +40,7 @@ from typing import Any, Callable, Mapping, TypeVar
 
 import numpy as np
 
-from optsched.models.base import Model
+from optsched.models.base import Model, freeze_arrays
 from optsched.result import Result, Termination
 from optsched.solvers.registry import Backend, Option, register_backend
 
@@ -170,10 +170,7 @@ class FamilyPlan:
     paper_cells: float
 
     def __post_init__(self) -> None:
-        # read-only, as a model's memo keeps it: one argument type for the numba kernels
-        for value in vars(self).values():
-            if isinstance(value, np.ndarray):
-                value.setflags(write=False)
+        freeze_arrays(self)  # read-only, as a model's memo keeps it: one argument type for the numba kernels
 
 
 def _capacity_boxes(w: np.ndarray, cap: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
