@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from optsched.files import check_output_dir, recording_inputs
-from optsched.observe import SubproblemError
+from optsched.result import SolveFailed
 
 EXIT_BAD_INPUT = 2
 
@@ -489,7 +489,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"optsched: error: this command needs the python package {exc.name!r} ({_install_hint(exc.name)})",
               file=sys.stderr)
         return EXIT_BAD_INPUT
-    except SubproblemError as exc:  # a policy's solver and its fallback both failed on a slot
+    except SolveFailed as exc:  # a policy's solver and its fallback failed on a slot; an offline optimum unproven
         print(f"optsched: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_SOLVER_FAILED
 

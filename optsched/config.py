@@ -6,7 +6,7 @@ axis a study sweeps (an empty one crashed a plot, a repeated one multiplied an E
 rows before its summary failed), except a field marked ``metadata={"vector": True}``, whose
 entries are one quantity each (maxweight's ``requirement``). A table setting (a Mapping field:
 backend options) must be a table. A config class may define ``check(self)`` for cross-field
-and range rules.
+and range rules; one derived from :class:`StrictConfig` is checked whenever it is built.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ import numpy as np
 C = TypeVar("C")
 MAX_FLOAT_INT = int(sys.float_info.max)  # the largest integer that converts to a finite float
 # A number setting's largest magnitude: contention = 1e100 made requests of 1.4e101, past the
-# models' 1e100, refused as "requests" (no setting of that name), and 1e308 overflowed.
+# models' 1e100, refused as "requests" (no setting of that name), and 1e308 overflowed. A nonzero
+# one's smallest is its inverse: alpha_low = 1e-300 made the reciprocal utility's gradient 1/0.
 SETTING_MAGNITUDE = 1e12
 
 
@@ -79,6 +80,9 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
         if abs(value) > SETTING_MAGNITUDE:
             raise ValueError(f"{key}: must be at most {SETTING_MAGNITUDE:g} in magnitude, got {value:g} (a setting scales "
                              "the data an experiment draws, which must stay inside the models' range)")
+        if 0 < abs(value) < 1 / SETTING_MAGNITUDE:
+            raise ValueError(f"{key}: must be 0 or at least {1 / SETTING_MAGNITUDE:g} in magnitude, got {value:g} (a "
+                             "utility coefficient of 1e-300 made a gradient of 1/0)")
         return float(value)
     if hint is str:
         if not isinstance(value, str):
@@ -90,23 +94,57 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
 def config_from_mapping(cls: type[C], data: Mapping[str, Any], *, where: str = "config") -> C:
     if not isinstance(data, Mapping):
         raise ValueError(f"{where}: expected a table of settings")
-    hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(data) - names)
     if unknown:
         raise ValueError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(names))})")
-    values = {k: _coerce(f"{where}.{k}", v, hints[k]) for k, v in data.items()}
-    if isinstance(values.get("seed"), int) and values["seed"] < 0:  # numpy's generators take seeds >= 0
-        raise ValueError(f"{where}.seed: must be >= 0, got {values['seed']}")
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        listed = values.get(f.name)
-        if isinstance(listed, tuple) and not f.metadata.get("vector") and len(set(map(repr, listed))) < len(listed):
-            raise ValueError(f"{where}.{f.name}: lists a value twice ({list(listed)})")
+    if issubclass(cls, StrictConfig):  # its construction applies the rules below
+        return cls(**data)
+    values = _checked_values(cls, data, where)
     cfg = cls(**values)
     check = getattr(cfg, "check", None)
     if check is not None:
         check()
     return cfg
+
+
+def _checked_values(cls: type, data: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """``data``'s values coerced to the fields' types, with the seed and list rules (module docstring)."""
+    hints = _hints(cls)
+    values = {k: _coerce(f"{where}.{k}", v, hints[k]) for k, v in data.items()}
+    if isinstance(values.get("seed"), int) and values["seed"] < 0:  # numpy's generators take seeds >= 0
+        raise ValueError(f"{where}.seed: must be >= 0, got {values['seed']}")
+    for f in dataclasses.fields(cls):
+        listed = values.get(f.name)
+        if isinstance(listed, tuple) and not f.metadata.get("vector") and len(set(map(repr, listed))) < len(listed):
+            raise ValueError(f"{where}.{f.name}: lists a value twice ({list(listed)})")
+    return values
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+class StrictConfig:
+    """Base of the experiments' frozen config dataclasses: every construction (a TOML file, a
+    mapping, ``dataclasses.replace`` or the library's ``OgaConfig(...)``) applies the rules of
+    :func:`config_from_mapping` (types, finite numbers within :data:`SETTING_MAGNITUDE`, list
+    rules, ``check``). Built in code, ``OgaConfig(contention=inf)`` passed and
+    ``MaxWeightConfig(fig5_sizes=())`` crashed its run with a KeyError."""
+
+    def __post_init__(self) -> None:
+        values = _checked_values(type(self), {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}, "config")  # type: ignore[arg-type]
+        for name, value in values.items():
+            if value is not getattr(self, name):
+                object.__setattr__(self, name, value)
+        check = getattr(self, "check", None)
+        if check is not None:
+            check()
 
 
 def load_toml(path: str | Path) -> dict[str, Any]:

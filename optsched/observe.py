@@ -38,7 +38,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from optsched.config import whole_number
 from optsched.io.json_instance import CAPTURE_KEY
 from optsched.models.base import Model
-from optsched.result import Result
+from optsched.result import Result, SolveFailed
 from optsched.solve import Prepared, model_kind, prepare, with_best_bound
 
 _ACTIVE: contextvars.ContextVar["Observer | None"] = contextvars.ContextVar("optsched_observer", default=None)
@@ -48,7 +48,7 @@ def active_observer() -> "Observer | None":
     return _ACTIVE.get()
 
 
-class SubproblemError(RuntimeError):
+class SubproblemError(SolveFailed):
     """A policy's subproblem had no solution from its backend nor from the fallback."""
 
 

@@ -85,6 +85,13 @@ def agrees_at_scale(model: Any, objective: float, other: float) -> bool:
     return agree(objective, other, min(1.0, magnitude) if magnitude > 0 else 1.0)
 
 
+class SolveFailed(RuntimeError):
+    """A solve that a computation depends on ended without what it needs: a policy's subproblem
+    with no solution from its backend nor its fallback (:class:`optsched.observe.SubproblemError`),
+    an offline optimum no backend certified. The CLI prints it as one line and exits 1; it was a
+    bare RuntimeError with a traceback (``contention = 1e10`` left y* uncertified)."""
+
+
 @dataclass(frozen=True, slots=True, init=False, eq=False)
 class Result:
     """What a backend returns through the seam (``optsched.solve``, ``Prepared.solve``).

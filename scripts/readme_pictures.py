@@ -1,13 +1,14 @@
 """Regenerate the pictures of README.md and docs/ (docs/img/) from the current code.
 
-    python scripts/readme_pictures.py [--only NAME ...] [--skip-scale] [--data DIR]
+    python scripts/readme_pictures.py [--only NAME ...] [--skip-scale] [--keep DIR]
 
 Each picture is copied from the output of the command that draws it (``optsched reproduce``,
-``optsched bench --quick``, ``benchmarks/bench_scale.py``), run into a temporary directory from
-the repository root, so ``../shared/data`` resolves as in the README. ``docs/img/pictures.json``
-records, per picture, the functions that draw it and the SHA-256 of their source:
-tests/test_readme_pictures.py fails when a drawing function changes and its pictures were not
-regenerated (and when a picture is missing or not in full colour).
+``optsched bench --quick``, ``benchmarks/bench_scale.py``), run from the repository root (so
+``../shared/data`` resolves as in the README) into a temporary directory, or with ``--keep DIR``
+into DIR, kept, so the README's tables can be read from the same runs.
+``docs/img/pictures.json`` records, per picture, the functions that draw it and the SHA-256 of
+their source: tests/test_readme_pictures.py fails when a drawing function changes and its
+pictures were not regenerated (and when a picture is missing or not in full colour).
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="*", default=None, help="picture names (default: all)")
     ap.add_argument("--skip-scale", action="store_true", help="leave ogasched_scale.png (bench_scale takes minutes)")
+    ap.add_argument("--keep", type=Path, default=None, help="run the commands into this new directory and keep it")
     args = ap.parse_args(argv)
     names = args.only or [n for n in PICTURES if not (args.skip_scale and n == "ogasched_scale.png")]
     unknown = sorted(set(names) - set(PICTURES))
@@ -79,11 +81,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--only: unknown picture {unknown[0]!r} (known: {', '.join(PICTURES)})")
     manifest = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else {}
     runs: dict[tuple[str, ...], Path] = {}
+    if args.keep is not None and args.keep.exists():
+        ap.error(f"--keep: {args.keep} exists; name a new directory")
     with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) if args.keep is None else args.keep.resolve()
         for name in names:
             pic = PICTURES[name]
             if pic.command not in runs:
-                out = Path(tmp) / f"run{len(runs)}"
+                out = where / f"run{len(runs)}"
                 print(f"running {' '.join(pic.command)} --out {out}", flush=True)
                 subprocess.run([sys.executable, *pic.command, "--out", str(out)], cwd=ROOT, check=True)
                 runs[pic.command] = out

@@ -34,7 +34,7 @@ from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from optsched.config import probability, require, within_memory
+from optsched.config import StrictConfig, probability, require, within_memory
 from optsched.esdp.baselines import RANKINGS, GreedyBaseline
 from optsched.esdp.env import CAPACITY_RULES, COST_MODELS, NORMALISATIONS, DispatchEnv, DispatchInstance, generate_instance
 from optsched.esdp.learners import INDICES, IndexLearner
@@ -53,7 +53,7 @@ PATH_SEED_STRIDE = 1_000_003
 
 
 @dataclass(frozen=True)
-class EsdpConfig:
+class EsdpConfig(StrictConfig):
     study: Literal["asw", "overhead", "sweep"] = "asw"
     seed: int = 0
     horizon: int = 150

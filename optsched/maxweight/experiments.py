@@ -8,13 +8,14 @@ requirement of a grid is simulated side by side on the same sample path.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from optsched.config import probability, require, within_memory
+from optsched.config import StrictConfig, probability, require, within_memory
 from optsched.maxweight.network import JobNetwork, NetworkEnv
 from optsched.maxweight.policy import MaxWeightPolicy
 from optsched.policy import evaluate
@@ -25,7 +26,7 @@ POLICIES = {"Alg. 1 (exact)": "exact_backend", "Alg. 2 (greedy)": "backend"}
 
 
 @dataclass(frozen=True)
-class MaxWeightConfig:
+class MaxWeightConfig(StrictConfig):
     study: Literal["fig3", "fig4", "fig5", "simulate"] = "fig3"
     seed: int = 0
     frames: int = 10_000
@@ -60,6 +61,8 @@ class MaxWeightConfig:
         require(self.frames >= 1, "frames", "must be >= 1")
         require(0 <= self.tolerance < 1, "tolerance", "must be in [0, 1)")
         require(0 < self.grid_step <= self.grid_max, "grid_step", "must be in (0, grid_max]")
+        require(self.grid_step >= GRID_DECIMAL, "grid_step", f"must be >= {GRID_DECIMAL:g}: the grid's points are "
+                "rounded to 10 decimals, and finer steps repeated them (1e-12 made 10^6 rows of 11 values)")
         require(0 < self.fig5_r_step <= 1, "fig5_r_step", "must be in (0, 1]")
         require(all(n >= 1 for n in self.fig5_sizes), "fig5_sizes", "sizes must be >= 1")
         require(self.n_apps >= 1 and self.n_workers >= 1, "n_apps", "n_apps and n_workers must be >= 1")
@@ -71,7 +74,7 @@ class MaxWeightConfig:
         # only the study that runs is sized (a simulate run was refused for the Fig. 3/4 grid)
         n5 = max(self.fig5_sizes, default=1)
         if self.study in ("fig3", "fig4"):
-            grid_rows = (min(self.grid_max / self.grid_step, 1e150) + 1) ** 2
+            grid_rows = float(grid_axis_points(self.grid_max, self.grid_step)) ** 2
             within_memory("grid_step", self.frames * grid_rows * 2, "the Fig. 3/4 rates (frames x grid points x 2)")
         if self.study == "fig5":
             r_rows = min(1.0 / self.fig5_r_step, 1e300) + 2
@@ -111,8 +114,17 @@ def achieved_rates(net: JobNetwork, requirements: np.ndarray, label: str, cfg: M
     return out["completed"].mean(axis=0)
 
 
+GRID_DECIMAL = 1e-9  # the Fig. 3/4 grid: multiples of grid_step up to grid_max (+ this slack), rounded to 10 decimals
+
+
+def grid_axis_points(grid_max: float, grid_step: float) -> int:
+    """The points on each axis of :func:`_grid`: those of ``arange(0, grid_max + GRID_DECIMAL,
+    grid_step)`` (the count ``check`` sizes memory by, the same the grid holds)."""
+    return max(1, math.ceil((grid_max + GRID_DECIMAL) / grid_step))
+
+
 def _grid(cfg: MaxWeightConfig) -> np.ndarray:
-    g = np.round(np.arange(0.0, cfg.grid_max + 1e-9, cfg.grid_step), 10)
+    g = np.round(np.arange(grid_axis_points(cfg.grid_max, cfg.grid_step)) * cfg.grid_step, 10)
     return np.array([(a, b) for a in g for b in g])
 
 

@@ -320,6 +320,10 @@ def _positive_normal(rng: np.random.Generator, mean: float, std: float, size: An
 
 
 POISSON_LARGEST = 1e18  # numpy's Poisson sampler refuses a larger mean ("lam value too large")
+# A truncated normal N(mean, std) >= floor needs mean + FLOOR_REACH std >= floor: each draw is then
+# accepted with probability >= 2.3 %, and an entry still short after MAX_REDRAWS (1000) rounds has
+# probability < 1e-9 (congestion 400 put the capacity mean 10 std below the floor: every run failed).
+FLOOR_REACH = 2.0
 
 
 @dataclass(frozen=True)
@@ -373,6 +377,11 @@ class MeshGenerator:
                 raise ValueError(f"{name}: must be > 0")
         for name in ("rho_std", "xbar_std", "capacity_std"):
             finite_float(name, getattr(self, name), minimum=0.0)
+        for name in ("rho_mean", "xbar_mean", "capacity_mean"):  # a truncated normal its redraws can fill
+            mean, std = getattr(self, name), getattr(self, name.replace("_mean", "_std"))
+            if mean + FLOOR_REACH * std < self.floor:
+                raise ValueError(f"{name}: N({mean:g}, {std:g}) lies almost wholly below the floor {self.floor:g} "
+                                 f"(mean + {FLOOR_REACH:g} std is below it): its draws could not be redrawn above it")
         if not 0 <= finite_float("a_low", self.a_low) <= finite_float("a_high", self.a_high):
             raise ValueError("a_low: need 0 <= a_low <= a_high")
         if not 0 <= finite_float("beta_low", self.beta_low) <= finite_float("beta_high", self.beta_high):

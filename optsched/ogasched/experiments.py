@@ -26,7 +26,7 @@ from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from optsched.config import probability, require, within_memory
+from optsched.config import StrictConfig, probability, require, within_memory
 from optsched.ogasched.baselines import BASELINES, BaselinePolicy
 from optsched.ogasched.env import SchedulingEnv
 from optsched.ogasched.policy import OGASched
@@ -38,7 +38,7 @@ from optsched.artifacts import pyplot, write_artifacts
 
 
 @dataclass(frozen=True)
-class OgaConfig:
+class OgaConfig(StrictConfig):
     seed: int = 0
     study: Literal["fig2", "fig3", "fig7", "table3", "all"] = "fig2"
     source: Literal["synthetic", "alibaba"] = "synthetic"
@@ -210,8 +210,9 @@ def study_fig2(cfg: OgaConfig, out_dir: Path) -> list[Path]:
     timing = pd.DataFrame([{"policy": name, "runtime_s": wall, "cpu_s": cpu} for name, (wall, cpu) in times.items()])
     paths: list[Path] = []
     if cfg.offline:
-        # at least T = 1: with more points than slots, horizon / points truncates to 0
-        points = np.unique(np.maximum(np.linspace(cfg.horizon / cfg.regret_points, cfg.horizon, cfg.regret_points).astype(int), 1))
+        # more points than slots name every slot (10^8 of them took 1.8 GB); at least T = 1
+        n = min(cfg.regret_points, cfg.horizon)
+        points = np.unique(np.maximum(np.linspace(cfg.horizon / n, cfg.horizon, n).astype(int), 1))
         reg = pd.DataFrame(regret_curve(env.scenario, env.arrivals, out["OGASched"]["reward"], points,
                                         cfg.offline_backend))
         reg["regret_over_sqrtT"] = reg["regret"] / np.sqrt(reg["T"])

@@ -19,6 +19,7 @@ import numpy as np
 from optsched.models.stationary_allocation import StationaryAllocation
 from optsched.ogasched.scenario import Scenario
 from optsched.ogasched.utilities import reward
+from optsched.result import SolveFailed
 
 DEFAULT_BACKEND = "stationary_alm"
 
@@ -56,7 +57,7 @@ def offline_optimum(scn: Scenario, counts: np.ndarray, backend: str = DEFAULT_BA
 
     The first-order backend is accepted only when it ends ``optimal`` (its duality gap certified
     below ``gap_tol``); when it stops short (``iteration_limit``: measured on 1 of 10 Alibaba
-    scenarios at T = 8000) y* is solved by cvxpy/Clarabel instead. Raises ``RuntimeError`` when
+    scenarios at T = 8000) y* is solved by cvxpy/Clarabel instead. Raises :class:`optsched.result.SolveFailed` when
     no backend ends ``optimal``."""
     import optsched
 
@@ -67,7 +68,7 @@ def offline_optimum(scn: Scenario, counts: np.ndarray, backend: str = DEFAULT_BA
         if result.termination is optsched.Termination.OPTIMAL:
             return np.asarray(result.solution).reshape(scn.n_edges, scn.n_resources), name
         tried.append(f"{name!r} ended {result.termination.value}")
-    raise RuntimeError(f"y* of (10): {', '.join(tried)}")
+    raise SolveFailed(f"y* of (10): {', '.join(tried)}")
 
 
 def regret_curve(

@@ -11,6 +11,7 @@ import numpy as np
 
 from optsched.models.mesh import MeshInstance
 from optsched.models.onsocmax_offline import CLARABEL_TOLERANCES, OfflineWelfare, dual_bound, repair
+from optsched.result import SolveFailed
 
 # Tight settings per cvxpy solver name, for :func:`certified_optimum`'s ``solver``.
 SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
@@ -39,7 +40,7 @@ def certified_optimum(instance: MeshInstance, *, solver: str | None = None) -> C
     settings from ``SOLVER_OPTIONS``), :func:`repair` the answer into P1 (so ``primal`` is the
     welfare of a truly feasible point), and bound OPT from above with :func:`dual_bound` at the
     solver's multipliers of (4) and (6) (``Result.duals``, in the order of the constraints).
-    RuntimeError if the solve fails (P1 is feasible: x = 0)."""
+    :class:`optsched.result.SolveFailed` if the solve fails (P1 is feasible: x = 0)."""
     import time
 
     from optsched.solve import solve
@@ -51,11 +52,11 @@ def certified_optimum(instance: MeshInstance, *, solver: str | None = None) -> C
     # the repair below makes the point feasible, so the seam's 1e-6 check is not wanted here
     res = solve(model, "cvxpy", verify=False, **options)
     if not res.ok or res.duals is None:
-        raise RuntimeError(f"P1 solve ended {res.termination.value}: {res.message}")
+        raise SolveFailed(f"P1 (the offline optimum) ended {res.termination.value}: {res.message}")
     x = repair(instance, res.solution)
     problems = model.violations(x, tol=1e-9)
     if problems:
-        raise RuntimeError(f"P1 solution infeasible: {problems[0]}")
+        raise SolveFailed(f"P1 (the offline optimum): its repaired solution is infeasible: {problems[0]}")
     mu = np.asarray(res.duals[0], dtype=np.float64).reshape(-1)
     lam = np.zeros(instance.n_units)
     lam[model.used_units] = np.asarray(res.duals[1], dtype=np.float64).reshape(-1)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from optsched.files import recording_inputs
-from optsched.observe import SubproblemError
+from optsched.result import SolveFailed
 from optsched.sweep.batches import Batches
 from optsched.sweep.grid import SweepRun, canonical_json
 from optsched.sweep.store import Row, cell
@@ -116,7 +116,7 @@ def run_one(run: SweepRun) -> Row:
         main = threading.current_thread() is threading.main_thread()
         with contextlib.redirect_stderr(io.StringIO()) if main else contextlib.nullcontext(), recording_inputs() as inputs:
             metrics = (_run_experiment if run.kind == "experiment" else _solve)(run, config)
-    except (ValueError, SubproblemError) as exc:  # bad input met at run time, a policy's solver failing:
+    except (ValueError, SolveFailed) as exc:  # bad input met at run time, a policy's solver failing:
         # the same one line (and exit status) as the run outside a sweep, naming the run
         raise type(exc)(f"sweep run {run.key} ({run.target}, {run.variant}, seed {run.seed}): {exc}") from None
     except Exception as exc:

@@ -1,0 +1,105 @@
+"""The edges of the accepted config space (probe AN): a config built in code obeys the rules a
+TOML file does; a setting is refused naming it when the data it draws would be out of reach,
+instead of a traceback mid-run; a solve an experiment depends on that ends without its answer
+is one line and exit 1."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from optsched.cli import main
+from optsched.config import config_from_mapping
+from optsched.esdp.experiments import EsdpConfig
+from optsched.maxweight.experiments import MaxWeightConfig, _grid, grid_axis_points
+from optsched.ogasched.experiments import OgaConfig
+from optsched.onsocmax.experiments import OnsocmaxConfig
+
+
+@pytest.mark.parametrize(("build", "key"), [
+    (lambda: OgaConfig(contention=math.inf), "config.contention: must be finite"),
+    (lambda: EsdpConfig(noise=math.inf), "config.noise: must be finite"),
+    (lambda: OnsocmaxConfig(arrival_rate=math.inf), "config.arrival_rate: must be finite"),
+    (lambda: OnsocmaxConfig(values=(math.inf,)), "config.values[0]: must be finite"),
+    (lambda: OnsocmaxConfig(max_congestion=math.inf), "config.max_congestion: must be finite"),
+    (lambda: MaxWeightConfig(study="fig5", frames=2, fig5_sizes=()), "config.fig5_sizes: must list at least one value"),
+    (lambda: MaxWeightConfig(frames=2.5), "config.frames: expected an integer"),
+    (lambda: MaxWeightConfig(fig5_sizes=(2, 2)), "config.fig5_sizes: lists a value twice"),
+    (lambda: dataclasses.replace(OgaConfig(), horizon=0), "config.horizon: must be >= 1"),
+    (lambda: OgaConfig(seed=-1), "config.seed: must be >= 0"),
+])
+def test_a_config_built_in_code_obeys_the_rules_of_a_toml_file(build, key: str) -> None:
+    """``run(cfg)`` never called ``check()``, and ``check()`` skipped the type, finiteness and list
+    rules: ``MaxWeightConfig(fig5_sizes=())`` crashed its run with a KeyError."""
+    with pytest.raises(ValueError, match=key.replace("[", r"\[").replace("]", r"\]")):
+        build()
+
+
+def test_a_config_built_in_code_equals_the_one_read_from_a_mapping() -> None:
+    settings = {"horizon": 20, "contention": 5, "fig3_nodes": [8, 16]}
+    assert OgaConfig(horizon=20, contention=5, fig3_nodes=[8, 16]) == config_from_mapping(OgaConfig, settings)
+    assert isinstance(OgaConfig(contention=5).contention, float) and OgaConfig(fig3_nodes=[8]).fig3_nodes == (8,)
+
+
+@pytest.mark.parametrize(("paper", "setting"), [
+    ("ogasched", "alpha_low = 1e-300\nalpha_high = 1e-300"), ("esdp", "noise = 1e-300"),
+    ("maxweight", "tolerance = 1e-13"),
+])
+def test_a_nonzero_setting_below_1e_12_is_refused_naming_it(paper: str, setting: str, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """alpha_low = 1e-300 made the reciprocal utility's gradient 1/0 (a ZeroDivisionError from the
+    compiled reward); noise = 1e-300 an overflow warning."""
+    (tmp_path / "c.toml").write_text(setting + "\n")
+    assert main(["run", paper, "--config", str(tmp_path / "c.toml"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    key = setting.split(" = ")[0]
+    assert len(err) == 1 and f"config.{key}: must be 0 or at least 1e-12" in err[0], err
+
+
+def test_an_uncertified_offline_optimum_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """contention = 1e10 leaves y* of (10) to two backends neither of which proves it optimal:
+    a RuntimeError's traceback after the whole run, now :class:`optsched.result.SolveFailed`."""
+    (tmp_path / "c.toml").write_text('study = "fig2"\nhorizon = 10\nn_nodes = 4\ncontention = 1e10\n')
+    assert main(["run", "ogasched", "--config", str(tmp_path / "c.toml"), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("optsched: error: y* of (10):"), err
+
+
+@pytest.mark.parametrize(("settings", "key"), [
+    ({"study": "ratio", "instances": 4, "max_congestion": 400.0}, "config.max_congestion: capacity_mean"),
+    ({"sweep": "congestion", "values": (250.0,)}, "config.values: capacity_mean"),
+    ({"sweep": "workload", "values": (0.05,)}, "config.values: rho_mean"),
+])
+def test_onsocmax_settings_whose_draws_the_floor_refuses_are_refused_up_front(settings: dict, key: str) -> None:
+    """Congestion 400 put the capacity's mean 10 std below the generator's floor: each instance
+    failed mid-run after 1000 redraws, under the generator's names."""
+    with pytest.raises(ValueError, match=key):
+        OnsocmaxConfig(**settings)
+    OnsocmaxConfig(sweep="congestion", values=(150.0,))  # still reachable
+
+
+def test_the_integral_ratio_takes_a_bracketed_optimum() -> None:
+    """At max_a_high = 1e4 HiGHS's scaled pruning proves only a bound of 6.6e-6 for an objective of
+    0 (``feasible``): the study raised; the point and the bound bracket OPT, as the continuous
+    study's primal and dual do."""
+    from optsched.onsocmax.experiments import FAMILIES, ratio_record
+
+    cfg = OnsocmaxConfig(study="ratio", instances=2, integral=True, max_a_high=1e4)
+    rec = ratio_record(FAMILIES["section_iv"](cfg, 0), cfg)
+    assert rec["opt"] <= rec["opt_bound"] and np.isfinite(rec["ratio"])
+
+
+@pytest.mark.parametrize(("step", "top"), [(0.02, 0.7), (0.05, 0.7), (0.07, 0.7), (0.1, 0.3), (0.33, 0.7), (1e-9, 1e-9)])
+def test_the_maxweight_grid_holds_the_points_its_check_counts(step: float, top: float) -> None:
+    """grid_step = 1e-12 passed a check that counted 4 rows and built 10^6 (11 distinct values)."""
+    cfg = MaxWeightConfig(frames=2, grid_step=step, grid_max=top)
+    grid = _grid(cfg)
+    n = grid_axis_points(top, step)
+    assert grid.shape == (n * n, 2) and len(np.unique(grid, axis=0)) == n * n
+    np.testing.assert_array_equal(np.unique(grid[:, 0]), np.round(np.arange(0.0, top + 1e-9, step), 10))
+    with pytest.raises(ValueError, match="config.grid_step: must be >= 1e-09"):
+        MaxWeightConfig(frames=2, grid_step=1e-10, grid_max=1e-10)
