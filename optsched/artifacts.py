@@ -48,9 +48,10 @@ def package_versions() -> dict[str, str]:
 @functools.lru_cache(maxsize=1)
 def source_revision() -> dict[str, Any]:
     """The git commit of the optsched checkout this process imported, and whether its tracked
-    files had uncommitted changes; when they had, ``changed`` (the files) and ``diff_sha256``
-    (the SHA-256 of ``git diff HEAD --binary``): a dirty run is rebuilt from the commit and that
-    patch. Once per process; empty when the package is not at the top of a git work tree, as
+    files had uncommitted changes; when they had, ``changed`` (the files), ``diff_sha256`` (the
+    SHA-256 of ``git diff HEAD --binary`` with the options the user's git config could change
+    pinned: :func:`git_state`) and ``untracked`` (the package's files no commit holds, which the
+    patch leaves out): a dirty run is rebuilt from the commit, that patch and those files. Once per process; empty when the package is not at the top of a git work tree, as
     when installed from a wheel, even inside another project's tree, or when git is absent."""
     return git_state(Path(__file__).resolve().parent)
 
@@ -71,17 +72,29 @@ def git_state(where: Path) -> dict[str, Any]:
     if commit.returncode or status.returncode:
         return {}
     out: dict[str, Any] = {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
-    if out["dirty"]:  # which uncommitted change ran: the files, and the digest of `git diff HEAD` to match a patch against
+    if out["dirty"]:  # which uncommitted change ran: the files, and the digest of the patch to match one against
         import hashlib
 
+        # the user's git config must not change the patch: prefixes, algorithm, external and textconv drivers
+        diff = [*GIT_PLAIN, "diff", "HEAD", "--binary", "--no-ext-diff", "--no-textconv", "--no-color",
+                "--diff-algorithm=myers", "--src-prefix=a/", "--dst-prefix=b/", "--no-renames"]
         try:
-            diff = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=where, capture_output=True, timeout=30)
+            patch = subprocess.run(diff, cwd=where, capture_output=True, timeout=30)
+            names = subprocess.run([*GIT_PLAIN, "diff", "HEAD", "--name-only", "-z", "--no-renames"], cwd=where,
+                                   capture_output=True, timeout=30)
+            loose = subprocess.run([*GIT_PLAIN, "ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", "."],
+                                   cwd=where, capture_output=True, timeout=30)
         except (OSError, subprocess.SubprocessError):
             return out
-        if not diff.returncode:
-            out["changed"] = sorted(line[3:] for line in status.stdout.splitlines() if len(line) > 3)
-            out["diff_sha256"] = hashlib.sha256(diff.stdout).hexdigest()
+        if not (patch.returncode or names.returncode):
+            out["changed"] = sorted(n.decode(errors="backslashreplace") for n in names.stdout.split(b"\0") if n)
+            out["diff_sha256"] = hashlib.sha256(patch.stdout).hexdigest()
+        if not loose.returncode and loose.stdout:  # files of the package that no commit holds: not in the patch
+            out["untracked"] = sorted(n.decode(errors="backslashreplace") for n in loose.stdout.split(b"\0") if n)
     return out
+
+
+GIT_PLAIN = ("git", "-c", "diff.noprefix=false", "-c", "core.quotePath=false")
 
 
 def machine() -> str:

@@ -1,7 +1,9 @@
 """The ``optsched`` command line: solve, compare, backends, run.
 
 Any bad input, and any file that cannot be read or written, prints one line
-``optsched: error: ...`` on stderr and exits with status 2 (``INPUT_FAILURES``).
+``optsched: error: ...`` on stderr and exits with status 2 (``INPUT_FAILURES``); a solve the
+run depends on that ends without its answer (:class:`optsched.result.SolveFailed`) prints one
+line and exits with status 1.
 """
 
 from __future__ import annotations

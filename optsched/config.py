@@ -31,6 +31,8 @@ SETTING_MAGNITUDE = 1e12
 
 
 def _coerce(key: str, value: Any, hint: Any) -> Any:
+    if isinstance(value, (np.integer, np.floating, np.bool_)):  # a config built in code from numpy values
+        value = value.item()
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(hint)
@@ -50,6 +52,8 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
             raise ValueError(f"{key}: must be one of {list(typing.get_args(hint))}, got {value!r}")
         return value
     if origin is tuple:
+        if isinstance(value, np.ndarray) and value.ndim == 1:  # built in code: np.array([8, 16])
+            value = value.tolist()
         if not isinstance(value, (list, tuple)):
             raise ValueError(f"{key}: expected a list, got {type(value).__name__}")
         if not value:

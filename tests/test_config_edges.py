@@ -103,3 +103,15 @@ def test_the_maxweight_grid_holds_the_points_its_check_counts(step: float, top: 
     np.testing.assert_array_equal(np.unique(grid[:, 0]), np.round(np.arange(0.0, top + 1e-9, step), 10))
     with pytest.raises(ValueError, match="config.grid_step: must be >= 1e-09"):
         MaxWeightConfig(frames=2, grid_step=1e-10, grid_max=1e-10)
+
+
+def test_a_config_built_in_code_takes_numpy_numbers_as_python_ones() -> None:
+    """Looping over ``np.arange`` builds settings from numpy scalars: construction must take them
+    (probe AO: the first version refused ``n_nodes=np.int64(16)``) and hold Python values."""
+    cfg = OgaConfig(n_nodes=np.int64(16), contention=np.float32(5), seed=np.uint32(3), horizon=np.int64(20),
+                    fig3_nodes=np.array([8, 16]), offline=np.bool_(False))
+    assert cfg == OgaConfig(n_nodes=16, contention=5.0, seed=3, horizon=20, fig3_nodes=(8, 16), offline=False)
+    assert type(cfg.n_nodes) is int and type(cfg.contention) is float and type(cfg.offline) is bool
+    for bad in ({"n_nodes": np.float64(2.5)}, {"n_nodes": np.bool_(True)}, {"contention": np.float64("nan")}):
+        with pytest.raises(ValueError, match=f"config.{next(iter(bad))}"):
+            OgaConfig(**bad)

@@ -103,9 +103,11 @@ def test_sweep_rows_and_bench_name_what_they_read(tmp_path: Path, shared_data: P
                                                     "sha256": _digest(captures / "sp.jsonl")}}
 
 
-def test_a_dirty_checkout_records_its_changed_files_and_the_digest_of_its_diff(tmp_path: Path) -> None:
+def test_a_dirty_checkout_records_its_changed_files_and_the_digest_of_its_diff(tmp_path: Path, monkeypatch) -> None:
     """``source.dirty`` said only that the checkout had uncommitted edits: the run could not be
-    rebuilt from the commit (probe AM). The files and the digest of ``git diff HEAD`` now say which."""
+    rebuilt from the commit (probe AM). The files and the digest of ``git diff HEAD`` now say
+    which, whatever the user's git config (probe AO: ``diff.noprefix`` changed the digest), and
+    the package's untracked files are named."""
     import subprocess
 
     from optsched.artifacts import git_state
@@ -121,6 +123,12 @@ def test_a_dirty_checkout_records_its_changed_files_and_the_digest_of_its_diff(t
     (package / "__init__.py").write_text("x = 2\n")
     dirty = git_state(package)
     diff = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=tmp_path, capture_output=True, check=True).stdout
-    assert dirty["dirty"] is True and dirty["changed"] == ["pkg/__init__.py"]
+    assert dirty["dirty"] is True and dirty["changed"] == ["pkg/__init__.py"] and "untracked" not in dirty
     assert dirty["diff_sha256"] == hashlib.sha256(diff).hexdigest() and dirty["commit"] == clean["commit"]
+    user = tmp_path.parent / f"{tmp_path.name}-gitconfig"
+    user.write_text("[diff]\n\tnoprefix = true\n\talgorithm = histogram\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(user))
+    (package / "new.py").write_text("y = 1\n")
+    configured = git_state(package)
+    assert configured["diff_sha256"] == dirty["diff_sha256"] and configured["untracked"] == ["pkg/new.py"]
     assert git_state(tmp_path) == {}  # not a package at the top of the work tree

@@ -112,10 +112,15 @@ def test_rejection_samplers_are_bounded() -> None:
 
     with pytest.raises(ValueError, match="edge_prob: 1000 draws in a row had no channel"):
         generate_instance(np.random.default_rng(0), edge_prob=1e-300)
+    from optsched.models.mesh import _positive_normal
+
+    # the redraw bound itself (a generator refuses such settings when it is built, below)
     with pytest.raises(ValueError, match="capacity_mean: .* still not above floor = 50"):
-        MeshGenerator(capacity_mean=1.0, capacity_std=0.1, floor=50.0).draw(np.random.default_rng(0))
-    with pytest.raises(ValueError, match="rho_mean"):
-        MeshGenerator(rho_mean=0.1, rho_std=0.0, floor=0.5, capacity_mean=20.0).draw(np.random.default_rng(0))
+        _positive_normal(np.random.default_rng(0), 1.0, 0.1, 5, 50.0, "capacity_mean")
+    with pytest.raises(ValueError, match="capacity_mean: N.1, 0.1. lies almost wholly below the floor 50"):
+        MeshGenerator(capacity_mean=1.0, capacity_std=0.1, rho_mean=60.0, xbar_mean=60.0, floor=50.0)
+    with pytest.raises(ValueError, match="rho_mean: N.0.1, 0. lies almost wholly below the floor 0.5"):
+        MeshGenerator(rho_mean=0.1, rho_std=0.0, floor=0.5, capacity_mean=20.0)
     # a rare but possible acceptance still succeeds, with the same draws as before the bound
     inst = generate_instance(np.random.default_rng(0), n_ports=2, n_servers=2, edge_prob=0.05)
     assert inst.n_edges >= 1

@@ -199,7 +199,7 @@ def esdp_sweep_claims(d: Path, full: bool) -> list[Claim]:
         "the third setting, g(t) = ln(t+1), has an overwhelming advantage",
         ("Agrees: ahead of every other setting (paired 95 % intervals above 0). " if len(won) == len(leads) else
          f"Agrees on the mean only: ahead of {len(won)} of {len(leads)} settings by the paired 95 % intervals. "
-         if best == third else "Disagrees: ")
+         if best == third else "Not shown: the best mean is shared. " if best is None else "Disagrees: ")
         + "The smallest g explores least; ASW includes the oracle's share, which every setting shares, so the "
         "regret shows the differences more plainly than the ASW.",
     ))

@@ -5,6 +5,7 @@ competitive ratio against alpha-hat, the welfare figures 4-6, and ONSOCMAX with 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def onsocmax_claims(d: Path, full: bool) -> list[Claim]:
             f"ahead (95 % interval of the paired lead over the best baseline above 0) at {len(won)} of {len(per)}, behind at "
             f"{len(lost)}, no difference at {len(per) - len(won) - len(lost)}; lowest mean "
             + (f"{per[worst].fmt('.1f', percent=True)} (at {worst[0]:g}, {worst[1]})" if worst is not None else
-               named_leader(per, lowest=True))
+               _shared_lowest(per))
             + f"; OPT / ONSOCMAX {gap.fmt('.3f')} (mean over all points, interval over "
             f"the {gap.n} repeats); "
             + replication(n, full) + " per point",
@@ -62,6 +63,15 @@ def onsocmax_claims(d: Path, full: bool) -> list[Claim]:
             "Agrees." if not lost else _behind(lost, sorted({v for v, _ in per}), what),
         ))
     return out + onsocmax_alm_claims(d, full) + shadow_claims(d, "fig4", "Fig. 4 run")
+
+
+def _shared_lowest(per: dict[tuple[float, str], Any]) -> str:
+    """The lowest mean lead when no single point has it: its value and the points that share it."""
+    if named_leader(per, lowest=True) == "none (no value)":
+        return "none (no value)"
+    low = min(e.mean for e in per.values() if np.isfinite(e.mean))
+    at = [f"{v:g}, {k}" for (v, k), e in per.items() if np.isfinite(e.mean) and abs(e.mean - low) <= 1e-12 * max(abs(low), 1e-300)]
+    return f"{100 * low:+.1f}% (shared by {len(at)} points: {'; '.join(at)})"
 
 
 def _behind(lost: list[tuple[float, str]], values: list[float], what: str) -> str:
