@@ -51,8 +51,9 @@ def source_revision() -> dict[str, Any]:
     files had uncommitted changes; when they had, ``changed`` (the files), ``diff_sha256`` (the
     SHA-256 of ``git diff HEAD --binary`` with the options the user's git config could change
     pinned: :func:`git_state`) and ``untracked`` (the package's files no commit holds, which the
-    patch leaves out): a dirty run is rebuilt from the commit, that patch and those files. Once per process; empty when the package is not at the top of a git work tree, as
-    when installed from a wheel, even inside another project's tree, or when git is absent."""
+    patch leaves out): a dirty run is rebuilt from the commit, that patch and those files. Once
+    per process; empty when the package is not at the top of a git work tree, as when installed
+    from a wheel, even inside another project's tree, or when git is absent."""
     return git_state(Path(__file__).resolve().parent)
 
 
@@ -87,11 +88,16 @@ def git_state(where: Path) -> dict[str, Any]:
         except (OSError, subprocess.SubprocessError):
             return out
         if not (patch.returncode or names.returncode):
-            out["changed"] = sorted(n.decode(errors="backslashreplace") for n in names.stdout.split(b"\0") if n)
+            out["changed"] = _paths(names.stdout)
             out["diff_sha256"] = hashlib.sha256(patch.stdout).hexdigest()
         if not loose.returncode and loose.stdout:  # files of the package that no commit holds: not in the patch
-            out["untracked"] = sorted(n.decode(errors="backslashreplace") for n in loose.stdout.split(b"\0") if n)
+            out["untracked"] = _paths(loose.stdout)
     return out
+
+
+def _paths(listed: bytes) -> list[str]:
+    """The sorted paths of git's NUL-separated (``-z``) output."""
+    return sorted(n.decode(errors="backslashreplace") for n in listed.split(b"\0") if n)
 
 
 GIT_PLAIN = ("git", "-c", "diff.noprefix=false", "-c", "core.quotePath=false")

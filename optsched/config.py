@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import functools
 import sys
 import tomllib
 import types
@@ -125,13 +126,9 @@ def _checked_values(cls: type, data: Mapping[str, Any], where: str) -> dict[str,
     return values
 
 
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
+@functools.cache
 def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
+    return typing.get_type_hints(cls)
 
 
 class StrictConfig:

@@ -220,10 +220,11 @@ def esdp_sweep_claims(d: Path, full: bool) -> list[Claim]:
     ))
     df = _sweep(d, "fig10", "esdp_sweep_edge_prob", "edge_prob")
     edges = df.groupby("edge_prob")["n_edges"].mean()
-    share = _per_value(df.assign(share=oracle_share(df)), "edge_prob", "ESDP", "share")
+    shared = df.assign(share=oracle_share(df))
+    share = _per_value(shared, "edge_prob", "ESDP", "share")
     cpu = _per_value(df, "edge_prob", "ESDP", "cpu_s")
-    wide_share = df[df["policy"] == "ESDP"].assign(share=oracle_share(df[df["policy"] == "ESDP"])).pivot_table(
-        index="repeat", columns="edge_prob", values="share", dropna=False)
+    wide_share = shared[shared["policy"] == "ESDP"].pivot_table(index="repeat", columns="edge_prob", values="share",
+                                                                dropna=False)
     first, last = list(share)[0], list(share)[-1]
     falls = relative_lead(wide_share[last], wide_share[first])  # densest graph's share over the sparsest's, paired
     out.append(Claim(
