@@ -85,14 +85,21 @@ class SubproblemSolver:
 
     def solve(self, model: Model, *, params: Mapping[str, Any] | None = None) -> Result:
         """The backend's result for ``model`` (observed; no fallback)."""
+        observer = _ACTIVE.get()
+        if observer is not None:
+            observer.meet(self)
         result = self.prepared.solve(model, **self._options_for(self.prepared, params))
         self.solves += 1
         self.runtime_s += result.runtime_s
         self.terminations[result.termination.value] += 1
-        observer = _ACTIVE.get()
         if observer is not None:
             observer.record(self, model, result, params)
         return result
+
+    def counts(self) -> dict[str, Any]:
+        """The counters of :meth:`stats` as they stand (a copy)."""
+        return {"solves": self.solves, "fallbacks": self.fallbacks, "runtime_s": self.runtime_s,
+                "terminations": Counter(self.terminations)}
 
     def solution(self, model: Model, *, params: Mapping[str, Any] | None = None) -> Any:
         """The solution the policy acts on: its backend's, or the default backend's when that
@@ -153,7 +160,8 @@ class Observer:
         self.policy = ""
         self.slot = -1
         self._solvers: dict[int, SubproblemSolver] = {}
-        self._calls: Counter[int] = Counter()
+        self._counted: dict[int, list[dict[str, Any]]] = {}  # a solver's counts when met, and at __exit__
+        self._calls: Counter[int] = Counter()  # per solver, in this episode
         self._shadows: dict[tuple[str, str], Prepared | str] = {}
         self._skipped: dict[str, dict[str, Any]] = {}
         self._captured: Counter[str] = Counter()
@@ -171,22 +179,33 @@ class Observer:
     # --- the context -----------------------------------------------------------------------
     def __enter__(self) -> "Observer":
         self._token = _ACTIVE.set(self)
+        for counted in self._counted.values():  # a block entered again counts on
+            del counted[1:]
         return self
 
     def __exit__(self, *exc: Any) -> None:
         if self._token is not None:
             _ACTIVE.reset(self._token)
             self._token = None
+            for key, solver in self._solvers.items():  # what the solvers do after the block is not counted
+                self._counted[key][1:] = [solver.counts()]
 
     def begin_episode(self, policy: str) -> None:
         self.episode += 1
         self.policy = policy
         self.slot = -1
+        self._calls.clear()  # calls count from 0 in every episode: a reused policy is shadowed like a fresh one
 
     # --- one subproblem --------------------------------------------------------------------
+    def meet(self, solver: SubproblemSolver) -> None:
+        """Called before each solve: the solver's counts when first met are not this block's."""
+        key = id(solver)
+        if key not in self._solvers:
+            self._solvers[key] = solver
+            self._counted[key] = [solver.counts()]
+
     def record(self, solver: SubproblemSolver, model: Model, result: Result, params: Mapping[str, Any] | None) -> None:
         key = id(solver)
-        self._solvers[key] = solver
         call = self._calls[key]
         self._calls[key] += 1
         where = {"episode": self.episode, "policy": self.policy, "solver": solver.label, "slot": self.slot,
@@ -239,7 +258,7 @@ class Observer:
     # --- what was seen ---------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
         """Per solver: its statistics; per (solver, shadow backend): counts, gaps, runtimes."""
-        out: dict[str, Any] = {"solvers": merge_stats(s.stats() for s in self._solvers.values())}
+        out: dict[str, Any] = {"solvers": merge_stats(self._stats(key) for key in self._solvers)}
         if self.shadow:
             out["shadow"] = shadow_summary(self.rows)
             out["shadow_every"] = self.shadow_every
@@ -247,6 +266,16 @@ class Observer:
         if self.capture_dir is not None:
             out["captured"] = {"dir": str(self.capture_dir), "every": self.capture_every, "instances": dict(self._captured)}
         return out
+
+    def _stats(self, key: int) -> dict[str, Any]:
+        """A solver's statistics counted inside the block: its counts at __exit__ (now, while
+        the block runs) less those when the observer met it."""
+        solver = self._solvers[key]
+        first, *last = self._counted[key]
+        end = last[0] if last else solver.counts()
+        seen = {k: end[k] - first[k] for k in ("solves", "fallbacks", "runtime_s")}
+        terminations = end["terminations"] - first["terminations"]
+        return {**solver.stats(), **seen, "terminations": dict(terminations)}
 
     def write(self, out_dir: str | Path) -> list[Path]:
         """``shadow.csv`` and ``shadow.png`` (with shadows), ``DIR/run.json`` (with capture)."""

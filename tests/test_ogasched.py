@@ -501,6 +501,8 @@ def test_presets_are_valid():
     assert (large.n_ports, large.n_nodes, large.n_resources, large.horizon) == (100, 1024, 6, 10000)
     huge = exp.make_config(preset="huge")
     assert (huge.n_ports, huge.n_nodes, huge.n_resources, huge.horizon) == (1000, 10000, 6, 10000)
+    for cfg in (large, huge):  # Fig. 5's caption (Section IV-C), not Table II's beta in [0.3, 0.5]
+        assert (cfg.beta_low, cfg.beta_high, cfg.contention) == (0.01, 0.015, 5.0)
 
 
 def test_a_scenarios_derived_data_is_read_only() -> None:

@@ -41,7 +41,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from optsched.models.validate import finite_float, float_array, positive_int
+from optsched.models.validate import binary_array, finite_float, float_array, positive_int
+from optsched.policy import SlotClock
 from optsched.sampling import redraw_until
 
 
@@ -279,7 +280,7 @@ class Observation:
 Oracle = Callable[[np.ndarray], tuple[float, np.ndarray]]
 
 
-class DispatchEnv:
+class DispatchEnv(SlotClock):
     """Environment protocol of :mod:`optsched.policy`.
 
     Each slot draws the arrivals and a valuation for every channel (also the unused ones,
@@ -307,27 +308,30 @@ class DispatchEnv:
     def reset(self, rng: np.random.Generator) -> None:
         self._rng = rng
         self._obs = None
+        self.start_slots()
 
     def observe(self, t: int) -> Observation:
-        if self._rng is None:
-            raise RuntimeError("DispatchEnv.observe before reset")
+        t = self.open_slot(t)
+        assert self._rng is not None  # open_slot refuses a slot before reset
         inst = self.instance
         arrived = self._rng.random(inst.n_ports) < inst.arrival_prob
         self._z = inst.normalise(self._rng.normal(inst.mu, inst.noise * inst.mu))
-        self._obs = Observation(t=t, arrived=arrived, channel_mask=inst.channel_mask(arrived))
+        mask = inst.channel_mask(arrived)
+        for arr in (arrived, mask):  # what the policy sees; step reads the mask to check (2)
+            arr.setflags(write=False)
+        self._obs = Observation(t=t, arrived=arrived, channel_mask=mask)
         return self._obs
 
     def step(self, action: Any) -> Mapping[str, Any]:
-        if self._obs is None or self._z is None:
-            raise RuntimeError("DispatchEnv.step before observe")
-        x = np.asarray(action, dtype=bool)
+        self.check_step()
+        assert self._obs is not None and self._z is not None  # set by observe
         inst = self.instance
-        if x.shape != (inst.n_edges,):
-            raise ValueError(f"action: expected {inst.n_edges} channel decisions, got shape {x.shape}")
+        x = binary_array("action", action, shape=(inst.n_edges,))  # a copy: the feedback's "x" is the env's
         if (x & ~self._obs.channel_mask).any():
             raise ValueError("action: uses a channel of a port with no job (constraint (2))")
         if not inst.fits(x):
             raise ValueError("action: exceeds the capacities (constraint (1))")
+        self.close_slot()
         out: dict[str, Any] = {
             "welfare": float(self._z @ x),
             "expected_welfare": float(inst.true_means @ x),

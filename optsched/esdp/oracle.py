@@ -77,6 +77,7 @@ class MkpOracle:
         key = np.packbits(mask).tobytes()
         if key not in self._cache:
             x = self._knapsack(self.values, mask)
+            x.setflags(write=False)  # shared by every slot and policy with this mask
             self._cache[key] = (float(self.values @ x), x)
         return self._cache[key]
 
@@ -93,7 +94,8 @@ class OraclePolicy:
         self._oracle = env.oracle if isinstance(env.oracle, MkpOracle) else MkpOracle.for_instance(env.instance)
 
     def act(self, observation: Observation) -> np.ndarray:
-        assert self._oracle is not None, "OraclePolicy.act before reset"
+        if self._oracle is None:
+            raise RuntimeError("OraclePolicy.act before reset")
         return self._oracle(observation.channel_mask)[1]
 
     def observe(self, feedback: Mapping[str, Any]) -> None:

@@ -27,23 +27,53 @@ def _lnln(t: int) -> float:
     return math.log(math.log(t + 1) + 1)
 
 
+def _delta_loglog(t: int) -> float:
+    return 1.0 / (_lnln(t) + 1.0)
+
+
+def _delta_log(t: int) -> float:
+    return 1.0 / (math.log(t + 1) + 1.0)
+
+
+def _delta_loglog_unshifted(t: int) -> float:
+    return 1.0 / _lnln(t)
+
+
+def _delta_logloglog(t: int) -> float:
+    return 1.0 / (math.log(_lnln(t) + 1.0) + 1.0)
+
+
+# named functions, not lambdas: a policy holding one pickles (sweep workers, copies mid-run)
 DELTA_SEQUENCES: dict[str, Callable[[int], float]] = {
     # default (Section 4.1):            1 / (ln(ln(t+1) + 1) + 1)
-    "loglog": lambda t: 1.0 / (_lnln(t) + 1.0),
+    "loglog": _delta_loglog,
     # Fig. 7 alternatives (Section 4.3): 1 / (ln(t+1) + 1), 1 / ln(ln(t+1) + 1),
     #                                    1 / (ln(ln(ln(t+1) + 1) + 1) + 1)
-    "log": lambda t: 1.0 / (math.log(t + 1) + 1.0),
-    "loglog_unshifted": lambda t: 1.0 / _lnln(t),
-    "logloglog": lambda t: 1.0 / (math.log(_lnln(t) + 1.0) + 1.0),
+    "log": _delta_log,
+    "loglog_unshifted": _delta_loglog_unshifted,
+    "logloglog": _delta_logloglog,
 }
+
+
+def _g_default(t: int, m: float) -> float:
+    return math.log(t + 1) + 4.0 * _lnln(t) * m
+
+
+def _g_loglog(t: int, m: float) -> float:
+    return 4.0 * _lnln(t) * m
+
+
+def _g_log(t: int, m: float) -> float:
+    return math.log(t + 1)
+
 
 # g(t; m) with m = max ||x||_1 = alpha |E|.
 G_SEQUENCES: dict[str, Callable[[int, float], float]] = {
     # default (Section 4.1):            ln(t+1) + 4 ln(ln(t+1) + 1) m
-    "default": lambda t, m: math.log(t + 1) + 4.0 * _lnln(t) * m,
+    "default": _g_default,
     # Fig. 8 alternatives (Section 4.3): 4 ln(ln(t+1) + 1) m, ln(t+1)
-    "loglog": lambda t, m: 4.0 * _lnln(t) * m,
-    "log": lambda t, m: math.log(t + 1),
+    "loglog": _g_loglog,
+    "log": _g_log,
 }
 
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from optsched.models.validate import float_array, positive_int
+from optsched.models.validate import binary_array, float_array, positive_int
+from optsched.policy import SlotClock
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,8 +59,9 @@ class Frame:
     jobs: np.ndarray
 
 
-class NetworkEnv:
-    """Environment (reset / observe / step) over ``copies`` parallel decision processes."""
+class NetworkEnv(SlotClock):
+    """Environment (reset / observe / step) over ``copies`` parallel decision processes; frames
+    without end (``horizon`` None). The frame's jobs are read-only."""
 
     def __init__(self, network: JobNetwork, copies: int = 1) -> None:
         self.network = network
@@ -70,21 +72,27 @@ class NetworkEnv:
 
     def reset(self, rng: np.random.Generator) -> None:
         self._rng = rng
+        self.start_slots()
 
     def observe(self, t: int) -> Frame:
-        assert self._rng is not None, "reset the environment first"
+        t = self.open_slot(t)
+        assert self._rng is not None  # open_slot refuses a frame before reset
         net = self.network
         draws = self._rng.random((2, net.n_apps, net.n_workers))
         self._jobs = draws[0] < net.task_prob
+        self._jobs.setflags(write=False)
         task_ok = draws[1] < net.completion_prob
         # job i succeeds when every task it has succeeds; drawn whether or not it is scheduled
         self._success = (task_ok | ~self._jobs).all(axis=1) & self._jobs.any(axis=1)
         return Frame(t, self._jobs)
 
     def step(self, decision: np.ndarray) -> dict[str, np.ndarray]:
-        """``decision`` (copies, N) bool: the interference-free set D(t) of each copy."""
-        decision = np.asarray(decision, dtype=bool).reshape(self.copies, self.network.n_apps)
+        """``decision`` (copies, N), booleans or 0/1: the interference-free set D(t) of each copy."""
+        self.check_step()
+        decision = binary_array("decision", decision, shape=(self.copies, self.network.n_apps))
         load = decision.astype(np.int64) @ self._jobs.astype(np.int64)
         if (load > 1).any():
-            raise RuntimeError("a policy scheduled two jobs on one worker")
+            c, j = (int(v[0]) for v in np.nonzero(load > 1))
+            raise ValueError(f"decision: copy {c} schedules two jobs on worker {j} (interference)")
+        self.close_slot()
         return {"completed": decision & self._success[None, :]}

@@ -233,6 +233,23 @@ def index_array(name: str, value: Any, *, upper: int, ndim: int = 1) -> np.ndarr
     return out
 
 
+def binary_array(name: str, value: Any, *, shape: tuple[int, ...]) -> np.ndarray:
+    """A read-only bool array of exactly ``shape`` (never reshaped), the caller's own copy, from
+    booleans or numbers that are exactly 0 or 1: a decision of chosen / not chosen. numpy's cast
+    read NaN, 0.3, -1 and 7 as "chosen", and ``reshape`` turned an (N, B) array into (B, N)."""
+    if isinstance(value, np.ndarray) and value.dtype == np.bool_:
+        arr = value
+    else:
+        arr = _to_array(name, value, np.float64, bools=True)
+        if arr.size and not ((arr == 0) | (arr == 1)).all():
+            raise ValueError(f"{name}: expected 0/1 (or booleans), got a value outside {{0, 1}}")
+    if arr.shape != tuple(shape):
+        raise ValueError(f"{name}: has shape {arr.shape}, expected {tuple(shape)}")
+    out = np.array(arr, dtype=bool, copy=True)
+    out.setflags(write=False)
+    return out
+
+
 def positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int = LARGEST_INTEGER) -> int:
     """A whole number in [``minimum``, ``maximum``] (by default up to ``LARGEST_INTEGER``: 2^63
     overflowed the int64 arrays sized or indexed by such a number)."""

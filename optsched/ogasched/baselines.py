@@ -22,6 +22,7 @@ Each rule is a compiled kernel (:mod:`optsched.ogasched.allocation_kernel`).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -52,24 +53,25 @@ def fairness_layout(scn: Scenario) -> dict[str, np.ndarray]:
     return _node_layout(scn, np.arange(scn.n_ports))
 
 
+def _node_rule_allocation(name: str, scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
+    rule = getattr(loaded("optsched.ogasched.allocation_kernel"), name)
+    return rule(np.asarray(x, dtype=np.float64), scn.edge_port, layout["node_ptr"], layout["node_edges"],
+                scn.requests, scn.capacity)
+
+
 def _node_rule(name: str) -> Callable[[Scenario, np.ndarray, Mapping[str, np.ndarray]], np.ndarray]:
-    def allocate(scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
-        from optsched.ogasched import allocation_kernel
+    return functools.partial(_node_rule_allocation, name)  # a partial, not a closure: the policy pickles
 
-        rule = getattr(allocation_kernel, name)
-        return rule(np.asarray(x, dtype=np.float64), scn.edge_port, layout["node_ptr"], layout["node_edges"],
-                    scn.requests, scn.capacity)
 
-    return allocate
+def _placement_allocation(favour_full: bool, scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
+    return loaded("optsched.ogasched.allocation_kernel").place_tasks(
+        np.asarray(x, dtype=np.float64), scn.port_ptr, layout["slot_ptr"], layout["slot_node"], layout["node_ptr"],
+        layout["node_slot"], layout["node_port"], layout["first_class"], scn.requests, scn.capacity,
+        layout["tolerance"], favour_full)
 
 
 def _placement(favour_full: bool) -> Callable[[Scenario, np.ndarray, Mapping[str, np.ndarray]], np.ndarray]:
-    def allocate(scn: Scenario, x: np.ndarray, layout: Mapping[str, np.ndarray]) -> np.ndarray:
-        return loaded("optsched.ogasched.allocation_kernel").place_tasks(np.asarray(x, dtype=np.float64), scn.port_ptr, layout["slot_ptr"], layout["slot_node"],
-                           layout["node_ptr"], layout["node_slot"], layout["node_port"], layout["first_class"],
-                           scn.requests, scn.capacity, layout["tolerance"], favour_full)
-
-    return allocate
+    return functools.partial(_placement_allocation, favour_full)
 
 
 def placement_layout(scn: Scenario) -> dict[str, np.ndarray]:

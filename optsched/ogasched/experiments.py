@@ -359,11 +359,12 @@ PRESETS: dict[str, dict[str, Any]] = {
     "fig7": {"study": "fig7", "n_nodes": 128, "horizon": 2000},
     "table3": {"study": "table3", "n_nodes": 128, "horizon": 2000,
                **{k: PAPER_SWEEPS[k] for k in ("table3_horizons", "table3_densities")}},
+    # Section IV-C, Fig. 5's caption: beta in [0.01, 0.015] and contention level 5
     "large": {"study": "fig2", "n_ports": 100, "n_nodes": 1024, "n_resources": 6, "horizon": 10000,
-              "contention": 5.0, "regret_points": 1},
+              "contention": 5.0, "beta_low": 0.01, "beta_high": 0.015, "regret_points": 1},
     # ten times the paper's largest setting (Fig. 5): |L| = 1000, |R| = 10,000
     "huge": {"study": "fig2", "n_ports": 1000, "n_nodes": 10000, "n_resources": 6, "horizon": 10000,
-             "contention": 5.0, "regret_points": 1},
+             "contention": 5.0, "beta_low": 0.01, "beta_high": 0.015, "regret_points": 1},
     "paper": {"study": "all", "n_nodes": 128, "horizon": 8000, "sweep_horizon": 2000, **PAPER_SWEEPS},
 }
 

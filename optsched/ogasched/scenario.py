@@ -189,6 +189,27 @@ class Scenario:
             out.append(f"(6) capacity of node {r}, resource {k} exceeded by {excess[r, k]:.3g}")
         return out
 
+    def first_violation(self, y: np.ndarray, *, tol: float = 1e-9) -> str | None:
+        """The first rule of :meth:`violations` the (E, K) float64 decision ``y`` breaks, or
+        None, from one compiled pass (:mod:`optsched.ogasched.decision_kernel`): the check of
+        every slot's action, where ``violations`` (the reference it is tested against) makes
+        several passes and a sparse product."""
+        from optsched.ogasched import decision_kernel as dk
+
+        if y.shape != (self.n_edges, self.n_resources):
+            return f"decision has shape {y.shape}, expected {(self.n_edges, self.n_resources)}"
+        code, row, k, amount = dk.first_fault(np.ascontiguousarray(y, dtype=np.float64), self.upper, self.edge_node,
+                                              self.capacity, tol)
+        if code == dk.OK:
+            return None
+        if code == dk.NOT_FINITE:
+            return f"decision contains a non-finite value ({amount}) on edge {row}, resource {k}"
+        if code == dk.NEGATIVE:
+            return f"(5) lower bound broken by {amount:.3g} on edge {row}, resource {k}"
+        if code == dk.ABOVE_REQUEST:
+            return f"(5) request a_l^k exceeded by {amount:.3g} on edge {row}, resource {k}"
+        return f"(6) capacity of node {row}, resource {k} exceeded by {amount:.3g}"
+
     def replicate(self, copies: int) -> "Scenario":
         """Section III-D: J = ``copies`` replicas of every port, one per job that may arrive
         at it in a slot. Replica j of port l is port l * J + j; ``port_origin`` maps back."""

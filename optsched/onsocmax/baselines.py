@@ -43,7 +43,8 @@ class _SlotPolicy:
 
     def reset(self, env: MeshEnv, rng: np.random.Generator) -> None:
         inst = env.instance
-        assert inst is not None
+        if inst is None:
+            raise RuntimeError(f"{self.name}.reset: reset the environment first")
         self._inst: MeshInstance = inst
         self._by_unit = np.argsort(inst.pair_unit, kind="stable")
         self._unit_start = np.searchsorted(inst.pair_unit[self._by_unit], np.arange(inst.n_units + 1))

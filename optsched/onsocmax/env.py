@@ -22,12 +22,15 @@ allocation, :meth:`MeshInstance.welfare` evaluates the objective; both, and
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
 from optsched.models.mesh import MeshInstance
+from optsched.models.validate import float_array, index_array
+from optsched.policy import SlotClock
 
 # --- the online environment -----------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -63,13 +66,19 @@ class Dispatch:
         return cls(instance.pair_job[pairs], instance.pair_unit[pairs], np.asarray(amount, dtype=np.float64))
 
 
-class MeshEnv:
+def _the_instance(instance: MeshInstance, rng: np.random.Generator) -> MeshInstance:
+    return instance
+
+
+class MeshEnv(SlotClock):
     """Replays an instance slot by slot (the :class:`optsched.policy.Environment` protocol).
 
     ``sample(rng)`` draws the instance at ``reset``; :meth:`fixed` replays one instance.
     ``step`` refuses (ValueError) a dispatch outside R_n, into a past slot, for a job not yet
     revealed, or one that breaks (4), (6) or (7); so whatever a policy does online is feasible
-    for P1. Feedback: the welfare gained this slot and the workload dispatched.
+    for P1, and an action that is not a :class:`Dispatch` of whole-number indices and finite
+    amounts (a job index of 0.9 was read as job 0). Feedback: the welfare gained this slot and
+    the workload dispatched. Observations are read-only.
 
     The state is the pair vector ``pair_allocation`` with the usage of every unit and the load
     of every job kept beside it, and a step checks only the pairs, jobs and units it touches
@@ -87,12 +96,12 @@ class MeshEnv:
 
     @classmethod
     def fixed(cls, instance: MeshInstance) -> "MeshEnv":
-        return cls(lambda rng: instance)
+        return cls(functools.partial(_the_instance, instance))
 
     @property
-    def horizon(self) -> int:
-        assert self.instance is not None, "reset first"
-        return self.instance.n_slots
+    def horizon(self) -> int | None:
+        """The instance's slots (None before the first reset draws it)."""
+        return None if self.instance is None else self.instance.n_slots
 
     @property
     def allocation(self) -> np.ndarray:
@@ -101,6 +110,13 @@ class MeshEnv:
             return np.zeros((0, 0))
         return self.instance.dense(self.pair_allocation)
 
+    @property
+    def usage(self) -> np.ndarray:
+        """The usage level w_r of every unit so far (a read-only copy)."""
+        out = self._usage.copy() if self.instance is not None else np.zeros(0)
+        out.setflags(write=False)
+        return out
+
     def reset(self, rng: np.random.Generator) -> None:
         inst = self._sample(rng)
         self.instance = inst
@@ -108,35 +124,36 @@ class MeshEnv:
         self._usage = np.zeros(inst.n_units)
         self._load = np.zeros(inst.n_jobs)
         self._order = np.lexsort((np.arange(inst.n_jobs), inst.arrival))
+        self._order.setflags(write=False)  # observations hold slices of it
         self._order_slot = inst.arrival_slot[self._order]
         self._t = 0
+        self.start_slots()
 
     def observe(self, t: int) -> Observation:
+        t = self._t = self.open_slot(t)
         inst = self.instance
-        assert inst is not None, "reset first"
-        self._t = t
+        assert inst is not None  # open_slot refuses a slot before reset
         lo, hi = np.searchsorted(self._order_slot, [t, t + 1])
         arrivals = self._order[lo:hi]
-        usage = self._usage.copy()
+        usage = self.usage
         remaining = inst.rho - self._load
-        usage.setflags(write=False)
         remaining.setflags(write=False)
         return Observation(t, inst, arrivals, usage, remaining)
 
     def step(self, action: Dispatch) -> dict[str, float]:
+        self.check_step()
         inst = self.instance
-        assert inst is not None, "reset first"
-        job = np.asarray(action.job, dtype=np.int64)
-        unit = np.asarray(action.unit, dtype=np.int64)
-        amount = np.asarray(action.amount, dtype=np.float64)
-        if not (job.shape == unit.shape == amount.shape) or job.ndim != 1:
+        assert inst is not None
+        if not isinstance(action, Dispatch):
+            raise ValueError(f"action: expected a Dispatch, got {type(action).__name__}")
+        job = index_array("action.job", action.job, upper=inst.n_jobs)
+        unit = index_array("action.unit", action.unit, upper=inst.n_units)
+        amount = float_array("action.amount", action.amount, nonnegative=True)
+        if not job.shape == unit.shape == amount.shape:
             raise ValueError("action: job, unit and amount must be 1-D arrays of one length")
         if job.size == 0:
+            self.close_slot()
             return {"welfare": 0.0, "dispatched": 0.0}
-        if job.min() < 0 or job.max() >= inst.n_jobs or unit.min() < 0 or unit.max() >= inst.n_units:
-            raise ValueError("action: job or unit index out of range")
-        if not np.isfinite(amount).all() or amount.min() < 0:
-            raise ValueError("action: amounts must be finite and >= 0")
         if (inst.arrival_slot[job] > self._t).any():
             raise ValueError(f"action: slot {self._t} dispatches a job not yet revealed")
         if (unit % inst.n_slots < self._t)[amount > 0].any():
@@ -155,6 +172,7 @@ class MeshEnv:
         problems = self._violations(touched, new)
         if problems:
             raise ValueError(f"action: infeasible for P1 at slot {self._t}: {problems[0]}")
+        self.close_slot()
         old = self.pair_allocation[touched]
         gain = float((inst.pair_welfare_at(touched, new) - inst.pair_welfare_at(touched, old)).sum())
         np.add.at(self._load, inst.pair_job[touched], new - old)
@@ -166,7 +184,7 @@ class MeshEnv:
         """(4), (6), (7) of P1 (as :meth:`MeshInstance.pair_violations`, same tolerance rule)
         after setting ``pairs`` to ``new``, checked on the touched pairs, jobs and units only."""
         inst, tol = self.instance, self.TOL
-        assert inst is not None
+        assert inst is not None  # called from step
         delta = new - self.pair_allocation[pairs]
         out = []
         over = new - inst.xbar[pairs]

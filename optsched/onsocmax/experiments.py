@@ -15,7 +15,7 @@ Section IV generator with a random kind, congestion c ~ U[1, max_congestion] and
 a ~ U[1, a_high], a_high ~ U[1, max_a_high] (so upsilon / iota, hence alpha-hat, varies);
 ``family = "small"``: :func:`small_instance`, tiny meshes with jobs in increasing order of
 value. ``serve_ties = false`` runs ONSOCMAX without its tie rule (see
-:mod:`optsched.onsocmax.policy`). OPT is certified: ``opt`` is the welfare of a feasible point and
+:mod:`optsched.onsocmax.policy`; a rule of the continuous variant: the integral one has none). OPT is certified: ``opt`` is the welfare of a feasible point and
 ``opt_bound`` a weak-duality upper bound (:func:`~optsched.onsocmax.offline.certified_optimum`).
 With ``integral`` (Section III-D), every job is non-partitionable: online P3 and offline P1
 are 0-1 programs solved by HiGHS (baselines are fractional, so they are left out).

@@ -19,7 +19,10 @@ permitted workloads") needs the largest optimal x there; with x_r = 0 the ratio 
 is unbounded (one linear job alone: online 0). With ``serve_ties`` (default) the policy
 raises such pairs, in pair order, as far as the flat range, xbar_nr and rho_n allow
 (:func:`serve_ties`); the result is still an optimal solution of P3. ``serve_ties=False``
-keeps the solver's answer as is (see docs/onsocmax.md for the measured consequence).
+keeps the solver's answer as is (see docs/onsocmax.md for the measured consequence). The rule
+raises pairs to fractional amounts, so it is the continuous variant's alone: the integral
+variant (43) keeps x_r in {0, xbar_r}, and ``serve_ties`` defaults to on for the continuous
+variant, off for the integral one (which refuses it).
 
 The job's subproblem P3 is a ``pseudo_welfare`` model (``pseudo_welfare_integral`` with
 ``integral``: Section III-D, x_r in {0, xbar_r}) solved through the seam by ``backend``:
@@ -59,8 +62,11 @@ class Onsocmax:
         integral: bool = False,
         bounds: tuple[float, float] | None = None,
         alpha: float | None = None,
-        serve_ties: bool = True,
+        serve_ties: bool | None = None,
     ) -> None:
+        if serve_ties and integral:
+            raise ValueError("serve_ties: the tie rule raises pairs to fractional amounts; the integral variant "
+                             "(43) takes x_r in {0, xbar_r} (leave serve_ties unset or False)")
         self._model = PseudoWelfareIntegral if integral else PseudoWelfare
         self.solver = SubproblemSolver(self._model, backend, default=DEFAULT_BACKENDS[integral], options=options,
                                        label=self.name)
@@ -73,11 +79,12 @@ class Onsocmax:
             bounds = (iota, upsilon)
         self.bounds = bounds
         self.alpha = alpha
-        self.serve_ties = serve_ties
+        self.serve_ties = (not integral) if serve_ties is None else bool(serve_ties)
 
     def reset(self, env: MeshEnv, rng: np.random.Generator) -> None:
         inst = env.instance
-        assert inst is not None
+        if inst is None:
+            raise RuntimeError(f"{self.name}.reset: reset the environment first")
         self._inst: MeshInstance = inst
         self.iota, self.upsilon = self.bounds if self.bounds is not None else inst.marginal_bounds()
         self._alpha = float(alpha_hat(self.upsilon / self.iota)) if self.alpha is None else float(self.alpha)
