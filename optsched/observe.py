@@ -160,7 +160,8 @@ class Observer:
         self.policy = ""
         self.slot = -1
         self._solvers: dict[int, SubproblemSolver] = {}
-        self._counted: dict[int, list[dict[str, Any]]] = {}  # a solver's counts when met, and at __exit__
+        self._counted: dict[int, dict[str, Any]] = {}  # per solver: counted in the blocks closed so far
+        self._since: dict[int, dict[str, Any]] = {}  # per solver: its counts when this block met it
         self._calls: Counter[int] = Counter()  # per solver, in this episode
         self._shadows: dict[tuple[str, str], Prepared | str] = {}
         self._skipped: dict[str, dict[str, Any]] = {}
@@ -178,17 +179,19 @@ class Observer:
 
     # --- the context -----------------------------------------------------------------------
     def __enter__(self) -> "Observer":
+        if self._token is not None:
+            raise RuntimeError("Observer: already active (its block cannot open inside itself)")
         self._token = _ACTIVE.set(self)
-        for counted in self._counted.values():  # a block entered again counts on
-            del counted[1:]
+        self._since = {key: solver.counts() for key, solver in self._solvers.items()}
         return self
 
     def __exit__(self, *exc: Any) -> None:
         if self._token is not None:
             _ACTIVE.reset(self._token)
             self._token = None
-            for key, solver in self._solvers.items():  # what the solvers do after the block is not counted
-                self._counted[key][1:] = [solver.counts()]
+            for key, since in self._since.items():  # what the solvers do outside the block is not counted
+                self._counted[key] = _added(self._counted[key], _less(self._solvers[key].counts(), since))
+            self._since = {}
 
     def begin_episode(self, policy: str) -> None:
         self.episode += 1
@@ -198,11 +201,14 @@ class Observer:
 
     # --- one subproblem --------------------------------------------------------------------
     def meet(self, solver: SubproblemSolver) -> None:
-        """Called before each solve: the solver's counts when first met are not this block's."""
+        """Called before each solve: the solver's counts when the block first meets it are not the
+        block's (nor what it solves between two blocks of this observer)."""
         key = id(solver)
         if key not in self._solvers:
             self._solvers[key] = solver
-            self._counted[key] = [solver.counts()]
+            self._counted[key] = {"solves": 0, "fallbacks": 0, "runtime_s": 0.0, "terminations": Counter()}
+        if key not in self._since:
+            self._since[key] = solver.counts()
 
     def record(self, solver: SubproblemSolver, model: Model, result: Result, params: Mapping[str, Any] | None) -> None:
         key = id(solver)
@@ -268,14 +274,12 @@ class Observer:
         return out
 
     def _stats(self, key: int) -> dict[str, Any]:
-        """A solver's statistics counted inside the block: its counts at __exit__ (now, while
-        the block runs) less those when the observer met it."""
+        """A solver's statistics counted inside this observer's blocks (the open one so far)."""
         solver = self._solvers[key]
-        first, *last = self._counted[key]
-        end = last[0] if last else solver.counts()
-        seen = {k: end[k] - first[k] for k in ("solves", "fallbacks", "runtime_s")}
-        terminations = end["terminations"] - first["terminations"]
-        return {**solver.stats(), **seen, "terminations": dict(terminations)}
+        seen = self._counted[key]
+        if key in self._since:
+            seen = _added(seen, _less(solver.counts(), self._since[key]))
+        return {**solver.stats(), **seen, "terminations": dict(seen["terminations"])}
 
     def write(self, out_dir: str | Path) -> list[Path]:
         """``shadow.csv`` and ``shadow.png`` (with shadows), ``DIR/run.json`` (with capture)."""
@@ -304,6 +308,19 @@ def _jsonable(value: Any) -> Any:
     if hasattr(value, "tolist"):
         return value.tolist()
     raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+
+
+def _less(end: Mapping[str, Any], start: Mapping[str, Any]) -> dict[str, Any]:
+    """Counts of :meth:`SubproblemSolver.counts` from ``start`` to ``end``."""
+    out = {k: end[k] - start[k] for k in ("solves", "fallbacks", "runtime_s")}
+    out["terminations"] = end["terminations"] - start["terminations"]
+    return out
+
+
+def _added(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: a[k] + b[k] for k in ("solves", "fallbacks", "runtime_s")}
+    out["terminations"] = a["terminations"] + b["terminations"]
+    return out
 
 
 def merge_stats(stats: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -117,3 +117,6 @@ def test_the_integral_variant_dispatches_whole_units(seed: int, kind: str) -> No
     with pytest.raises(ValueError, match="serve_ties"):
         Onsocmax(integral=True, serve_ties=True)
     assert Onsocmax().serve_ties and not Onsocmax(integral=True).serve_ties
+    for flags in ({"serve_ties": "False"}, {"integral": 1}):
+        with pytest.raises(ValueError, match=next(iter(flags))):
+            Onsocmax(**flags)

@@ -281,3 +281,38 @@ def test_the_compiled_decision_check_agrees_with_violations(seed: int, how: str,
     assert (found is None) == (scn.violations(y) == [])
     if found is not None:
         assert found.split(" ")[0] in {v.split(" ")[0] for v in scn.violations(y)}
+
+
+def test_an_observer_entered_twice_counts_its_two_blocks_only() -> None:
+    from optsched.ogasched.policy import OGASched
+
+    policy = OGASched()
+    observer = Observer()
+    with observer:
+        evaluate(oga_env(), policy, 3, seed=1)
+    evaluate(oga_env(), policy, 5, seed=1)  # between the blocks
+    with observer:
+        (inside,) = observer.summary()["solvers"]
+        assert inside["solves"] == 3
+        evaluate(oga_env(), policy, 2, seed=1)
+        with pytest.raises(RuntimeError, match="already active"):
+            with observer:
+                pass
+    (stats,) = observer.summary()["solvers"]
+    assert stats["solves"] == 5 and policy.solver.solves == 10
+
+
+def test_masked_and_fortran_ordered_inputs_are_read_as_what_they_show() -> None:
+    from optsched.models.validate import binary_array
+    from optsched.ogasched.policy import OGASched
+    from optsched.ogasched.scenario import Scenario
+
+    hidden = np.ma.masked_array(np.array([True, False]), mask=[False, True])
+    with pytest.raises(ValueError, match="decision: a masked array"):
+        binary_array("decision", hidden, shape=(2,))
+    scn = synthetic_scenario(RNG(0), n_ports=4, n_nodes=10, n_resources=2)
+    fields = {f: getattr(scn, f) for f in Scenario.__dataclass_fields__}
+    fortran = Scenario(**{**fields, "capacity": np.asfortranarray(scn.capacity)})
+    assert fortran.capacity.flags.c_contiguous
+    runs = [evaluate(SchedulingEnv(s, horizon=6), OGASched(), 6, seed=2)["reward"] for s in (scn, fortran)]
+    np.testing.assert_array_equal(*runs)

@@ -167,7 +167,7 @@ def float_array(
             largest = np.abs(arr[np.isfinite(arr)]).max(initial=0.0) if allow_inf else max(-low, high)
             if largest > MAX_MAGNITUDE:
                 raise ValueError(f"{name}: holds {float(largest)!r}; numbers may be at most {MAX_MAGNITUDE:g} in magnitude")
-    arr = np.array(arr, dtype=np.float64, copy=True)
+    arr = np.array(arr, dtype=np.float64, copy=True, order="C")  # C order, as the compiled passes read it
     arr.setflags(write=False)
     return arr
 
@@ -228,7 +228,7 @@ def index_array(name: str, value: Any, *, upper: int, ndim: int = 1) -> np.ndarr
         raise ValueError(f"{name}: indices must be whole numbers")
     if arr.size and (arr.min() < 0 or arr.max() >= upper):  # before the cast: 1e300 has no int64
         raise ValueError(f"{name}: index out of range [0, {upper})")
-    out = arr.astype(np.int64)
+    out = arr.astype(np.int64, order="C")
     out.setflags(write=False)
     return out
 
@@ -237,6 +237,7 @@ def binary_array(name: str, value: Any, *, shape: tuple[int, ...]) -> np.ndarray
     """A read-only bool array of exactly ``shape`` (never reshaped), the caller's own copy, from
     booleans or numbers that are exactly 0 or 1: a decision of chosen / not chosen. numpy's cast
     read NaN, 0.3, -1 and 7 as "chosen", and ``reshape`` turned an (N, B) array into (B, N)."""
+    refuse_masked(name, value)  # a masked array's hidden entries are not a decision
     if isinstance(value, np.ndarray) and value.dtype == np.bool_:
         arr = value
     else:

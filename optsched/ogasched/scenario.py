@@ -190,16 +190,18 @@ class Scenario:
         return out
 
     def first_violation(self, y: np.ndarray, *, tol: float = 1e-9) -> str | None:
-        """The first rule of :meth:`violations` the (E, K) float64 decision ``y`` breaks, or
-        None, from one compiled pass (:mod:`optsched.ogasched.decision_kernel`): the check of
+        """The first rule of :meth:`violations` the (E, K) decision ``y`` breaks, or None, from
+        one compiled pass (:mod:`optsched.ogasched.decision_kernel`): the check of
         every slot's action, where ``violations`` (the reference it is tested against) makes
         several passes and a sparse product."""
         from optsched.ogasched import decision_kernel as dk
 
+        y = np.asarray(y, dtype=np.float64)
         if y.shape != (self.n_edges, self.n_resources):
             return f"decision has shape {y.shape}, expected {(self.n_edges, self.n_resources)}"
-        code, row, k, amount = dk.first_fault(np.ascontiguousarray(y, dtype=np.float64), self.upper, self.edge_node,
-                                              self.capacity, tol)
+        code, index, amount = dk.first_fault(np.ascontiguousarray(y).reshape(-1), self.upper.reshape(-1), self.group,
+                                             self.capacity.reshape(-1), tol)
+        row, k = divmod(index, self.n_resources)
         if code == dk.OK:
             return None
         if code == dk.NOT_FINITE:

@@ -64,6 +64,9 @@ class Onsocmax:
         alpha: float | None = None,
         serve_ties: bool | None = None,
     ) -> None:
+        for name, flag in (("integral", integral), ("serve_ties", serve_ties)):
+            if flag is not None and not isinstance(flag, (bool, np.bool_)):  # the string "False" is true
+                raise ValueError(f"{name}: expected True or False, got {flag!r}")
         if serve_ties and integral:
             raise ValueError("serve_ties: the tie rule raises pairs to fractional amounts; the integral variant "
                              "(43) takes x_r in {0, xbar_r} (leave serve_ties unset or False)")
