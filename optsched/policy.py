@@ -6,7 +6,8 @@ and returns feedback, which the policy observes. Feedback carries the per-slot m
 mapping of names to numbers or arrays; ``evaluate`` stacks them over the horizon, except the
 entries the environment names in ``SIGNALS`` (feedback for the policy alone, such as
 OGASched's gradient, which would be as large as the decision every slot). An active
-:class:`optsched.observe.Observer` is told which policy runs and which slot it is in.
+:class:`optsched.observe.Observer` is told which policy runs and which slot it is in. The
+environments keep the slot order with :class:`SlotClock` and check each action in ``step``.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ class SchedulingEnv(SlotClock):
     ``step`` refuses (ValueError) a decision that is not an (E, K) array of numbers or breaks
     (5) or (6) (:meth:`Scenario.first_violation`, with ``violations``' tolerance): the reward
     of such a decision means nothing, and a wrong shape read past the arrays. Observations are
-    read-only rows of the drawn arrivals. Feedback: the slot's reward, gain and overhead; and, once a policy has asked for full
-    information in its ``reset`` (:meth:`reveal_gradient`; OGASched does), the gradient (30)
+    read-only rows of the drawn arrivals. Feedback: the slot's reward, gain and overhead; and,
+    once a policy has asked for full information in its ``reset`` (:meth:`reveal_gradient`; OGASched does), the gradient (30)
     of q(x(t), .) at the played decision, computed in the same compiled pass as the reward.
     The gradient is a signal for the policy, not a metric (``SIGNALS``: not stacked)."""
 

@@ -189,6 +189,12 @@ class Scenario:
             out.append(f"(6) capacity of node {r}, resource {k} exceeded by {excess[r, k]:.3g}")
         return out
 
+    @frozen_cached_property
+    def _check_layout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The flat arrays :meth:`first_violation` hands its kernel: a_l^k per entry, the entry's
+        (node, resource) group, c_r^k per group."""
+        return self.upper.reshape(-1), self.group, self.capacity.reshape(-1)
+
     def first_violation(self, y: np.ndarray, *, tol: float = 1e-9) -> str | None:
         """The first rule of :meth:`violations` the (E, K) decision ``y`` breaks, or None, from
         one compiled pass (:mod:`optsched.ogasched.decision_kernel`): the check of
@@ -196,14 +202,15 @@ class Scenario:
         several passes and a sparse product."""
         from optsched.ogasched import decision_kernel as dk
 
-        y = np.asarray(y, dtype=np.float64)
+        if not (type(y) is np.ndarray and y.dtype == np.float64 and y.flags.c_contiguous):
+            y = np.ascontiguousarray(y, dtype=np.float64)
         if y.shape != (self.n_edges, self.n_resources):
             return f"decision has shape {y.shape}, expected {(self.n_edges, self.n_resources)}"
-        code, index, amount = dk.first_fault(np.ascontiguousarray(y).reshape(-1), self.upper.reshape(-1), self.group,
-                                             self.capacity.reshape(-1), tol)
-        row, k = divmod(index, self.n_resources)
+        upper, group, capacity = self._check_layout
+        code, index, amount = dk.first_fault(y.reshape(-1), upper, group, capacity, tol)
         if code == dk.OK:
             return None
+        row, k = divmod(index, self.n_resources)
         if code == dk.NOT_FINITE:
             return f"decision contains a non-finite value ({amount}) on edge {row}, resource {k}"
         if code == dk.NEGATIVE:
