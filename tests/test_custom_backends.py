@@ -61,6 +61,8 @@ def test_a_termination_given_as_text_is_judged_as_the_enum_is() -> None:
     (Result(Termination.OPTIMAL, 2.0, 2.0, np.array([1, 2]), iterations="many"), "iterations 'many', not a count"),
     (Result(Termination.INFEASIBLE, 2.0, None, np.array([1, 2])), "said infeasible but returned a solution"),
     (Result("unbounded", 2.0, None, np.array([1, 2])), "said unbounded but returned a solution"),
+    (Result(Termination.OPTIMAL, 99.0, 99.0, np.array([1, 2])), "reported objective 99.0 but the solution's is 2.0"),
+    (Result(Termination.FEASIBLE, 2.5, None, np.array([1, 2])), "reported objective 2.5 but the solution's is 2.0"),
 ])
 def test_what_is_not_a_result_is_an_error_result(returned: Any, needle: str) -> None:
     r = optsched.solve(MODEL, custom("garbage", lambda m: returned))

@@ -69,9 +69,32 @@ def test_brute_force_rows_are_the_models_own_rule(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_brute_force_dp_and_highs_agree_on_the_boundary(seed: int) -> None:
-    model = boundary_models(seed)[0]
-    results = {b: optsched.solve(model, b) for b in ("brute_force", "highs", "dp") if b in optsched.backends(model)}
+def test_brute_force_and_highs_agree_on_the_boundary(seed: int) -> None:
+    """Decimal rows (the DP needs whole weights: it does not fit these)."""
+    _agree_on_the_boundary(boundary_models(seed)[0], ("brute_force", "highs"))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_brute_force_dp_and_highs_agree_on_whole_boundaries(seed: int) -> None:
+    """Whole weights and budget coefficients, each row's side a subset's sum moved by -1, 0 or +1:
+    the DP's table meets the rows exactly where the model's rule does."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 9))
+    w = rng.integers(1, 10, size=(2, n)).astype(np.float64)
+    b = rng.integers(1, 10, size=n).astype(np.float64)
+
+    def side(data: np.ndarray) -> float:
+        return max(0.0, float(data[rng.random(n) < 0.5].sum() + rng.integers(-1, 2)))
+
+    model = BudgetedIP(values=rng.choice(DECIMALS, size=n) * rng.choice([-1.0, 1.0], size=n), weights=w,
+                       capacity=[side(w[0]), side(w[1])], budget_coeffs=b, budget=side(b))
+    _agree_on_the_boundary(model, ("brute_force", "highs", "dp"))
+
+
+def _agree_on_the_boundary(model: BudgetedIP, backends: tuple[str, ...]) -> None:
+    fitting = optsched.backends(model)
+    assert set(backends) <= set(fitting), fitting
+    results = {b: optsched.solve(model, b) for b in backends}
     terms = {b: r.termination for b, r in results.items()}
     if any(t is Termination.OPTIMAL for t in terms.values()):
         assert all(t is Termination.OPTIMAL for t in terms.values()), terms

@@ -47,10 +47,14 @@ def test_reservation_and_usage_update() -> None:
     _, X = run_online(inst, Onsocmax(bounds=(0.2, 3.0)))
     x1, x2 = X[0, 0], X[1, 0]
     assert 0 < x2 < x1 and x1 + x2 <= 10.0 + 1e-12
-    # each answer is P3's optimum at its own usage level: check through the kkt backend
+    # each answer is P3's optimum at its own usage level: checked against cvxpy (the policy's
+    # own backend is kkt) and against its neighbours
     for n, usage in ((0, 0.0), (1, x1)):
         model = PseudoWelfare(utility="log", a=[3.0], beta=[0.0], capacity=[10.0], xbar=[10.0], rho=10.0,
                               usage=[usage], iota=0.2, upsilon=3.0)
+        exact = optsched.solve(model, "cvxpy")
+        assert exact.termination is optsched.Termination.OPTIMAL
+        assert model.objective([X[n, 0]]) == pytest.approx(exact.objective, rel=1e-7, abs=1e-9)
         for other in (0.0, X[n, 0] * 0.9, min(X[n, 0] * 1.1, 10.0 - usage)):
             assert model.objective([X[n, 0]]) >= model.objective([other]) - 1e-12
 

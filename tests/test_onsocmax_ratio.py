@@ -37,17 +37,18 @@ def test_ratio_within_alpha_hat_on_adversarial_small_instances(seed: int) -> Non
     assert rec["ratio"] <= rec["alpha_hat"]
 
 
-def _p3_models(inst: MeshInstance, X: np.ndarray, integral: bool) -> list[PseudoWelfare]:
-    """P3 of every job at the usage level it saw online (jobs in arrival order, (11))."""
+def _p3_models(inst: MeshInstance, X: np.ndarray, integral: bool) -> list[tuple[PseudoWelfare, np.ndarray]]:
+    """P3 of every job at the usage level it saw online (jobs in arrival order, (11)), each with
+    the decision the policy took for it (its units' row of X)."""
     iota, upsilon = inst.marginal_bounds()
     kind = PseudoWelfareIntegral if integral else PseudoWelfare
     usage = np.zeros(inst.n_units)
     out = []
     for n in np.lexsort((np.arange(inst.n_jobs), inst.arrival)):
         s, u = inst.job_pairs(n), inst.units[n]
-        out.append(kind(utility=[KINDS[k] for k in inst.pair_kind[s]], a=inst.a[s], beta=inst.beta[s],
+        out.append((kind(utility=[KINDS[k] for k in inst.pair_kind[s]], a=inst.a[s], beta=inst.beta[s],
                         capacity=inst.capacity.reshape(-1)[u], xbar=inst.xbar[s], rho=float(inst.rho[n]),
-                        usage=usage[u], iota=iota, upsilon=upsilon))
+                        usage=usage[u], iota=iota, upsilon=upsilon), X[n, u]))
         usage += X[n]
     return out
 
@@ -74,11 +75,13 @@ def test_documented_case_exact_p3_optimum_breaks_theorem_2() -> None:
     plain, X = run_online(inst, Onsocmax(serve_ties=False))
     assert clarabel.primal / plain == pytest.approx(3.1147402244336813, rel=1e-9)
     assert clarabel.primal / plain > ah
-    # both exact P3 solvers agree on every job's P3 value: the online answer is P3-optimal
-    for model in _p3_models(inst, X, integral=False):
+    # both exact P3 solvers agree on every job's P3 value, and the online answer reaches it
+    for model, decision in _p3_models(inst, X, integral=False):
         kkt, cvx = optsched.solve(model, "kkt"), optsched.solve(model, "cvxpy")
-        assert kkt.ok and cvx.ok
+        assert kkt.termination is cvx.termination is optsched.Termination.OPTIMAL
         assert kkt.objective == pytest.approx(cvx.objective, rel=1e-6, abs=1e-9)
+        assert model.violations(decision) == []
+        assert model.objective(decision) == pytest.approx(kkt.objective, rel=1e-9, abs=1e-9)
     # the largest optimal P3 solution (the tie rule) restores the bound
     served, _ = run_online(inst, Onsocmax())
     assert clarabel.primal / served == pytest.approx(1.1434755274170112, rel=1e-9)
@@ -105,9 +108,12 @@ def test_documented_case_integral_variant_breaks_theorem_2() -> None:
     assert online == pytest.approx(12.0)
     assert milp.objective / online == pytest.approx(20.008333333333333, rel=1e-12)
     assert milp.objective / online > ah
-    for p3 in _p3_models(inst, X, integral=True):
+    for p3, decision in _p3_models(inst, X, integral=True):  # the online answer is each job's P3 optimum
         a, b = optsched.solve(p3, "highs"), optsched.solve(p3, "brute_force")
-        assert a.ok and b.ok and a.objective == pytest.approx(b.objective, rel=1e-9, abs=1e-12)
+        assert a.termination is b.termination is optsched.Termination.OPTIMAL
+        assert a.objective == pytest.approx(b.objective, rel=1e-9, abs=1e-12)
+        assert p3.violations(decision) == []
+        assert p3.objective(decision) == pytest.approx(b.objective, rel=1e-9, abs=1e-12)
     assert run_online(inst, Onsocmax(backend="brute_force", integral=True, serve_ties=False))[0] == pytest.approx(online)
 
 

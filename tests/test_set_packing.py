@@ -163,7 +163,11 @@ def test_compare_table_has_gaps_to_best_bound() -> None:
     exact = table[table["backend"] != "greedy"]
     assert (exact["termination"] == "optimal").all()
     assert (exact["gap_to_best_bound"] <= 1e-6).all()
-    assert table.loc[0, "gap_to_best_bound"] >= 0
+    # greedy's gap is to the exact optimum (brute force), within Lemma 12's sqrt(M) factor
+    optimum = optsched.solve(model, "brute_force").objective
+    greedy = table.loc[0, "objective"]
+    assert table.loc[0, "gap_to_best_bound"] == pytest.approx((optimum - greedy) / max(optimum, 1.0), rel=1e-9, abs=1e-12)
+    assert greedy >= optimum / np.sqrt(model.n_elements)
 
 
 def test_best_bound_is_the_tightest_bound_but_never_beaten_by_a_solution() -> None:
