@@ -36,12 +36,23 @@ def pct(x: float) -> str:
     return f"{100 * x:+.1f}%"
 
 
-def run_subproblems(d: Path, run_dir: str) -> dict[str, Any]:
-    """The subproblem summary a run's metadata JSON carries (solvers, shadow, fallbacks)."""
+def run_metadata(run_dir: Path) -> dict[str, Any]:
+    """The metadata JSON a run wrote (config, seed, versions, subproblems): of the JSON objects
+    in ``run_dir`` that carry a config, the newest (a study run into the same directory before
+    leaves its own); empty when there is none."""
     import json
 
-    metas = sorted((d / run_dir).glob("*.json"))
-    return json.loads(metas[-1].read_text()).get("subproblems", {}) if metas else {}
+    found = []
+    for meta in run_dir.glob("*.json"):
+        data = json.loads(meta.read_text())
+        if isinstance(data, dict) and isinstance(data.get("config"), dict):
+            found.append((meta.stat().st_mtime_ns, meta.name, data))
+    return max(found, key=lambda item: item[:2])[2] if found else {}
+
+
+def run_subproblems(d: Path, run_dir: str) -> dict[str, Any]:
+    """The subproblem summary a run's metadata carries (solvers, shadow, fallbacks)."""
+    return run_metadata(d / run_dir).get("subproblems", {})
 
 
 def _gap(x: float | None) -> str:
@@ -235,14 +246,8 @@ def relative_lead(subject: Any, other: Any) -> Estimate:
 
 
 def run_config(run_dir: Path) -> dict[str, Any]:
-    """The config a run recorded in its metadata JSON (empty when it has none)."""
-    import json
-
-    for meta in sorted(run_dir.glob("*.json")):
-        data = json.loads(meta.read_text())
-        if isinstance(data, dict) and isinstance(data.get("config"), dict):
-            return data["config"]
-    return {}
+    """The config a run recorded in its metadata (empty when it has none)."""
+    return run_metadata(run_dir).get("config", {})
 
 
 def unpaired(d: Path, run: str, reference: str, settings: Any) -> str | None:

@@ -426,3 +426,23 @@ def test_a_setting_shown_in_several_columns_is_counted_once(tiny_all: Path) -> N
     fig4 = next(v for k, v in mw.items() if k.startswith("Fig. 4"))
     assert "P2j=0.9 is the network of Fig. 3's P[J2j]=0.5 with the same seeds (identical rows)" in fig4
     assert "P2j=0.7 is" not in fig4
+
+
+def test_a_runs_config_and_subproblems_come_from_its_newest_metadata(tmp_path: Path) -> None:
+    """A run directory holding an older study's metadata JSON beside its own: the config came
+    from the first file by name and the subproblems from the last, so a claim could pair runs
+    by one study's config and report another's solves. Both now come from the newest file that
+    carries a config (JSON without one, such as a CSV's schema, is not metadata)."""
+    import json
+    import os
+
+    from optsched.claims import run_config, run_subproblems
+
+    run = tmp_path / "fig2"
+    run.mkdir()
+    (run / "z_old.json").write_text(json.dumps({"config": {"seed": 1}, "subproblems": {"solvers": ["old"]}}))
+    (run / "a_new.json").write_text(json.dumps({"config": {"seed": 2}, "subproblems": {"solvers": ["new"]}}))
+    (run / "m_schema.json").write_text(json.dumps({"fields": ["x"]}))
+    os.utime(run / "z_old.json", ns=(1_000_000_000, 1_000_000_000))
+    assert run_config(run) == {"seed": 2} and run_subproblems(tmp_path, "fig2") == {"solvers": ["new"]}
+    assert run_config(tmp_path / "missing") == {} and run_subproblems(tmp_path, "missing") == {}
