@@ -515,8 +515,10 @@ def test_the_projection_bound_is_a_lower_bound_when_loads_dwarf_the_optimum() ->
     for backend, options in (("fast", {}), ("cvxpy", {"solver": "CLARABEL"})):
         res = optsched.solve(m, backend, **options)
         assert res.bound is not None and res.bound <= best * (1 + 1e-12), backend
-        if res.termination is Termination.OPTIMAL:
-            assert res.objective == pytest.approx(best, rel=1e-6), backend
+        # 300.0 against 299.9987793: the floats place y only to eps |z| (about 1e-3 of the objective
+        # here), so the answer is feasible, within that of the optimum, and not called optimal
+        assert res.termination is Termination.FEASIBLE and "not certified" in res.extra["optimality"], backend
+        assert best <= res.objective <= best * (1 + 1e-5), backend
 
 
 @pytest.mark.parametrize("scale", [1e-100, 1e-12, 1e-6])
