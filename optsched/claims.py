@@ -36,23 +36,36 @@ def pct(x: float) -> str:
     return f"{100 * x:+.1f}%"
 
 
-def run_metadata(run_dir: Path) -> dict[str, Any]:
-    """The metadata JSON a run wrote (config, seed, versions, subproblems): of the JSON objects
-    in ``run_dir`` that carry a config, the newest (a study run into the same directory before
-    leaves its own); empty when there is none."""
+def recorded_metadata(run_dir: Path) -> dict[str, Any]:
+    """The metadata JSON a study wrote into ``run_dir`` (config, seed, versions, subproblems, and
+    the SHA-256 of each file of its set): empty when there is none. When another study left its
+    own there too, the one whose files are all still there unchanged (it describes what the
+    claims read), then the newest, then the last by name; a JSON file that does not parse, or
+    holds no config, is not metadata. (The config came from the first such file by name and
+    the subproblems from the last: two studies' metadata could be mixed.)"""
     import json
+
+    from optsched.artifacts import sha256
 
     found = []
     for meta in run_dir.glob("*.json"):
-        data = json.loads(meta.read_text())
-        if isinstance(data, dict) and isinstance(data.get("config"), dict):
-            found.append((meta.stat().st_mtime_ns, meta.name, data))
-    return max(found, key=lambda item: item[:2])[2] if found else {}
+        try:
+            data = json.loads(meta.read_text())
+        except (OSError, ValueError):  # malformed JSON, or not UTF-8 text
+            continue
+        if not (isinstance(data, dict) and isinstance(data.get("config"), dict)):
+            continue
+        files = data.get("files")
+        current = isinstance(files, dict) and bool(files) and all(
+            isinstance(name, str) and (run_dir / name).is_file() and sha256(run_dir / name) == digest
+            for name, digest in files.items())
+        found.append((current, meta.stat().st_mtime_ns, meta.name, data))
+    return max(found, key=lambda item: item[:3])[3] if found else {}
 
 
 def run_subproblems(d: Path, run_dir: str) -> dict[str, Any]:
     """The subproblem summary a run's metadata carries (solvers, shadow, fallbacks)."""
-    return run_metadata(d / run_dir).get("subproblems", {})
+    return recorded_metadata(d / run_dir).get("subproblems", {})
 
 
 def _gap(x: float | None) -> str:
@@ -247,7 +260,7 @@ def relative_lead(subject: Any, other: Any) -> Estimate:
 
 def run_config(run_dir: Path) -> dict[str, Any]:
     """The config a run recorded in its metadata (empty when it has none)."""
-    return run_metadata(run_dir).get("config", {})
+    return recorded_metadata(run_dir).get("config", {})
 
 
 def unpaired(d: Path, run: str, reference: str, settings: Any) -> str | None:

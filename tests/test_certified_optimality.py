@@ -864,3 +864,38 @@ def test_lps_of_wide_data_have_no_optimal_short_of_a_feasible_point():
 @pytest.mark.slow
 def test_lps_of_wide_data_have_no_optimal_short_of_a_feasible_point_many_seeds():
     assert _wide_lp_claims(range(12, 312)) == []
+
+
+def _small_programs(s: float) -> dict[str, tuple[object, float]]:
+    """Programs whose costs are of order ``s``, each with its optimum in exact arithmetic,
+    rounded to a float (0 where it underflows: every point then has the objective 0)."""
+    from optsched.models import CapacityProjection
+
+    return {
+        "box": (LinearProgram(c=[-s, -2 * s], A=[[1, 1]], row_lower=[None], row_upper=[1.5], col_lower=[0, 0],
+                              col_upper=[1, 1]), -2.5 * s),
+        "tiny box": (LinearProgram(c=[-s, -2 * s], A=[[1, 1]], row_lower=[None], row_upper=[1.5 * s],
+                                   col_lower=[0, 0], col_upper=[s, s]), -(2.5 * s) * s),
+        "free column, bounds as a row": (LinearProgram(c=[-s], A=[[1.0]], row_lower=[0], row_upper=[1],
+                                                       col_lower=[None], col_upper=[None]), -s),
+        "qp": (LinearProgram(c=[-s, 0], A=[[1, 1]], row_lower=[None], row_upper=[1], col_lower=[0, 0], col_upper=[1, 1],
+                             hessian=[[s, 0], [0, s]]), -0.5 * s),
+        "projection": (CapacityProjection(z=np.array([3.0, 2.0, 1.0]) * s, upper=np.array([2.0, 2.0, 2.0]) * s,
+                                          group=[0, 0, 0], capacity=[2 * s]), 5.5 * s * s),
+    }
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1e-7, 1e-12, 1e-40, 1e-100, 1e-150, 1e-155, 1e-170])
+def test_no_backend_calls_optimal_a_point_worse_than_the_optimum_at_small_costs(scale: float) -> None:
+    """Costs of 1e-12: SCIP solved LPs unscaled and called x = 0 optimal (objective 0, bound 0,
+    the optimum -1e-12), and with a free column cvxpy called -5e-13 optimal (its absolute
+    tolerances, and the seam's agreement absolute below 1 where the bounds give no scale). An
+    optimal answer is the optimum to 1e-6 of its own size (exactly 0 where the optimum underflows);
+    any other answer's bound is a bound."""
+    for name, (model, best) in _small_programs(scale).items():
+        for backend in [b.NAME for b in fitting_backends(model) if b.EXACT]:
+            r = optsched.solve(model, backend)
+            if r.termination is Termination.OPTIMAL:
+                assert r.objective == pytest.approx(best, rel=1e-6, abs=0.0), (name, backend, r.objective, best)
+            elif r.bound is not None:
+                assert r.bound <= best + 1e-6 * abs(best), (name, backend, r.termination, r.bound, best)

@@ -259,7 +259,7 @@ def test_shadow_claims_say_how_each_solve_ended(tmp_path: Path) -> None:
             for b, role, ends, gap in (("greedy", "policy", {"feasible": 4}, 0.1),
                                        ("highs", "shadow", {"optimal": 3, "time_limit": 1}, 0.0))]
     (tmp_path / "run").mkdir()
-    (tmp_path / "run" / "meta.json").write_text(json.dumps({"subproblems": {"shadow": rows}}))
+    (tmp_path / "run" / "meta.json").write_text(json.dumps({"config": {}, "subproblems": {"shadow": rows}}))
     (claim,) = shadow_claims(tmp_path, "run", "a run")
     assert "greedy (policy) (feasible 4): gap median 1.0e-01" in claim.measured
     assert "highs (optimal 3, time_limit 1): gap median 0" in claim.measured and "runtime -" in claim.measured
@@ -428,21 +428,30 @@ def test_a_setting_shown_in_several_columns_is_counted_once(tiny_all: Path) -> N
     assert "P2j=0.7 is" not in fig4
 
 
-def test_a_runs_config_and_subproblems_come_from_its_newest_metadata(tmp_path: Path) -> None:
-    """A run directory holding an older study's metadata JSON beside its own: the config came
-    from the first file by name and the subproblems from the last, so a claim could pair runs
-    by one study's config and report another's solves. Both now come from the newest file that
-    carries a config (JSON without one, such as a CSV's schema, is not metadata)."""
+def test_a_runs_config_and_subproblems_come_from_the_metadata_of_its_files(tmp_path: Path) -> None:
+    """A run directory holding an older study's metadata beside its own: the config came from
+    the first file by name and the subproblems from the last, so a claim could pair runs by one
+    study's config and report another's solves. Both now come from the metadata whose files are
+    all there unchanged, then the newest (a copy that does not keep times, a capture manifest
+    written later); JSON that does not parse or holds no config is not metadata."""
     import json
     import os
 
+    from optsched.artifacts import write_manifest
     from optsched.claims import run_config, run_subproblems
 
     run = tmp_path / "fig2"
     run.mkdir()
-    (run / "z_old.json").write_text(json.dumps({"config": {"seed": 1}, "subproblems": {"solvers": ["old"]}}))
-    (run / "a_new.json").write_text(json.dumps({"config": {"seed": 2}, "subproblems": {"solvers": ["new"]}}))
+    (run / "rewards.csv").write_text("old\n")
+    write_manifest(run / "z_old.json", {"config": {"seed": 1}, "subproblems": {"solvers": ["old"]}}, [run / "rewards.csv"])
+    (run / "rewards.csv").write_text("new\n")  # the later study rewrote the file the claims read
+    write_manifest(run / "a_new.json", {"config": {"seed": 2}, "subproblems": {"solvers": ["new"]}}, [run / "rewards.csv"])
     (run / "m_schema.json").write_text(json.dumps({"fields": ["x"]}))
-    os.utime(run / "z_old.json", ns=(1_000_000_000, 1_000_000_000))
+    (run / "broken.json").write_text("{")
+    (run / "binary.json").write_bytes(b"\xff{}")
+    later = 2_000_000_000_000_000_000
+    os.utime(run / "z_old.json", ns=(later, later))  # copied without its time: the stale file is the newest
     assert run_config(run) == {"seed": 2} and run_subproblems(tmp_path, "fig2") == {"solvers": ["new"]}
+    (run / "rewards.csv").unlink()  # no file of either set left: the newest
+    assert run_config(run) == {"seed": 1}
     assert run_config(tmp_path / "missing") == {} and run_subproblems(tmp_path, "missing") == {}

@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import optsched
-from optsched.result import Termination
 from optsched.models import BudgetedIP, CapacityProjection, LinearProgram, PseudoWelfare, SetPacking, SetPackingBatch
 from optsched.models.validate import LARGE, MAX_MAGNITUDE, float_array, finite_float
 
@@ -339,42 +338,3 @@ def test_none_is_no_bound_in_every_container_and_nan_is_refused(container) -> No
     assert lp.row_lower.tolist() == [-np.inf] and lp.col_upper.tolist() == [np.inf, 1.0, 2.0]
     with pytest.raises(ValueError, match="col_upper: contains NaN"):
         LinearProgram(**_program(col_upper=container([float("nan"), 1.0, 2.0])))
-
-
-@pytest.mark.parametrize("scale", [1e-152, 1e-170, 5e-324])
-def test_an_objective_too_small_for_floats_is_refused_by_name(scale: float) -> None:
-    """Data of 1e-170: every term of the objective underflowed to 0, so any feasible point read
-    optimal, and HiGHS returned y = 0 (LP: x = 0) as "optimal" where the optimum is (1.5, 0.5, 0)
-    times the scale. A continuous program whose objective stays below 2^-1000 is refused."""
-    z, upper = np.array([3.0, 2.0, 1.0]) * scale, np.array([2.0, 2.0, 2.0]) * scale
-    with pytest.raises(ValueError, match="^z: the objective"):
-        CapacityProjection(z=z, upper=upper, group=[0, 0, 0], capacity=[2 * scale])
-    small_box = CapacityProjection(z=[1.0, 1.0, 1.0], upper=upper, group=[0, 0, 0], capacity=[1.0])  # z'z = 3
-    with pytest.raises(ValueError, match="^z: the objective"):
-        small_box.with_z(z)
-    with pytest.raises(ValueError, match="^c: the objective"):
-        LinearProgram(c=-z, A=[[1.0, 1.0, 1.0]], row_lower=[None], row_upper=[2 * scale], col_lower=[0] * 3,
-                      col_upper=upper)
-    with pytest.raises(ValueError, match="^hessian: the objective"):
-        LinearProgram(c=[0.0] * 3, A=[[1.0, 1.0, 1.0]], row_lower=[None], row_upper=[2.0], col_lower=[0] * 3,
-                      col_upper=upper, hessian=np.eye(3))
-
-
-def test_small_data_whose_objective_floats_hold_is_solved_to_its_own_scale() -> None:
-    """At 1e-150 the objective (about 1e-300) is still a float: every exact backend finds the
-    projection (1.5, 0.5, 0) x 1e-150. A box of 1e-310 around z = 1, a point box, and a mixed
-    integer program of subnormal costs (which reads feasible where it cannot be certified) pass."""
-    s = 1e-150
-    model = CapacityProjection(z=np.array([3.0, 2.0, 1.0]) * s, upper=np.array([2.0, 2.0, 2.0]) * s, group=[0, 0, 0],
-                               capacity=[2 * s])
-    for backend in ("fast", "highs", "cvxpy"):  # Clarabel's tolerances are absolute: it does not certify here
-        r = optsched.solve(model, backend)
-        if backend == "cvxpy" and r.termination is Termination.FEASIBLE:
-            assert "below the solver's absolute tolerances" in r.extra["optimality"]
-            continue
-        assert r.termination is Termination.OPTIMAL, (backend, r.message)
-        assert r.solution / s == pytest.approx([1.5, 0.5, 0.0], abs=1e-6), backend
-    CapacityProjection(z=[1.0, 1.0], upper=[1e-310, 1e-310], group=[0, 0], capacity=[1.0])
-    CapacityProjection(z=[1e-170, 1e-170], upper=[0.0, 0.0], group=[0, 0], capacity=[1.0])
-    LinearProgram(c=[1e-320, 2e-320], A=[[1.0, 1.0]], row_lower=[None], row_upper=[1.0], col_lower=[0, 0],
-                  col_upper=[1, 1], integrality=[True, True], sense="max")

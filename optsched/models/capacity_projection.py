@@ -22,7 +22,7 @@ from optsched.lazy_modules import loaded
 from optsched.models.base import (Model, cached_form, frozen_cached_property, register_fuzz, register_generator,
                                   register_model)
 from optsched.models.forms import StandardForm, pyomo_values
-from optsched.models.validate import SMALLEST_REACH, float_array, index_array, scaled_onto_capacity, solution_vector
+from optsched.models.validate import float_array, index_array, scaled_onto_capacity, solution_vector
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -38,10 +38,6 @@ OSQP_OPTIONS: dict[str, Any] = {
     "rho": 1.0,
     "polishing": True,
 }
-
-
-# Below this for every u_i, the objective's magnitude may be below SMALLEST_REACH (checked then)
-SMALLEST_SCALE = 2.0 ** -499
 
 
 @register_model
@@ -72,37 +68,17 @@ class CapacityProjection(Model):
         object.__setattr__(self, "upper", u)
         object.__setattr__(self, "group", g)
         object.__setattr__(self, "capacity", c)
-        object.__setattr__(self, "_small_box", bool(u.max() < SMALLEST_SCALE))
-        if self._small_box:
-            self._check_scale()
 
     def with_z(self, z: Any) -> "CapacityProjection":
         """The same polytope with another point ``z`` (a policy's next slot): only ``z`` is
         checked, the rest is already valid and is shared (with the cached incidence)."""
         new = object.__new__(CapacityProjection)
         object.__setattr__(new, "z", float_array("z", z, shape=(self.n_vars,)))
-        for key in ("upper", "group", "capacity", "_small_box"):
+        for key in ("upper", "group", "capacity"):
             object.__setattr__(new, key, getattr(self, key))
         if "incidence" in self.__dict__:
             new.__dict__["incidence"] = self.__dict__["incidence"]
-        if self._small_box:
-            new._check_scale()
         return new
-
-    def _check_scale(self) -> None:
-        """Refuse data whose objective the floats cannot hold (as ``refuse_tiny_objective`` does
-        for a linear program): y moves (some u_i > 0) but the objective's magnitude
-        sum_i (2 |z_i| u_i + u_i^2) + z'z of its standard form is below 2^-1000, where its terms
-        underflow (any feasible point read optimal; at 1e-170 HiGHS returned y = 0 as "optimal")
-        and no power of two within 2^1000 scales it to a solver's tolerances. Asked only when
-        every u_i is below 2^-499 (the magnitude is at least u_i^2 otherwise), and evaluated
-        with the data multiplied by 2^600, where the squares do not underflow."""
-        with np.errstate(over="ignore"):  # a large z: infinite, and far from tiny
-            z, u = np.ldexp(self.z, 600), np.ldexp(self.upper, 600)
-            magnitude = float(2.0 * np.abs(z) @ u + u @ u + z @ z)
-        if u.max() > 0 and magnitude < math.ldexp(SMALLEST_REACH, 1200):
-            raise ValueError(f"z: the objective ||y - z||^2 stays below 2^-1000 ({SMALLEST_REACH:.3g}) in magnitude "
-                             "over the box, too small for floats to evaluate and scale; scale the data")
 
     @property
     def n_vars(self) -> int:

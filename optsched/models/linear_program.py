@@ -22,8 +22,7 @@ import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
 from optsched.models.forms import StandardForm
-from optsched.models.validate import (check_keys, finite_float, float_array, index_array, is_real_number, refuse_tiny_objective,
-                                      row_slack, solution_vector)
+from optsched.models.validate import check_keys, finite_float, float_array, index_array, is_real_number, row_slack, solution_vector
 
 
 def _bounds(name: str, value: Any, length: int, missing: float) -> np.ndarray:
@@ -152,8 +151,6 @@ class LinearProgram(Model):
             if self.sense == "max" or integ.any():
                 raise ValueError("hessian: quadratic objectives only for minimisation without integer variables")
         offset = finite_float("offset", self.offset)
-        if not integ.any():  # a MIP's objective is scaled on its own, and reads feasible where it cannot be certified
-            refuse_tiny_objective("c", c, clo, chi, hess, offset)
         for key, value in (("c", c), ("A", A), ("row_lower", rlo), ("row_upper", rhi), ("col_lower", clo),
                            ("col_upper", chi), ("integrality", integ), ("offset", offset), ("hessian", hess)):
             object.__setattr__(self, key, value)

@@ -15,11 +15,6 @@ _NUMBER_TYPES = {int, float, np.float64, np.int64}
 # and products of such numbers over any instance that fits in memory stay finite (1e308 + 1e308
 # overflowed: a budget DP then read its infinite values as "infeasible", numpy warned).
 MAX_MAGNITUDE = 1e100
-# The least a continuous program's objective may move over its box when it moves at all: below
-# it the objective's terms underflow, every point reads optimal (HiGHS returned 0 as "optimal"
-# for an LP and a projection of data of 1e-170), and no power of two within 2^1000 scales it
-# to a solver's tolerances.
-SMALLEST_REACH = 2.0 ** -1000
 LARGEST_INTEGER = 2**53  # whole numbers beyond are not exact as floats (2^63 overflows int64)
 LARGE = 4096  # float arrays from this many entries are copied and checked by a compiled pass
 
@@ -362,24 +357,3 @@ def one_of(name: str, value: Any, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name}: expected one of {', '.join(map(str, choices))}, got {value!r}")
     return value
-
-
-def refuse_tiny_objective(name: str, c: np.ndarray, lower: np.ndarray, upper: np.ndarray, hessian: Any = None,
-                          offset: float = 0.0) -> None:
-    """Refuse an objective c'x + x'Hx/2 + offset that moves over the box [lower, upper] but
-    whose magnitude (``Model.objective_magnitude``: sum_j |c_j| m_j + sum_ij |H_ij| m_i m_j / 2
-    + |offset|, m_j the larger |bound| of x_j) is below :data:`SMALLEST_REACH`. ValueError naming
-    ``name`` (or ``hessian`` when only the quadratic part moves)."""
-    reach = np.maximum(np.abs(lower), np.abs(upper))
-    linear = (c != 0) & (reach > 0)
-    total = float(np.abs(c[linear]) @ reach[linear])
-    moves = bool(linear.any())
-    if hessian is not None and hessian.nnz:
-        h = hessian.tocoo()
-        quad = (h.data != 0) & (reach[h.row] > 0) & (reach[h.col] > 0)
-        total += 0.5 * float(np.abs(h.data[quad]) @ (reach[h.row[quad]] * reach[h.col[quad]]))
-        if not moves and quad.any():
-            moves, name = True, "hessian"
-    if moves and total + abs(offset) < SMALLEST_REACH:
-        raise ValueError(f"{name}: the objective stays below 2^-1000 ({SMALLEST_REACH:.3g}) in magnitude over the "
-                         "bounds, too small for floats to evaluate and scale; scale the data")

@@ -77,11 +77,23 @@ def below_tolerance_scale(model: Model) -> str | None:
     from optsched.models.base import objective_reach
 
     reach = objective_reach(model)
-    # reach 0: the objective is constant on the box, and any feasible point is optimal
-    if reach is None or not 0 < reach < ABSOLUTE_TOLERANCE_SCALE or as_standard(model).to_standard_form().is_mip:
+    if reach is None:
         return None
-    return (f"not certified: this program's objective moves by at most {reach:.3g} over its box, below the "
-            f"solver's absolute tolerances ({ABSOLUTE_TOLERANCE_SCALE:g}); the highs backend scales it first")
+    form = as_standard(model).to_standard_form()
+    if form.is_mip:
+        return None
+    # reach 0: the objective is constant on the box, and any feasible point is optimal
+    if 0 < reach < ABSOLUTE_TOLERANCE_SCALE:
+        return (f"not certified: this program's objective moves by at most {reach:.3g} over its box, below the "
+                f"solver's absolute tolerances ({ABSOLUTE_TOLERANCE_SCALE:g}); the highs and scip backends scale it first")
+    # a free column leaves the reach infinite, but costs this small still sit below the solver's
+    # reduced-cost tolerance (cvxpy called -5e-13 optimal where the optimum is -1e-12)
+    costs = [np.abs(form.c[form.c != 0])] + ([] if form.hessian is None else [np.abs(form.hessian.data)])
+    largest = float(np.concatenate(costs).max(initial=0.0))
+    if 0 < largest < ABSOLUTE_TOLERANCE_SCALE:
+        return (f"not certified: this program's costs are at most {largest:.3g}, below the solver's absolute "
+                f"tolerances ({ABSOLUTE_TOLERANCE_SCALE:g}); the highs and scip backends scale them first")
+    return None
 
 
 def form_elements(model: Model, backend: "Backend") -> float:

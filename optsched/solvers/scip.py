@@ -135,9 +135,12 @@ def _add_escb(m: Any, model: Any) -> tuple[list[Any], float]:
 def _scip_program(model: Model) -> tuple[StandardForm, Unscaling]:
     """The program SCIP solves for a standard-form model, built once per model (``admits``
     checks its numbers, ``run`` solves it): a MIP's costs of order 1 (SCIP cuts off within 1e-4,
-    absolute, of an integral objective's step) and rows of order 1."""
+    absolute, of an integral objective's step), an LP's columns and costs of order 1 as HiGHS
+    gets them (its tolerances are absolute: with costs of 1e-12 it called x = 0 optimal, the
+    optimum -1e-12), and rows of order 1."""
     def build() -> tuple[StandardForm, Unscaling]:
-        form, back = as_standard(model).to_standard_form().scaled_objective()
+        form = as_standard(model).to_standard_form()
+        form, back = form.scaled_objective() if form.is_mip else form.scaled_continuous()
         return form.scaled_rows()[0], back
 
     return model.memo("scip_program", build)
@@ -225,7 +228,7 @@ class ScipBackend(Backend):
         extra: dict[str, Any] = {"solver_status": name, **({"log": log} if options["log"] or log else {})}
         if m.getNSols() > 0 and termination is not Termination.INFEASIBLE:
             best = m.getBestSol()
-            x = np.array([m.getSolVal(best, v) for v in xs], dtype=np.float64)
+            x = back.x(np.array([m.getSolVal(best, v) for v in xs], dtype=np.float64))
             solution = (as_binary(model) if model.name == "escb_index" else as_standard(model)).solution_from_vector(x)
             dual = m.getDualbound()  # SCIP says "no bound" with its infinity (1e20), a finite float
             bound = back.value(dual) if abs(dual) < m.infinity() else None
