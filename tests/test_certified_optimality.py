@@ -878,6 +878,8 @@ def _small_programs(s: float) -> dict[str, tuple[object, float]]:
                                    col_lower=[0, 0], col_upper=[s, s]), -(2.5 * s) * s),
         "free column, bounds as a row": (LinearProgram(c=[-s], A=[[1.0]], row_lower=[0], row_upper=[1],
                                                        col_lower=[None], col_upper=[None]), -s),
+        "mixed integer": (LinearProgram(c=[-s, -2 * s], A=[[1, 1]], row_lower=[None], row_upper=[1.5], col_lower=[0, 0],
+                                        col_upper=[1, 1], integrality=[False, True]), -2.5 * s),
         "qp": (LinearProgram(c=[-s, 0], A=[[1, 1]], row_lower=[None], row_upper=[1], col_lower=[0, 0], col_upper=[1, 1],
                              hessian=[[s, 0], [0, s]]), -0.5 * s),
         "projection": (CapacityProjection(z=np.array([3.0, 2.0, 1.0]) * s, upper=np.array([2.0, 2.0, 2.0]) * s,
