@@ -27,3 +27,15 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data directory {SHARED_DATA} is absent")
     return SHARED_DATA
+
+
+@pytest.fixture
+def python_sigint():  # type: ignore[no-untyped-def]
+    """Python's own Ctrl-C handler for a test that sends itself SIGINT: a test run started in the
+    background by a non-interactive shell inherits SIGINT ignored, which Python keeps (the
+    signal was then lost, and such tests failed with "DID NOT RAISE")."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

@@ -77,7 +77,7 @@ def test_backends_without_time_limit_say_they_ignored_it() -> None:
 
 
 @pytest.mark.parametrize("backend", ["dp", "aescb"])
-def test_ctrl_c_stops_a_dp_table_at_once(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ctrl_c_stops_a_dp_table_at_once(backend: str, monkeypatch: pytest.MonkeyPatch, python_sigint: None) -> None:
     """The DP's numba kernels held the GIL for the whole table: Ctrl-C waited for its end (10 s
     and more on the hard instances). They now poll a stop flag and run without the GIL: the
     KeyboardInterrupt comes from a table the flag stopped, not from one that ran to its end."""

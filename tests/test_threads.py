@@ -173,7 +173,7 @@ def test_every_prepared_backend_pickles_and_deep_copies_as_a_new_session() -> No
     assert {"highs", "cpsat", "budget_exact", "greedy", "cvxpy", "pyomo"} <= done
 
 
-def test_a_second_ctrl_c_waits_for_the_stopped_solve() -> None:
+def test_a_second_ctrl_c_waits_for_the_stopped_solve(python_sigint: None) -> None:
     """A second Ctrl-C while ``interruptible`` waited for the stopped solve left the solve running
     on the helper thread, on an object the caller keeps (a HiGHS session's next solve would then
     share it)."""
