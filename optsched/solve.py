@@ -38,7 +38,7 @@ import numpy as np
 
 from optsched.config import MAX_WORKERS, whole_number, within_memory
 from optsched.models.base import Model, model_kinds
-from optsched.models.validate import finite_float
+from optsched.models.validate import finite_float, flag
 from optsched.result import OBJECTIVE_RTOL, Result, Termination, agrees_at_scale, relative_gap, sealed
 from optsched.solvers.registry import Backend, backend_available, fitting_backends, get_backend, kind_backends
 
@@ -381,19 +381,14 @@ def _prepared(kind_or_model: Any, backend: str | None, verify: bool, warm_up: bo
     kind = model_kind(kind_or_model)
     chosen = choose_backend(kind_or_model, backend)
     checked = chosen.check_options(options)
-    _check_flag("verify", verify)
-    _check_flag("warm_up", warm_up)
+    flag("verify", verify)
+    flag("warm_up", warm_up)
     return Prepared(chosen, kind, checked, given=options, verify=verify, warm_up=warm_up)
 
 
 def _check_backend_name(backend: Any) -> None:
     if backend is not None and not isinstance(backend, str):
         raise ValueError(f"backend: expected a backend name, got {backend!r}")
-
-
-def _check_flag(name: str, value: Any) -> None:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name}: expects true or false, got {value!r}")
 
 
 def solve(
@@ -418,7 +413,7 @@ def solve(
     if not isinstance(model, Model):
         raise ValueError(f"model: expected an optsched model, got {type(model).__name__}")
     _check_backend_name(backend)  # before the reuse key: a list cannot key the kept Prepared
-    _check_flag("verify", verify)
+    flag("verify", verify)
     key = _reuse_key(model, backend, verify, options)
     prepared = _REUSED.get(key) if key is not None else None
     setup_s = 0.0
@@ -537,7 +532,7 @@ def compare(
         raise ValueError(f"options: {unknown[0]!r} is not one of the compared backends")
     whole_number("repeats", repeats)
     whole_number("jobs", jobs, maximum=MAX_WORKERS)
-    _check_flag("results", results)
+    flag("results", results)
     if time_limit is not None:
         time_limit = finite_float("time_limit", time_limit, minimum=0.0, largest=math.inf)
     within_memory("repeats", repeats * len(names), "the runtimes kept for the medians (repeats x backends)", where="")

@@ -150,9 +150,9 @@ class LinearProgram(Model):
             _check_semidefinite(hess)
             if self.sense == "max" or integ.any():
                 raise ValueError("hessian: quadratic objectives only for minimisation without integer variables")
-        offset = finite_float("offset", self.offset)
         for key, value in (("c", c), ("A", A), ("row_lower", rlo), ("row_upper", rhi), ("col_lower", clo),
-                           ("col_upper", chi), ("integrality", integ), ("offset", offset), ("hessian", hess)):
+                           ("col_upper", chi), ("integrality", integ),
+                           ("offset", finite_float("offset", self.offset)), ("hessian", hess)):
             object.__setattr__(self, key, value)
 
     @property

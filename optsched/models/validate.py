@@ -251,6 +251,14 @@ def binary_array(name: str, value: Any, *, shape: tuple[int, ...]) -> np.ndarray
     return out
 
 
+def flag(name: str, value: Any) -> bool:
+    """A boolean, Python's or numpy's: truthiness would read the string "False", or 1, as a
+    setting given."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}: expected true or false, got {value!r}")
+    return bool(value)
+
+
 def positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int = LARGEST_INTEGER) -> int:
     """A whole number in [``minimum``, ``maximum``] (by default up to ``LARGEST_INTEGER``: 2^63
     overflowed the int64 arrays sized or indexed by such a number)."""

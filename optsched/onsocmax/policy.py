@@ -41,6 +41,7 @@ from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
 from optsched.observe import SubproblemSolver
 from optsched.models import utilities
 from optsched.models.mesh import MeshInstance
+from optsched.models.validate import flag
 from optsched.onsocmax.env import Dispatch, MeshEnv, Observation
 from optsched.models.prices import alpha_hat, threshold
 from optsched.models.validate import finite_float
@@ -64,9 +65,9 @@ class Onsocmax:
         alpha: float | None = None,
         serve_ties: bool | None = None,
     ) -> None:
-        for name, flag in (("integral", integral), ("serve_ties", serve_ties)):
-            if flag is not None and not isinstance(flag, (bool, np.bool_)):  # the string "False" is true
-                raise ValueError(f"{name}: expected True or False, got {flag!r}")
+        flag("integral", integral)
+        if serve_ties is not None:
+            flag("serve_ties", serve_ties)
         if serve_ties and integral:
             raise ValueError("serve_ties: the tie rule raises pairs to fractional amounts; the integral variant "
                              "(43) takes x_r in {0, xbar_r} (leave serve_ties unset or False)")
