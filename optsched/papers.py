@@ -81,13 +81,18 @@ class SweepSummary:
     ``check(cfg)`` what one sweep point's config must hold beyond the experiment's own check
     (a ValueError naming the setting, before any run); ``unused`` the config keys no sweep run
     reads (the settings of ``optsched run``'s figures and repeats): a sweep refuses them in
-    ``[base]`` and ``[grid]`` rather than record a setting that changed nothing."""
+    ``[base]`` and ``[grid]`` rather than record a setting that changed nothing. ``warm`` are
+    settings that make a run tiny (a few slots): before its first timed run, every process of a
+    sweep runs each of its (experiment, policy) pairs once with them and drops the row, so loading
+    the policy's compiled kernels and solver packages (1-2 s in a fresh process) counts in no
+    run's ``runtime_s`` and does not skew the batch sizes measured from it."""
 
     metrics: Callable[[Any, str], Metrics]
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     default_policies: Callable[[Any], tuple[str, ...]] | None = None
     check: Callable[[Any], None] | None = None
     unused: frozenset[str] = frozenset()
+    warm: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

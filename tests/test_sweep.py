@@ -258,6 +258,85 @@ def test_workers_import_each_experiment_and_backend_once() -> None:
     assert warm_modules(runs) == ("optsched.esdp.experiments", "optsched.solvers.greedy_set_packing")
 
 
+def test_each_experiment_and_policy_is_warmed_up_once_on_its_tiny_settings(tmp_path: Path) -> None:
+    from optsched.sweep.grid import SweepRun
+    from optsched.sweep.runner import warm_runs
+
+    runs = [SweepRun("a", "experiment", "esdp", "ESDP", 0, '{"horizon": 500, "seed": 0}', "{}"),
+            SweepRun("b", "experiment", "esdp", "ESDP", 1, '{"horizon": 500, "seed": 1}', "{}"),
+            SweepRun("c", "experiment", "esdp", "LCF", 0, '{"horizon": 500, "seed": 0}', "{}"),
+            SweepRun("d", "solve", "set_packing", "greedy", 0, "{}", "{}")]
+    warm = warm_runs(runs)
+    assert [(w.target, w.variant, w.seed, json.loads(w.config)) for w in warm] == [
+        ("esdp", "ESDP", 0, {"horizon": 4, "seed": 0}), ("esdp", "LCF", 0, {"horizon": 4, "seed": 0})]
+    assert all(w.key.startswith("warm-up ") for w in warm)
+
+
+def test_the_warm_up_runs_first_and_leaves_no_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Serially: the warm-up runs before the first timed run, one per policy; its rows are not
+    stored; a warm-up that fails (here: a horizon the config refuses) leaves the sweep as it was."""
+    from optsched.sweep import executors
+
+    ran: list[str] = []
+    real = executors.run_one
+
+    def spy(run):  # type: ignore[no-untyped-def]
+        ran.append(run.key)
+        return real(run)
+
+    monkeypatch.setattr(executors, "run_one", spy)
+    cfg = write(tmp_path, ESDP_TOML.format(horizon=30))
+    rep = run_sweep(cfg, tmp_path / "out", executor="serial", progress=False)
+    assert [k.startswith("warm-up ") for k in ran] == [True, True] + [False] * rep.total
+    assert len(read_rows(tmp_path / "out" / "results.csv")) == rep.total
+    from optsched.sweep.grid import SweepRun
+
+    bad = SweepRun("x", "experiment", "esdp", "ESDP", 0, '{"horizon": -1}', "{}")
+    executors.warm_worker((), [bad])  # no exception
+    assert ran[-1] == "x"
+
+
+FORKED_KERNELS = """
+import json, sys
+from optsched.sweep.executors import _fork_server
+from optsched.sweep.grid import SweepRun
+
+
+def compiled_kernels():
+    import numba.core.registry
+
+    server = sys.modules.get("optsched.sweep.server_warm_up")
+    return {"kernels": sorted(f"{m}.{n}" for m, mod in list(sys.modules.items())
+                              if m.startswith("optsched.") and m.endswith("_kernel") for n, f in vars(mod).items()
+                              if isinstance(f, numba.core.registry.CPUDispatcher) and f.signatures),
+            "ran": sorted(getattr(server, "ran", []))}
+
+
+if __name__ == "__main__":
+    warm = [SweepRun("w", "experiment", "esdp", "ESDP", 0, json.dumps({"horizon": 4, "n_servers": 8, "n_ports": 3}), "{}")]
+    ctx = _fork_server(["optsched.sweep.executors"], warm if sys.argv[1] == "warm" else [])
+    with ctx.Pool(1) as pool:
+        print(json.dumps(pool.apply(compiled_kernels)))
+"""
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_workers_fork_from_a_server_that_ran_the_warm_up(tmp_path: Path, warm: bool) -> None:
+    """A worker forked from the sweep's fork server starts with the warm-up's kernels compiled (or
+    loaded from the cache) and knows the server ran it; without warm-up runs it starts with none
+    (a fresh server each time)."""
+    script = write(tmp_path, FORKED_KERNELS, "forked.py")
+    out = subprocess.run([sys.executable, str(script), "warm" if warm else "cold"], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    child = json.loads(out.stdout)
+    if warm:
+        assert any(k.startswith("optsched.solvers.") for k in child["kernels"]), child
+        assert child["ran"] == ["w"]  # so the worker's own warm-up skips it
+    else:
+        assert child == {"kernels": [], "ran": []}
+
+
 def test_default_batching_gives_the_same_files(tmp_path: Path, esdp_sweep: tuple[Path, Path]) -> None:
     cfg, pool = esdp_sweep
     rep = run_sweep(cfg, tmp_path, executor="pool", workers=2, progress=False)

@@ -22,7 +22,7 @@ PAPER = Paper(
     bench_capture={"settings": {"horizon": 60, "policies": ["ESDP"]}, "every": 6},
     policies=tuple(experiments.POLICIES),
     sweep=SweepSummary(metrics=experiments.sweep_metrics, default_policies=lambda cfg: tuple(cfg.policies),
-                       unused=experiments.SWEEP_UNUSED),
+                       unused=experiments.SWEEP_UNUSED, warm={"horizon": 4}),
     runs=(
         ReproductionRun(preset="fig2-4", reduced=REDUCED, settings=FULL, shadow=("escb_oa", "dp"), shadow_every=50,
                         **REPEATS_INSIDE),

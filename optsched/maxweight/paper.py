@@ -20,7 +20,7 @@ PAPER = Paper(
     bench_capture={"settings": {"study": "fig3", "frames": 300, "grid_step": 0.05}, "every": 100},
     policies=tuple(experiments.POLICIES),
     sweep=SweepSummary(metrics=experiments.sweep_metrics, prepare=experiments.sweep_prepare,
-                       unused=experiments.SWEEP_UNUSED),
+                       unused=experiments.SWEEP_UNUSED, warm={"frames": 20}),
     runs=(
         ReproductionRun(preset="fig3", reduced=REDUCED, shadow=("highs", "cpsat"), shadow_every=200),
         ReproductionRun(preset="fig4", reduced=REDUCED),

@@ -20,7 +20,7 @@ PAPER = Paper(
     subproblems=("capacity_projection",),
     bench_capture={"settings": {"horizon": 100, "offline": False}, "every": 20},
     policies=("OGASched", *BASELINES),
-    sweep=SweepSummary(metrics=experiments.sweep_metrics, unused=experiments.SWEEP_UNUSED),
+    sweep=SweepSummary(metrics=experiments.sweep_metrics, unused=experiments.SWEEP_UNUSED, warm={"horizon": 4}),
     runs=(
         ReproductionRun(preset="fig2", reduced=FIG2_REDUCED, shadow=("highs", "cvxpy"), shadow_every=250),
         ReproductionRun(preset="fig2", reduced=FIG2_REDUCED, settings={"backend": "paper"}, label="fig2-paper"),

@@ -18,7 +18,7 @@ PAPER = Paper(
     bench_capture={"settings": {"values": [4.0], "repeats": 1}, "every": 6},
     policies=tuple(experiments.POLICIES),
     sweep=SweepSummary(metrics=experiments.sweep_metrics, check=experiments.sweep_check,
-                       unused=experiments.SWEEP_UNUSED),
+                       unused=experiments.SWEEP_UNUSED, warm={"n_jobs": 4}),
     runs=(
         ReproductionRun(preset="fig4", reduced={"values": [1.0, 2.0, 4.0, 8.0], "repeats": 8}, shadow=("cvxpy", "alm"),
                         shadow_every=20, **REPEATS_INSIDE),

@@ -15,9 +15,10 @@ import json
 import logging
 import os
 import signal
+import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Callable, Sequence
 
 from optsched.files import recording_inputs
@@ -87,14 +88,14 @@ def _alive(pid: int) -> bool:
         return True
 
 
-def _pool_worker(parent: int, warm: Sequence[str] = ()) -> None:
+def _pool_worker(parent: int, warm: Sequence[str] = (), warm_runs: Sequence[SweepRun] = ()) -> None:
     """Pool-worker setup: Ctrl-C left to the sweep process (a terminal sends it to every process
-    of the group: each worker printed a traceback), quiet runs, the imports of ``warm``, and
-    exit when the sweep process is gone (a SIGKILLed sweep cannot shut its pool down; its
-    workers would otherwise wait forever)."""
+    of the group: each worker printed a traceback), quiet runs, the imports of ``warm`` and the
+    warm-up runs, and exit when the sweep process is gone (a SIGKILLed sweep cannot shut its
+    pool down; its workers would otherwise wait forever)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _quiet_worker()
-    warm_worker(warm)
+    warm_worker(warm, warm_runs)
 
     def watch() -> None:
         while _alive(parent):
@@ -144,17 +145,30 @@ def run_batch(runs: Sequence[SweepRun]) -> list[Row]:
 OnDone = Callable[[list[Row]], None]
 
 
-def warm_worker(modules: Sequence[str]) -> None:
-    """Import what the runs need (a paper's experiment module, solver packages) once per worker
-    process, before its first task: no batch pays for it."""
+def warm_worker(modules: Sequence[str], runs: Sequence[SweepRun] = ()) -> None:
+    """Import what the runs need (a paper's experiment module, solver packages) and run the
+    warm-up ``runs`` (tiny runs of each experiment and policy: ``SweepSummary.warm``), their rows
+    dropped, once per worker process before its first task: no batch pays for them, and no
+    run's ``runtime_s`` holds the loading of a policy's kernels (1-2 s in a fresh process). A
+    run the fork server this worker came from already did is not repeated."""
     for name in modules:
         try:
             importlib.import_module(name)
         except ImportError:  # a run that needs it reports the error itself
             pass
+    server = sys.modules.get("optsched.sweep.server_warm_up")  # a fork server's warm-up this process inherited
+    done = getattr(server, "ran", frozenset())
+    for run in runs:
+        if run.key in done:
+            continue
+        try:
+            run_one(run)
+        except Exception:  # noqa: BLE001 - the real runs report what fails
+            pass
 
 
-def run_serial(batches: Batches, on_done: OnDone) -> None:
+def run_serial(batches: Batches, on_done: OnDone, *, warm_runs: Sequence[SweepRun] = ()) -> None:
+    warm_worker((), warm_runs)
     while (batch := batches.next()) is not None:
         rows = run_batch(batch)
         batches.done(rows)
@@ -165,32 +179,39 @@ def _in_flight(workers: int) -> int:
     return 2 * workers  # a worker always has its next batch queued
 
 
-def _fork_server(preload: Sequence[str]) -> Any:
+def _fork_server(preload: Sequence[str], warm_runs: Sequence[SweepRun] = ()) -> Any:
     """multiprocessing's ``forkserver`` context with its server started now, ``preload``
-    imported there for every process forked from it (the server works while this process goes
-    on); None where there is no fork server. A server already running (an earlier sweep in this
-    process) is kept, with its own preload."""
+    imported and ``warm_runs`` run there (:mod:`optsched.sweep.server_warm_up`) for every
+    process forked from it (the server works while this process goes on); None where there is
+    no fork server. A server already running (an earlier sweep in this process) is kept, with
+    its own preload."""
     import multiprocessing
     from multiprocessing import forkserver
+
+    from optsched.sweep.server_warm_up import WARM_RUNS
 
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return None
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(list(preload))
+    ctx.set_forkserver_preload([*preload, *(["optsched.sweep.server_warm_up"] if warm_runs else [])])
     # the server, and every worker forked from it, starts with SIGINT ignored (an inherited
     # SIG_IGN, which Python keeps): a Ctrl-C, which a terminal sends to the whole process group,
     # is the sweep process's alone (the server's preload and Dask's workers printed tracebacks)
     main = threading.current_thread() is threading.main_thread()
     handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
+        if warm_runs:  # read by the server as it starts (its environment is this process's, now)
+            os.environ[WARM_RUNS] = json.dumps([asdict(run) for run in warm_runs])
         forkserver.ensure_running()
     finally:
+        os.environ.pop(WARM_RUNS, None)
         if main:
             signal.signal(signal.SIGINT, handler)
     return ctx
 
 
-def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[str] = ()) -> None:
+def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[str] = (),
+             warm_runs: Sequence[SweepRun] = ()) -> None:
     """A ``ProcessPoolExecutor`` (forkserver start method: safe with threads in the parent,
     and the server imports numpy and this module once for every worker; each worker then
     imports ``warm`` once). Batches are submitted as earlier ones finish, so their size can
@@ -198,9 +219,9 @@ def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    ctx = _fork_server([__name__]) or multiprocessing.get_context("spawn")
+    ctx = _fork_server([__name__], warm_runs) or multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_worker,
-                               initargs=(os.getpid(), tuple(warm)))
+                               initargs=(os.getpid(), tuple(warm), tuple(warm_runs)))
     try:
         running = set()
         while True:
@@ -325,7 +346,7 @@ LOCAL_CLUSTER_CONFIG = {
 }
 
 
-def _start_forkserver(preload: Sequence[str]) -> str | None:
+def _start_forkserver(preload: Sequence[str], warm_runs: Sequence[SweepRun] = ()) -> str | None:
     """Start the fork server (:func:`_fork_server`) with ``preload`` for a LocalCluster's
     nannies to fork their workers from, and return the method name for dask's config (None
     where there is no fork server or no dask.distributed). Spawned workers each start an
@@ -334,7 +355,7 @@ def _start_forkserver(preload: Sequence[str]) -> str | None:
     (measured). The server imports them while this process imports dask.distributed. dask, when
     it sets up the fork server itself, first imports numpy, pandas and lz4 here to preload
     them; this process never uses pandas, so its flag is set to say the preload is done."""
-    if importlib.util.find_spec("distributed") is None or _fork_server(preload) is None:
+    if importlib.util.find_spec("distributed") is None or _fork_server(preload, warm_runs) is None:
         return None
     import distributed.utils as dask_utils
 
@@ -344,13 +365,13 @@ def _start_forkserver(preload: Sequence[str]) -> str | None:
 
 
 def run_dask(batches: Batches, on_done: OnDone, *, address: str, workers: int, tls: DaskTLS | None = None,
-             warm: Sequence[str] = ()) -> None:
+             warm: Sequence[str] = (), warm_runs: Sequence[SweepRun] = ()) -> None:
     """``address = "local"`` starts a LocalCluster of ``workers`` single-threaded processes
     (forked from a fork server that preloads dask.distributed and ``warm``: :func:`_start_forkserver`);
     any other address is a running scheduler reached with ``Client``: ``tls://host:8786``
     with the certificates of ``tls`` (:class:`DaskTLS`), or a trusted ``tcp://host:8786``
     (``run_sweep`` checks the address first with :func:`check_dask_address`)."""
-    method = _start_forkserver(["distributed", __name__, *warm]) if address == "local" else None
+    method = _start_forkserver(["distributed", __name__, *warm], warm_runs) if address == "local" else None
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -373,7 +394,7 @@ def run_dask(batches: Batches, on_done: OnDone, *, address: str, workers: int, t
                 raise ValueError(f"--dask: cannot connect to {address!r}: {exc}") from None
         try:
             client.run(_quiet_worker)
-            client.run(warm_worker, tuple(warm))
+            client.run(warm_worker, tuple(warm), tuple(warm_runs))
             slots = _in_flight(len(client.scheduler_info().get("workers", {})) or workers)
             pending = as_completed()
 

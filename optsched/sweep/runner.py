@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import sys
 import time
@@ -11,7 +13,7 @@ from pathlib import Path
 from optsched.config import MAX_WORKERS, whole_number
 from optsched.sweep.batches import Batches
 from optsched.sweep.executors import RAN_ON, TIMING_COLUMNS, DaskTLS, check_dask_address, run_dask, run_pool, run_serial
-from optsched.sweep.grid import SweepRun, SweepConfig, expand, load_sweep
+from optsched.sweep.grid import SweepConfig, SweepRun, canonical_json, expand, load_sweep
 from optsched.sweep.store import Row, Store, cell, column_order, write_table
 
 RESULTS = "results.csv"
@@ -48,6 +50,23 @@ def warm_modules(runs: list[SweepRun]) -> tuple[str, ...]:
         else:
             names.add(type(get_backend(variant)).__module__)
     return tuple(sorted(names))
+
+
+def warm_runs(runs: list[SweepRun]) -> tuple[SweepRun, ...]:
+    """One tiny run per (experiment, policy) of ``runs``: the first such run's config with the
+    paper's ``SweepSummary.warm`` settings (none for a paper without them, nor for solve runs,
+    whose ``runtime_s`` is the backend call alone, after ``prepare``'s own warm-up)."""
+    from optsched.papers import get_paper
+
+    out: dict[tuple[str, str], SweepRun] = {}
+    for run in runs:
+        if run.kind != "experiment" or (run.target, run.variant) in out:
+            continue
+        sweep = get_paper(run.target).sweep
+        if sweep is not None and sweep.warm:
+            config = canonical_json({**json.loads(run.config), **sweep.warm})
+            out[run.target, run.variant] = dataclasses.replace(run, key=f"warm-up {run.key}", config=config)
+    return tuple(out.values())
 
 
 def run_sweep(
@@ -98,6 +117,7 @@ def run_sweep(
             n_workers = min(n_workers, max(1, len(pending)))
         batches = Batches(pending, n_workers, batch_size)
         warm = warm_modules(pending) if executor != "serial" else ()
+        warm_up = warm_runs(pending)
 
         from tqdm import tqdm
 
@@ -117,11 +137,12 @@ def run_sweep(
         try:
             if pending:
                 if executor == "serial":
-                    run_serial(batches, on_done)
+                    run_serial(batches, on_done, warm_runs=warm_up)
                 elif executor == "pool":
-                    run_pool(batches, on_done, workers=n_workers, warm=warm)
+                    run_pool(batches, on_done, workers=n_workers, warm=warm, warm_runs=warm_up)
                 else:
-                    run_dask(batches, on_done, address=dask_address, workers=n_workers, tls=dask_tls, warm=warm)
+                    run_dask(batches, on_done, address=dask_address, workers=n_workers, tls=dask_tls, warm=warm,
+                             warm_runs=warm_up)
         finally:
             bar.close()
         wall = time.perf_counter() - start
@@ -182,4 +203,4 @@ def with_best_bounds(rows: list[Row]) -> list[Row]:
     return out
 
 
-__all__ = ["SweepReport", "consolidate", "run_sweep", "warm_modules"]
+__all__ = ["SweepReport", "consolidate", "run_sweep", "warm_modules", "warm_runs"]
