@@ -272,6 +272,28 @@ def test_each_experiment_and_policy_is_warmed_up_once_on_its_tiny_settings(tmp_p
     assert all(w.key.startswith("warm-up ") for w in warm)
 
 
+# the least a sweep point of each paper must give (ONSOCMAX's sweep study draws one kind at one value)
+SWEEP_POINT = {"esdp": {}, "maxweight": {}, "ogasched": {}, "onsocmax": {"kinds": ["log"], "values": [2.0]}}
+
+
+@pytest.mark.parametrize("paper", sorted(SWEEP_POINT))
+def test_every_papers_warm_up_settings_run_every_policy(paper: str) -> None:
+    """A warm-up that fails is dropped silently, so a paper whose ``warm`` settings its config
+    refuses would warm nothing: each paper's run, with every policy, on a sweep point."""
+    from optsched.papers import get_paper
+    from optsched.sweep.executors import run_one
+    from optsched.sweep.grid import SweepRun, canonical_json
+
+    summary = get_paper(paper).sweep
+    assert summary is not None and summary.warm
+    settings = {**SWEEP_POINT[paper], **summary.warm}
+    if summary.prepare is not None:
+        settings = summary.prepare(settings)
+    for policy in get_paper(paper).policies:
+        row = run_one(SweepRun("w", "experiment", paper, policy, 0, canonical_json(settings), "{}"))
+        assert row["policy"] == policy
+
+
 def test_the_warm_up_runs_first_and_leaves_no_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Serially: the warm-up runs before the first timed run, one per policy; its rows are not
     stored; a warm-up that fails (here: a horizon the config refuses) leaves the sweep as it was."""
