@@ -2,8 +2,9 @@
 
 Any bad input, and any file that cannot be read or written, prints one line
 ``optsched: error: ...`` on stderr and exits with status 2 (``INPUT_FAILURES``); a solve the
-run depends on that ends without its answer (:class:`optsched.result.SolveFailed`) prints one
-line and exits with status 1.
+run depends on that ends without its answer (:class:`optsched.result.SolveFailed`), or a
+sweep's worker process killed (:class:`optsched.result.WorkerLost`), prints one line and exits
+with status 1.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from optsched.files import check_output_dir, recording_inputs
-from optsched.result import SolveFailed
+from optsched.result import SolveFailed, WorkerLost
 
 EXIT_BAD_INPUT = 2
 
@@ -491,7 +492,8 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"optsched: error: this command needs the python package {exc.name!r} ({_install_hint(exc.name)})",
               file=sys.stderr)
         return EXIT_BAD_INPUT
-    except SolveFailed as exc:  # a policy's solver and its fallback failed on a slot; an offline optimum unproven
+    except (SolveFailed, WorkerLost) as exc:  # a policy's solver and its fallback failed on a slot; an offline
+        # optimum unproven; a sweep's worker process killed
         print(f"optsched: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_SOLVER_FAILED
 

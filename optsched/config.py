@@ -136,10 +136,15 @@ class StrictConfig:
     mapping, ``dataclasses.replace`` or the library's ``OgaConfig(...)``) applies the rules of
     :func:`config_from_mapping` (types, finite numbers within :data:`SETTING_MAGNITUDE`, list
     rules, ``check``). Built in code, ``OgaConfig(contention=inf)`` passed and
-    ``MaxWeightConfig(fig5_sizes=())`` crashed its run with a KeyError."""
+    ``MaxWeightConfig(fig5_sizes=())`` crashed its run with a KeyError. Messages name the
+    setting under ``WHERE`` ("config.seed")."""
+
+    WHERE = "config"
 
     def __post_init__(self) -> None:
-        values = _checked_values(type(self), {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}, "config")  # type: ignore[arg-type]
+        given = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)  # type: ignore[arg-type]
+                 if getattr(self, f.name) is not f.default}  # a default as it stands (a sweep's empty lists) is valid
+        values = _checked_values(type(self), given, self.WHERE)
         for name, value in values.items():
             if value is not getattr(self, name):
                 object.__setattr__(self, name, value)

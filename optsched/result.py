@@ -92,6 +92,13 @@ class SolveFailed(RuntimeError):
     bare RuntimeError with a traceback (``contention = 1e10`` left y* uncertified)."""
 
 
+class WorkerLost(RuntimeError):
+    """A sweep's worker process died before returning its batch (killed by the system, e.g. out
+    of memory, or a crash in native code). The CLI prints it as one line naming the runs under
+    way and exits 1; the rows stored before are kept, so the same command resumes. It was a
+    ``BrokenProcessPool`` traceback."""
+
+
 @dataclass(frozen=True, slots=True, init=False, eq=False)
 class Result:
     """What a backend returns through the seam (``optsched.solve``, ``Prepared.solve``).

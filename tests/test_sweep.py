@@ -503,3 +503,121 @@ def test_sweep_refuses_a_key_no_run_reads(paper: str) -> None:
         given = {"base": {key: value}} if table == "base" else {"grid": {key: [value]}}
         with pytest.raises(ValueError, match=f"sweep.{table}: '{key}' changes no sweep run of '{paper}'"):
             expand(spec(kind="experiment", experiment=paper, seeds=[0], **given))
+
+
+# --- probe AW: what a resumed sweep reuses, lost workers, warnings, limits, library configs ------------------------
+MOVED_TOML = """
+kind = "experiment"
+experiment = "esdp"
+seeds = [0]
+policies = ["LCF"]
+[base]
+horizon = 5
+{base}
+[grid]
+arrival_prob = [0.5, 0.9]
+{grid}
+"""
+
+
+def test_a_setting_moved_into_the_grid_gives_the_files_of_a_fresh_sweep(tmp_path: Path) -> None:
+    """alpha in [base], then in [grid]: the two runs of alpha = 0.3 keep their keys (their
+    configs are the same) and are reused, but their rows come out with the new grid's columns."""
+    before = write(tmp_path, MOVED_TOML.format(base="alpha = 0.3", grid=""), "a.toml")
+    after = write(tmp_path, MOVED_TOML.format(base="", grid="alpha = [0.3, 0.6]"), "b.toml")
+    run_sweep(before, tmp_path / "resumed", executor="serial", progress=False)
+    rep = run_sweep(after, tmp_path / "resumed", executor="serial", progress=False)
+    assert (rep.stored_before, rep.ran) == (2, 2)
+    run_sweep(after, tmp_path / "fresh", executor="serial", progress=False)
+    assert (tmp_path / "resumed" / "results.csv").read_bytes() == (tmp_path / "fresh" / "results.csv").read_bytes()
+    assert {r["alpha"] for r in read_rows(tmp_path / "resumed" / "results.csv")} == {"0.3", "0.6"}
+
+
+def test_resuming_refuses_rows_whose_input_files_changed(tmp_path: Path) -> None:
+    from optsched.sweep.grid import SweepRun
+    from optsched.sweep.runner import check_inputs_unchanged
+
+    trace = tmp_path / "trace.csv"
+    trace.write_text("a,1\n")
+    digest = hashlib.sha256(b"a,1\n").hexdigest()
+    run = SweepRun("k1", "experiment", "ogasched", "DRF", 0, "{}", "{}")
+    rows = {"k1": {"key": "k1", "inputs": json.dumps({str(trace): digest})}}
+    check_inputs_unchanged([run], rows, tmp_path / "store")  # unchanged: resumes
+    trace.write_text("a,2\n")
+    with pytest.raises(ValueError, match="run k1 read .*trace.csv, which has changed since its row was stored"):
+        check_inputs_unchanged([run], rows, tmp_path / "store")
+    trace.unlink()
+    with pytest.raises(ValueError, match="cannot be read now"):
+        check_inputs_unchanged([run], rows, tmp_path / "store")
+    for damaged in ("not json", "[1]", '{"x": 1}'):
+        with pytest.raises(ValueError, match="damaged 'inputs' cell"):
+            check_inputs_unchanged([run], {"k1": {"key": "k1", "inputs": damaged}}, tmp_path / "store")
+
+
+def _die(batch: object) -> None:  # a pool task whose worker process is killed (out of memory, a native crash)
+    os._exit(9)
+
+
+def test_a_dead_pool_worker_is_one_error_naming_the_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from optsched.result import WorkerLost
+    from optsched.sweep import executors
+
+    monkeypatch.setattr(executors, "run_batch", _die)
+    cfg = write(tmp_path, ESDP_TOML.format(horizon=5))
+    with pytest.raises(WorkerLost, match=r"a worker process died .* runs were under way \(first [0-9a-f]{16}, esdp "):
+        run_sweep(cfg, tmp_path / "out", executor="pool", workers=2, progress=False)
+    assert main(["sweep", str(cfg), "--out", str(tmp_path / "cli"), "--workers", "2"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("optsched: error: sweep: a worker process died"), err
+
+
+def test_a_runs_warnings_are_shown_once_by_the_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runs' stderr is redirected (progress bars); their warnings (trace rows skipped) were
+    lost with it. Now each distinct one is shown once, naming the first run that gave it, and
+    kept out of the stored rows."""
+    import warnings
+
+    from optsched.sweep import executors
+
+    def warning_run(run, config):  # type: ignore[no-untyped-def]
+        warnings.warn("trace.csv: skipped 1 unparseable row(s)")
+        return {"asw": 1.0}
+
+    monkeypatch.setattr(executors, "_run_experiment", warning_run)
+    cfg = write(tmp_path, ESDP_TOML.format(horizon=5))
+    with pytest.warns(UserWarning) as shown:
+        rep = run_sweep(cfg, tmp_path / "out", executor="serial", progress=False)
+    said = [str(w.message) for w in shown if "skipped" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith("sweep run ") and said[0].endswith(": trace.csv: skipped 1 unparseable row(s)")
+    assert rep.ran == 24
+    stored = (tmp_path / "out" / "results.csv").read_text() + "".join(p.read_text() for p in (tmp_path / "out" / "store").glob("part-*"))
+    assert "warnings" not in stored and "skipped" not in stored
+
+
+def test_the_run_limit_counts_the_default_policies(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optsched.sweep import grid
+
+    monkeypatch.setattr(grid, "MAX_RUNS", 100)
+    settings = {"experiment": "esdp", "base": {"horizon": 5}, "grid": {"alpha": [0.1 * i for i in range(1, 11)],
+                                                                        "arrival_prob": [0.1 + 0.05 * i for i in range(10)]}}
+    with pytest.raises(ValueError, match="would make 600 runs"):  # 100 points x ESDP's 6 default policies
+        expand(spec(**settings))
+    assert len(expand(spec(**settings, policies=["LCF"]))) == 100
+
+
+@pytest.mark.parametrize("settings,needle", [
+    ({"kind": "bogus"}, "sweep.kind: must be one of"),
+    ({"seeds": ()}, "sweep.seeds"),
+    ({"kind": "solve"}, "sweep.models: name at least one"),
+    ({"experiment": "esdp", "grid": {"alpha": "0.3"}}, "sweep.grid.alpha: expected a non-empty list"),
+    ({"experiment": "esdp", "base": {"alpha": 0.3}, "grid": {"alpha": [0.3, 0.6]}}, "sweep.grid.alpha: is set in \\[base\\] too"),
+])
+def test_a_sweep_config_built_in_code_is_checked(tmp_path: Path, settings: dict, needle: str) -> None:
+    """run_sweep(SweepConfig(...)) skipped the file's checks: kind='bogus' or no seeds ran nothing."""
+    from optsched.sweep import SweepConfig
+
+    with pytest.raises(ValueError, match=needle):
+        SweepConfig(**settings)
+    with pytest.raises(ValueError, match=needle):
+        spec(**settings)

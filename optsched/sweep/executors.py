@@ -18,17 +18,19 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Sequence
 
 from optsched.files import recording_inputs
-from optsched.result import SolveFailed
+from optsched.result import SolveFailed, WorkerLost
 from optsched.sweep.batches import Batches
 from optsched.sweep.grid import SweepRun, canonical_json
 from optsched.sweep.store import Row, cell
 
 TIMING_COLUMNS = ("runtime_s", "cpu_s")
 RAN_ON = ("executor", "workers")  # set on each row by the sweep process that stored it (timings.csv)
+WARNINGS = "warnings"  # a run's warnings, JSON: shown by the sweep process, never stored
 EXECUTORS = ("serial", "pool", "dask")
 
 
@@ -107,15 +109,17 @@ def _pool_worker(parent: int, warm: Sequence[str] = (), warm_runs: Sequence[Swee
 
 def run_one(run: SweepRun) -> Row:
     """One run's row (every cell already text). Progress bars inside the run are silenced:
-    by ``TQDM_DISABLE`` in worker processes, by redirecting stderr on the main thread."""
+    by ``TQDM_DISABLE`` in worker processes, by redirecting stderr on the main thread. The
+    run's warnings (trace rows skipped) are kept, each once, as JSON under :data:`WARNINGS`,
+    for the sweep process to show (:func:`optsched.sweep.runner.run_sweep`): the redirect
+    swallowed them."""
     config = json.loads(run.config)
-    lead = ({"key": run.key, "experiment": run.target, "policy": run.variant, "seed": run.seed}
-            if run.kind == "experiment" else
-            {"key": run.key, "model": run.target, "backend": run.variant, "seed": run.seed})
+    lead = lead_columns(run)
     start, cpu = time.perf_counter(), time.process_time()
     try:
         main = threading.current_thread() is threading.main_thread()
-        with contextlib.redirect_stderr(io.StringIO()) if main else contextlib.nullcontext(), recording_inputs() as inputs:
+        with warnings.catch_warnings(record=True) as caught, \
+                contextlib.redirect_stderr(io.StringIO()) if main else contextlib.nullcontext(), recording_inputs() as inputs:
             metrics = (_run_experiment if run.kind == "experiment" else _solve)(run, config)
     except (ValueError, SolveFailed) as exc:  # bad input met at run time, a policy's solver failing:
         # the same one line (and exit status) as the run outside a sweep, naming the run
@@ -125,9 +129,9 @@ def run_one(run: SweepRun) -> Row:
     timing = {"runtime_s": time.perf_counter() - start, "cpu_s": time.process_time() - cpu}
     timing.update({k: metrics.pop(k) for k in TIMING_COLUMNS if k in metrics})
     params = json.loads(run.params)
-    reserved = {*lead, "config", "versions", "inputs", *TIMING_COLUMNS, *RAN_ON}
-    clash = sorted((set(params) & set(metrics)) | ((set(params) | set(metrics)) & reserved))
-    if clash:
+    reserved = {*lead, "config", "versions", "inputs", WARNINGS, *TIMING_COLUMNS, *RAN_ON}
+    clash = sorted((set(config) & set(metrics)) | ((set(params) | set(metrics)) & reserved))
+    if clash:  # a result named like a setting: consolidate() tells the grid's columns by the config's keys
         raise RuntimeError(f"sweep: column {clash[0]!r} is both a setting and a result")
     if inputs:  # the files the run read (a trace directory), by the path it opened them at
         metrics["inputs"] = canonical_json({path: note["sha256"] for path, note in inputs.items()})
@@ -135,7 +139,18 @@ def run_one(run: SweepRun) -> Row:
     out = {k: cell(v) for k, v in row.items()}
     out["config"] = run.config
     out["versions"] = _versions()
+    said = list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
+    if said:
+        out[WARNINGS] = json.dumps(said)
     return out
+
+
+def lead_columns(run: SweepRun) -> dict[str, Any]:
+    """The first columns of a run's row: its key, what it runs (experiment and policy, or model
+    and backend) and its seed; the grid's values follow."""
+    if run.kind == "experiment":
+        return {"key": run.key, "experiment": run.target, "policy": run.variant, "seed": run.seed}
+    return {"key": run.key, "model": run.target, "backend": run.variant, "seed": run.seed}
 
 
 def run_batch(runs: Sequence[SweepRun]) -> list[Row]:
@@ -218,20 +233,29 @@ def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[
     follow the measured run times (:class:`~optsched.sweep.batches.Batches`)."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     ctx = _fork_server([__name__], warm_runs) or multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_worker,
                                initargs=(os.getpid(), tuple(warm), tuple(warm_runs)))
     try:
-        running = set()
+        running: dict[Any, list[SweepRun]] = {}
         while True:
             while len(running) < _in_flight(workers) and (batch := batches.next()) is not None:
-                running.add(pool.submit(run_batch, batch))
+                running[pool.submit(run_batch, batch)] = batch
             if not running:
                 break
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in finished:
-                rows = fut.result()
+                batch = running.pop(fut)
+                try:
+                    rows = fut.result()
+                except BrokenProcessPool:
+                    lost = [run.key for b in (batch, *running.values()) for run in b]
+                    raise WorkerLost(f"sweep: a worker process died (killed by the system, out of memory?) while "
+                                     f"{len(lost)} runs were under way (first {lost[0]}, {batch[0].target} "
+                                     f"{batch[0].variant} seed {batch[0].seed}); the runs stored so far are kept: "
+                                     "run the same command again to resume") from None
                 batches.done(rows)
                 on_done(rows)
     except BaseException:
@@ -384,7 +408,7 @@ def run_dask(batches: Batches, on_done: OnDone, *, address: str, workers: int, t
             config = {**LOCAL_CLUSTER_CONFIG, **({"distributed.worker.multiprocessing-method": method} if method else {})}
             with dask.config.set(config):  # read by the nannies and handed to their workers
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       silence_logs=logging.ERROR)
+                                       silence_logs=logging.CRITICAL)  # a failed run is the sweep's one line
             client = Client(cluster)
         else:
             security = _security(tls) if address.startswith("tls://") else None

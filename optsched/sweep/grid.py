@@ -19,14 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from optsched.config import config_from_mapping, load_toml, require
+from optsched.config import StrictConfig, config_from_mapping, load_toml, require
 
 KINDS = ("experiment", "solve")
 
 
 @dataclass(frozen=True)
-class SweepConfig:
-    """The keys of a sweep file (see :mod:`optsched.sweep`)."""
+class SweepConfig(StrictConfig):
+    """The keys of a sweep file (see :mod:`optsched.sweep`), checked whenever one is built (a
+    file, or the library's ``SweepConfig(...)``: ``kind="bogus"`` or no seeds ran nothing)."""
+
+    WHERE = "sweep"
 
     kind: Literal["experiment", "solve"] = "experiment"
     seeds: tuple[int, ...] = (0,)
@@ -57,7 +60,9 @@ class SweepConfig:
         if self.kind == "experiment":
             require(bool(self.experiment), "experiment", "name the experiment to sweep", where="sweep")
             for key, values in self.grid.items():
-                require(isinstance(values, list) and len(values) >= 1, f"grid.{key}", "expected a non-empty list of values", where="sweep")
+                require(isinstance(values, (list, tuple)) and len(values) >= 1, f"grid.{key}",
+                        "expected a non-empty list of values", where="sweep")
+                require(key not in self.base, f"grid.{key}", "is set in [base] too: give each setting once", where="sweep")
             for key in ("base", "grid"):
                 require("seed" not in getattr(self, key), f"{key}.seed", "set the seeds with the top-level 'seeds' key", where="sweep")
         else:
@@ -69,9 +74,12 @@ class SweepConfig:
             require(self.time_limit is None or self.time_limit > 0, "time_limit", "must be > 0", where="sweep")
         points = math.prod(len(v) for v in self.grid.values()) if self.kind == "experiment" else \
             len(self.models) * len(self.sizes) * max(1, len(self.backends))
-        count = points * len(self.seeds) * max(1, len(self.policies))
-        require(count <= MAX_RUNS, "grid", f"would make {count:.3g} runs (seeds x grid points x policies), more than "
-                                           f"the limit of {MAX_RUNS:.0e} (optsched.sweep.grid.MAX_RUNS)", where="sweep")
+        within_run_limit(points * len(self.seeds) * max(1, len(self.policies)))  # the default policies: expand()
+
+
+def within_run_limit(count: int) -> None:
+    require(count <= MAX_RUNS, "grid", f"would make {count:.3g} runs (seeds x grid points x policies), more than "
+                                       f"the limit of {MAX_RUNS:.0e} (optsched.sweep.grid.MAX_RUNS)", where="sweep")
 
 
 # A sweep's runs are expanded (one config each) before the first runs: 10 axes of 10 values
@@ -160,20 +168,33 @@ def _expand_experiment(sweep: SweepConfig) -> list[SweepRun]:
         if p not in exp.policies:
             raise ValueError(f"sweep.policies: unknown policy {p!r} for {exp.name} (known: {', '.join(exp.policies)})")
     keys = list(sweep.grid)
+
+    def config(values: tuple[Any, ...], seed: int) -> Any:
+        settings = {**_wrap_scalars(exp.config, sweep.base), **_wrap_scalars(exp.config, dict(zip(keys, values))),
+                    "seed": seed}
+        if summary.prepare is not None:
+            settings = summary.prepare(settings)
+        cfg = exp.make_config(settings)
+        if summary.check is not None:
+            summary.check(cfg)
+        return cfg
+
+    def policies(cfg: Any) -> tuple[str, ...]:
+        default = summary.default_policies(cfg) if summary.default_policies is not None else exp.policies
+        return tuple(sweep.policies or default)
+
+    if not sweep.policies:  # check() counted one policy a point; a grid of 10^6 points then expanded for 40 min
+        first = config(tuple(sweep.grid[k][0] for k in keys), sweep.seeds[0])
+        within_run_limit(math.prod(len(sweep.grid[k]) for k in keys) * len(sweep.seeds) * len(policies(first)))
     runs = []
     for values in itertools.product(*(sweep.grid[k] for k in keys)):
-        point = _wrap_scalars(exp.config, dict(zip(keys, values)))
         for seed in sweep.seeds:
-            settings = {**_wrap_scalars(exp.config, sweep.base), **point, "seed": seed}
-            if summary.prepare is not None:
-                settings = summary.prepare(settings)
-            cfg = exp.make_config(settings)
-            if summary.check is not None:
-                summary.check(cfg)
+            cfg = config(values, seed)
             full = dataclasses.asdict(cfg)
             params = {k: full[k] for k in keys}
-            default = summary.default_policies(cfg) if summary.default_policies is not None else exp.policies
-            for policy in sweep.policies or default:
+            chosen = policies(cfg)
+            within_run_limit(len(runs) + len(chosen))  # the first point's count held; a point may name more policies
+            for policy in chosen:
                 runs.append(SweepRun(run_key("experiment", exp.name, policy, seed, full), "experiment", exp.name, policy,
                                 seed, canonical_json(full), canonical_json(params)))
     return runs

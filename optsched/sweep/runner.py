@@ -7,12 +7,15 @@ import json
 import os
 import sys
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Mapping
 
 from optsched.config import MAX_WORKERS, whole_number
 from optsched.sweep.batches import Batches
-from optsched.sweep.executors import RAN_ON, TIMING_COLUMNS, DaskTLS, check_dask_address, run_dask, run_pool, run_serial
+from optsched.sweep.executors import (RAN_ON, TIMING_COLUMNS, WARNINGS, DaskTLS, check_dask_address, lead_columns, run_dask, run_pool,
+                                      run_serial)
 from optsched.sweep.grid import SweepConfig, SweepRun, canonical_json, expand, load_sweep
 from optsched.sweep.store import Row, Store, cell, column_order, write_table
 
@@ -111,7 +114,9 @@ def run_sweep(
 
         begin_set(out / METADATA, out / RESULTS, out / TIMINGS)  # the set's manifest (optsched.artifacts), written last
         store.clean()
-        stored = store.keys()
+        stored_rows = store.rows()
+        check_inputs_unchanged(runs, stored_rows, out / STORE)
+        stored = set(stored_rows)
         pending = [r for r in runs if r.key not in stored]
         if executor == "dask" and dask_address == "local":  # a cluster no larger than the runs (as the pool's)
             n_workers = min(n_workers, max(1, len(pending)))
@@ -128,9 +133,15 @@ def run_sweep(
         # a remote cluster's size is its own (--workers sized only the local ones): not recorded
         ran_on_workers = "" if executor == "dask" and dask_address != "local" else str(n_workers)
 
+        shown: set[str] = set()
+
         def on_done(rows: list[Row]) -> None:
             for row in rows:  # which session ran it: a resumed sweep's rows can come from several
                 row.update(executor=executor, workers=ran_on_workers)
+                for message in json.loads(row.pop(WARNINGS, "[]")):  # each once, naming the first run that gave it
+                    if message not in shown:
+                        shown.add(message)
+                        warnings.warn(f"sweep run {row['key']}: {message}", stacklevel=2)
             store.append(rows)
             bar.update(len(rows))
 
@@ -156,6 +167,36 @@ def run_sweep(
                            max(batches.sizes, default=0), len(batches.sizes), wall, tuple(files))
 
 
+def check_inputs_unchanged(runs: list[SweepRun], stored: Mapping[str, Row], store: Path) -> None:
+    """ValueError naming the first stored run of ``runs`` that read a file (its row's ``inputs``:
+    path -> SHA-256) that has changed or gone since: resuming would mix rows of the old file
+    with rows of the new (a run's key holds its settings, not the files they name)."""
+    from optsched.artifacts import sha256
+
+    digests: dict[str, str | None] = {}
+    for run in runs:
+        row = stored.get(run.key)
+        if row is None or not row.get("inputs"):
+            continue
+        try:
+            inputs = json.loads(row["inputs"])
+        except ValueError:
+            inputs = None
+        if not isinstance(inputs, dict) or not all(isinstance(v, str) for v in inputs.values()):
+            raise ValueError(f"sweep: the stored row of run {run.key} has a damaged 'inputs' cell (a store part changed "
+                             "from outside); remove the part holding it to run it again")
+        for path, recorded in inputs.items():
+            if path not in digests:
+                try:
+                    digests[path] = sha256(Path(path))
+                except OSError:
+                    digests[path] = None
+            if digests[path] != recorded:
+                now = "has changed since its row was stored" if digests[path] else "cannot be read now"
+                raise ValueError(f"sweep: run {run.key} read {path}, which {now}; remove {store} (or choose another "
+                                 "--out) to run the sweep again")
+
+
 def consolidate(store: Store, runs: list[SweepRun], out: Path) -> list[Path]:
     """``results.csv`` and ``timings.csv`` of the sweep's runs, rows sorted by key. A stored row
     whose settings are not its run's (a part changed from outside) is a ValueError naming it."""
@@ -170,10 +211,21 @@ def consolidate(store: Store, runs: list[SweepRun], out: Path) -> list[Path]:
                 run.target, run.variant, str(run.seed), run.config):
             raise ValueError(f"sweep: the stored row of run {run.key} does not hold that run's settings (a store part "
                              f"changed from outside); remove the part holding it to run it again")
-    rows = with_best_bounds([have[r.key] for r in sorted(runs, key=lambda r: r.key)])
+    rows = with_best_bounds([with_grid_columns(r, have[r.key]) for r in sorted(runs, key=lambda r: r.key)])
     columns = [c for c in column_order(rows) if c not in TIMING_COLUMNS and c not in RAN_ON]
     timing = ["key", *(c for c in (*TIMING_COLUMNS, *RAN_ON) if any(c in r for r in rows))]
     return [write_table(out / RESULTS, rows, columns), write_table(out / TIMINGS, rows, timing)]
+
+
+def with_grid_columns(run: SweepRun, row: Row) -> Row:
+    """``row`` as ``run`` would write it now: its grid's values after the lead columns. A row
+    stored by an earlier version of the sweep file keeps its key when a setting moved between
+    ``[base]`` and ``[grid]`` (the run's config is the same), but not its columns: the old grid's
+    are dropped (they are config keys; no result is named like one) and the new grid's added."""
+    lead = [str(k) for k in lead_columns(run)]
+    config = json.loads(run.config)
+    rest = {k: v for k, v in row.items() if k not in lead and k not in config}
+    return {**{k: row[k] for k in lead}, **{k: cell(v) for k, v in json.loads(run.params).items()}, **rest}
 
 
 def with_best_bounds(rows: list[Row]) -> list[Row]:
