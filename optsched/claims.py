@@ -132,7 +132,14 @@ class Estimate:
         return self.n >= 2 and math.isfinite(self.mean) and math.isfinite(self.half)
 
     def excludes_zero(self) -> bool:
-        return self.defined and (self.low > 0 or self.high < 0)
+        return self.above_zero() or self.below_zero()
+
+    def above_zero(self) -> bool:
+        """The 95 % interval lies above 0 (a lead, a growth shown)."""
+        return self.defined and self.low > 0
+
+    def below_zero(self) -> bool:
+        return self.defined and self.high < 0
 
     def fmt(self, spec: str = ".3g", *, percent: bool = False) -> str:
         """``mean ± half`` (``+1.2% ± 0.4%`` with ``percent``); the n is said by the claim,
@@ -193,6 +200,8 @@ def named_leader(means: Mapping[Any, float | Estimate], *, lowest: bool = False,
 def verdict(difference: Estimate, *, subject: str, other: str) -> str:
     """"won" / "lost" only when the 95 % interval of the paired difference (``subject`` minus
     ``other``, higher is better) excludes 0; otherwise no difference is shown."""
+    if isinstance(difference, Lead):  # the verdict is the paired difference's, ratio or not
+        difference = difference.difference
     if not difference.defined:
         return (f"no verdict between {subject} and {other}: the difference has no 95 % interval "
                 f"(n = {difference.n}{', an infinite value' if difference.n >= 2 else ''})")
@@ -204,11 +213,12 @@ def verdict(difference: Estimate, *, subject: str, other: str) -> str:
 MIN_REPLICATES = 5  # every claim's number comes from at least this many instances x seeds (--full: 10)
 
 
-def replication(n: int, full: bool) -> str:
-    """The sentence a claim carries about its replication: ``n`` replicates, and whether that is
+def replication(n: int, full: bool, unit: str = "instances x seeds") -> str:
+    """The sentence a claim carries about its replication: ``n`` replicates of ``unit`` (what a
+    replicate draws anew: ``"sample paths"`` where the instance is fixed), and whether that is
     below what the mode asks (5 reduced, 10 with --full)."""
     need = 2 * MIN_REPLICATES if full else MIN_REPLICATES
-    return f"n = {n} instances x seeds" + ("" if n >= need else f" (fewer than {need}: the {'paper' if full else 'reduced'} scale of this run)")
+    return f"n = {n} {unit}" + ("" if n >= need else f" (fewer than {need}: the {'paper' if full else 'reduced'} scale of this run)")
 
 
 def replicate_dirs(run_dir: Path) -> list[Path]:
@@ -232,12 +242,66 @@ def skipped(run_dir: Path) -> str | None:
 ROUNDING = 1e-12  # relative: two measurements this close are one number computed two ways
 
 
-def relative_lead(subject: Any, other: Any) -> Estimate:
-    """``subject`` ahead of ``other`` over paired replicates, relative: the mean and 95 % interval
-    of the paired differences divided by ``other``'s mean (``subject / other - 1`` of the means),
-    or by the larger absolute mean when ``other``'s is not positive (a baseline that loses
-    money: a ratio to it would say nothing). The interval excludes 0 exactly when the paired
-    difference's does."""
+@dataclass(frozen=True)
+class Lead(Estimate):
+    """``subject / other - 1`` of the means over paired replicates, with Fieller's 95 % interval
+    ``[low, high]``: the ratios R for which the paired values ``subject - (1 + R) other`` have a
+    mean the t-test at 95 % does not reject. It counts the uncertainty of the baseline's mean
+    (dividing the difference's interval by that mean, as before, took it as exact), it need not
+    be symmetric about the estimate (``half`` is its larger side), and it excludes 0 exactly when
+    the paired difference's interval does. ``difference`` is that paired difference, on which a
+    verdict rests; ``reference`` the baseline's mean.
+
+    No ratio (``mean``, ``low`` and ``high`` NaN) when the baseline's mean is not clearly above 0
+    (its own 95 % interval reaches 0, or it has none): the ratio's interval is then unbounded,
+    and a lead over a policy that loses money says nothing (0.2 % of a mean near 0 printed
+    +166,567 %, and below 0 the reference switched to the subject's mean)."""
+
+    low_: float = math.nan
+    high_: float = math.nan
+    difference: Estimate = Estimate(math.nan, math.nan, 0)
+    reference: Estimate = Estimate(math.nan, math.nan, 0)
+
+    @property
+    def low(self) -> float:
+        return self.low_
+
+    @property
+    def high(self) -> float:
+        return self.high_
+
+    @property
+    def defined(self) -> bool:
+        return self.n >= 2 and all(math.isfinite(v) for v in (self.mean, self.low_, self.high_))
+
+    def above_zero(self) -> bool:
+        """Ahead: the paired difference's interval lies above 0 (with a ratio, so does its interval)."""
+        return self.difference.above_zero()
+
+    def below_zero(self) -> bool:
+        return self.difference.below_zero()
+
+    def fmt(self, spec: str = ".3g", *, percent: bool = False) -> str:
+        scale, unit, sign = (100.0, "%", "+") if percent else (1.0, "", "")
+        if self.n == 0 or not math.isfinite(self.mean):
+            if self.n >= 1 and math.isfinite(self.difference.mean):
+                return (f"no ratio (the baseline's mean {self.reference.fmt('.4g')} is not clearly above 0; "
+                        f"difference {self.difference.fmt('.4g')})")
+            return super().fmt(spec, percent=percent)
+        out = f"{scale * self.mean:{sign}{spec}}{unit}"
+        if self.defined:
+            out += f" [{scale * self.low_:{sign}{spec}}{unit}, {scale * self.high_:{sign}{spec}}{unit}]"
+        if self.dropped:
+            out += f" (n = {self.n}; {self.dropped} of {self.n + self.dropped} without a value)"
+        return out
+
+
+def relative_lead(subject: Any, other: Any) -> Lead:
+    """``subject`` ahead of ``other`` over paired replicates, relative: ``subject / other - 1`` of
+    the means with Fieller's 95 % interval (:class:`Lead`). Differences within rounding of the
+    values (:data:`ROUNDING`) count as 0."""
+    from scipy.stats import t as student_t
+
     a = np.asarray(subject, dtype=np.float64).reshape(-1)
     b = np.asarray(other, dtype=np.float64).reshape(-1)
     both = ~(np.isnan(a) | np.isnan(b))  # the pairs the difference keeps, for both means too
@@ -245,17 +309,31 @@ def relative_lead(subject: Any, other: Any) -> Estimate:
     a, b = a[both], b[both]
     if not (np.isfinite(a).all() and np.isfinite(b).all()):  # no interval, and no ratio to take
         with np.errstate(invalid="ignore"):
-            return Estimate(float(np.mean(a - b)) if a.size else float("nan"), float("nan"), int(a.size), dropped)
+            d = Estimate(float(np.mean(a - b)) if a.size else math.nan, math.nan, int(a.size), dropped)
+        return Lead(math.nan, math.nan, int(a.size), dropped, difference=d)
     diff = a - b
     # equal quantities summed in another order differ by rounding, not by the policies (0.3
     # against 0.1 + 0.2 "lost" on -5.6e-17 with a zero-width interval)
     diff[np.abs(diff) <= ROUNDING * np.maximum(np.abs(a), np.abs(b))] = 0.0
-    d = estimate(diff)
-    if not a.size:
-        return Estimate(d.mean, d.half, 0, dropped)
-    mb = float(np.mean(b))
-    scale = mb if mb > 0 else max(abs(float(np.mean(a))), abs(mb), 1e-300)
-    return Estimate(d.mean / scale, d.half / scale, d.n, dropped)
+    d, ref = estimate(diff), estimate(b)
+    d = Estimate(d.mean, d.half, d.n, dropped)
+    no_ratio = Lead(math.nan, math.nan, d.n, dropped, difference=d, reference=ref)
+    if d.n == 0 or not ref.mean > 0:
+        return no_ratio
+    ratio = d.mean / ref.mean
+    if d.n < 2:
+        return Lead(ratio, math.nan, d.n, dropped, difference=d, reference=ref)
+    if not ref.low > 0:
+        return no_ratio
+    # R with (mean(d) - R mean(b))^2 <= q var(d - R b), q = t^2 / n: A R^2 - 2 B R + C <= 0, A > 0 here
+    q = float(student_t.ppf(0.975, d.n - 1)) ** 2 / d.n
+    cov = np.cov(diff, b, ddof=1)
+    A = ref.mean**2 - q * cov[1, 1]
+    B = d.mean * ref.mean - q * cov[0, 1]
+    C = d.mean**2 - q * cov[0, 0]
+    root = math.sqrt(max(B * B - A * C, 0.0))  # >= 0: the ratio itself satisfies the inequality
+    low, high = (B - root) / A, (B + root) / A
+    return Lead(ratio, max(ratio - low, high - ratio), d.n, dropped, low_=low, high_=high, difference=d, reference=ref)
 
 
 def run_config(run_dir: Path) -> dict[str, Any]:

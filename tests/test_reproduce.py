@@ -5,6 +5,7 @@ and bad input is one line with exit status 2."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import numpy as np
@@ -129,7 +130,8 @@ def test_replicated_runs_write_one_directory_per_replicate_with_its_own_seed(tin
             if run.replicate:
                 metas = [json.loads(sorted(d.glob("*.json"))[0].read_text()) for d in dirs]
                 assert len({m["seed"] for m in metas}) == 2, (name, run.subdir)
-    assert "n = 2 instances x seeds" in (tiny_all / "maxweight" / "report.md").read_text()
+    assert "n = 2 sample paths (the network is fixed" in (tiny_all / "maxweight" / "report.md").read_text()
+    assert "n = 2 instances x seeds" in (tiny_all / "ogasched" / "report.md").read_text()
     assert "| replicates |" in (tiny_all / "ogasched" / "report.md").read_text()
 
 
@@ -155,9 +157,9 @@ def test_verdicts_need_an_interval_and_leads_pair_their_rows() -> None:
     assert "no verdict" in verdict(estimate([0.4]), subject="A", other="B")
     same = relative_lead([0.3] * 3, [0.1 + 0.2] * 3)
     assert same.mean == 0.0 and "no difference" in verdict(same, subject="A", other="B")
-    assert relative_lead([10.0, 11.0, 12.0], [5.0, np.nan, 6.0]).mean == pytest.approx(1.0)
-    assert relative_lead([10.0, np.nan, 12.0], [5.0, 6.0, 6.0]).mean == pytest.approx(1.0)
-    assert relative_lead([10.0, np.nan, 12.0], [5.0, 6.0, 6.0]).n == 2
+    assert relative_lead([10.0, 11.0, 10.2], [5.0, np.nan, 5.1]).mean == pytest.approx(1.0)
+    assert relative_lead([10.0, np.nan, 10.2], [5.0, 6.0, 5.1]).mean == pytest.approx(1.0)
+    assert relative_lead([10.0, np.nan, 10.2], [5.0, 6.0, 5.1]).n == 2
     for a, b in (([np.inf, 2.0, 3.0], [1.0, 1.0, 1.0]), ([np.inf, 2.0, 3.0], [np.inf, 1.0, 1.0])):
         # an infinite difference was zeroed as "rounding" (|inf| <= 1e-12 inf), and inf - inf dropped as NaN
         assert "no verdict" in verdict(relative_lead(a, b), subject="A", other="B")
@@ -455,3 +457,63 @@ def test_a_runs_config_and_subproblems_come_from_the_metadata_of_its_files(tmp_p
     (run / "rewards.csv").unlink()  # no file of either set left: the newest
     assert run_config(run) == {"seed": 1}
     assert run_config(tmp_path / "missing") == {} and run_subproblems(tmp_path, "missing") == {}
+
+
+def test_a_lead_has_fiellers_interval_and_no_ratio_over_a_baseline_near_zero() -> None:
+    """Probe AV: the lead's "±" was the paired difference's interval over the baseline's mean, as
+    if that mean were exact, and at a mean <= 0 the reference switched to the subject's
+    (0.2 % of a mean near 0 printed +166,567 % ± 3,405 %; moved by 0.1, +100 % ± 2 %)."""
+    from scipy import stats
+
+    from optsched.claims import Lead, relative_lead
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(2, 12))
+        b = rng.normal(100.0, rng.uniform(1, 30), n)
+        a = b * rng.uniform(0.8, 1.3) + rng.normal(0, rng.uniform(0.5, 20), n)
+        lead = relative_lead(a, b)
+        assert isinstance(lead, Lead)
+        ref = stats.t.interval(0.95, n - 1, loc=b.mean(), scale=b.std(ddof=1) / np.sqrt(n))
+        if ref[0] <= 0:
+            assert math.isnan(lead.mean)
+            continue
+        assert lead.mean == pytest.approx(a.mean() / b.mean() - 1)
+        # Fieller's interval is the set of R the paired t-test of a - (1 + R) b does not reject
+        for r in np.linspace(lead.low - 0.2 * abs(lead.low) - 0.01, lead.high + 0.2 * abs(lead.high) + 0.01, 25):
+            u = a - (1 + r) * b
+            kept = abs(u.mean()) <= stats.t.ppf(0.975, n - 1) * u.std(ddof=1) / np.sqrt(n) + 1e-9
+            edge = min(abs(r - lead.low), abs(r - lead.high)) < 1e-7 * (1 + abs(r))
+            assert kept == (lead.low <= r <= lead.high) or edge, (r, lead)
+        assert (lead.low > 0 or lead.high < 0) == lead.difference.excludes_zero()
+    near_zero = relative_lead([101, 99, 100, 102, 98], [1, -1, 0.5, -0.4, 0.2])
+    assert math.isnan(near_zero.mean) and "no ratio" in near_zero.fmt(".1f", percent=True)
+    assert near_zero.above_zero() and "A won against B" in verdict(near_zero, subject="A", other="B")
+    below = relative_lead([-1.0, -1.1, -0.9], [-2.0, -2.2, -1.9])  # ahead of a baseline that loses more
+    assert math.isnan(below.mean) and below.above_zero()
+
+
+def test_onsocmax_agrees_only_when_ahead_at_every_point_and_explains_losses_by_the_measured_demand() -> None:
+    """Probe AV: "Agrees." whenever no point was behind (ONSOCMAX tied with the best baseline at
+    every point agreed with "always performs the best"), and every loss in the upper half of the
+    sweep values was blamed on demand near capacity without reading the demand ratio."""
+    import pandas as pd
+
+    from optsched.onsocmax.claims import _reading
+
+    points = {(1.0, "log"): None, (2.0, "log"): None, (12.0, "log"): None, (12.0, "sqrt"): None}
+    demand = pd.Series({(1.0, "log"): 0.2, (2.0, "log"): 0.4, (12.0, "log"): 2.2, (12.0, "sqrt"): 0.7})
+    assert _reading(list(points), [], points, demand) == "Agrees."
+    tied = _reading([(1.0, "log")], [], points, demand)
+    assert "Agrees" not in tied and "Not shown at 3 of 4 points" in tied
+    lost = _reading([(1.0, "log"), (2.0, "log")], [(12.0, "log"), (12.0, "sqrt")], points, demand)
+    assert "12 (log; demand 2.20 of capacity), where the workload exceeds the capacity" in lost
+    assert "12 (sqrt; demand 0.70 of capacity), below capacity: not explained by this run" in lost
+
+
+def test_esdps_fig6_reading_follows_which_policy_grew_most() -> None:
+    from optsched.esdp.claims import _fig6_reading
+
+    grew = lambda esdp, lcf: {"ESDP": estimate([esdp, esdp + 0.01]), "LCF": estimate([lcf, lcf + 0.01])}  # noqa: E731
+    assert "LCF grew more than ESDP" in _fig6_reading(grew(0.5, 0.9))
+    assert "baselines have the most to gain" not in _fig6_reading(grew(0.9, 0.5))

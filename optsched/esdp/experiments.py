@@ -393,8 +393,8 @@ def sweep_summary(df: Any, key: str) -> Any:
     95 % half-width of the ASW, of the expected ASW's share of the oracle's (v_tilde . x over
     v_tilde . x*: the noise-free comparison; over the ``oracle_share_n`` repeats whose oracle's is not
     0), of the regret (5), and
-    of ESDP's gain in expected ASW over the policy (``relative_lead``, paired by repeat; only when
-    ESDP ran). ``binding_share``: the share of
+    of ESDP's gain in expected ASW over the policy (``relative_lead``, paired by repeat, the
+    larger side of its Fieller interval as the half-width; only when ESDP ran). ``binding_share``: the share of
     slots in which the available channels do not all fit (capacity binds)."""
     import pandas as pd
 
