@@ -517,3 +517,14 @@ def test_esdps_fig6_reading_follows_which_policy_grew_most() -> None:
     grew = lambda esdp, lcf: {"ESDP": estimate([esdp, esdp + 0.01]), "LCF": estimate([lcf, lcf + 0.01])}  # noqa: E731
     assert "LCF grew more than ESDP" in _fig6_reading(grew(0.5, 0.9))
     assert "baselines have the most to gain" not in _fig6_reading(grew(0.9, 0.5))
+
+
+def test_a_difference_of_grid_values_is_known_to_one_grid_step() -> None:
+    """Probe AV: Fig. 5's r is read off a grid; a difference of one step in every replicate had
+    a zero-width interval and counted as a significant order."""
+    from optsched.maxweight.claims import grid_difference
+
+    one_step = estimate([0.01] * 5)
+    assert one_step.excludes_zero() and not grid_difference(one_step, 0.01).excludes_zero()
+    assert grid_difference(estimate([0.03, 0.04, 0.03, 0.03, 0.04]), 0.01).above_zero()
+    assert not grid_difference(estimate([0.4]), 0.01).defined

@@ -55,6 +55,16 @@ def _symmetric(run_dir: Path) -> Any:
     return f5[f5["policy"] == "Alg. 2 (greedy)"].pivot_table(index="n", columns="task_prob", values="max_symmetric_r")
 
 
+def grid_difference(difference: Estimate, step: float) -> Estimate:
+    """A paired difference of two r read off a grid of ``step``, its interval widened by one step:
+    each r is the largest grid point reached, up to one step below the true threshold, so their
+    difference is known to one step (equal grid values in every replicate gave a zero-width
+    interval, and a constant one-step difference a "significant" order)."""
+    if not difference.defined:
+        return difference
+    return Estimate(difference.mean, difference.half + step, difference.n, difference.dropped)
+
+
 def maxweight_claims(d: Path, full: bool) -> list[Claim]:
     out = []
     repeated = _repeated_curves(d)
@@ -83,13 +93,7 @@ def maxweight_claims(d: Path, full: bool) -> list[Claim]:
     gs = over_replicates(d / "fig5", _symmetric)
     g = gs[0]
     step = float(run_config(d / "fig5").get("fig5_r_step", 0.0))
-
-    def on_grid(e: Any) -> Any:
-        """A paired difference of two r read off the grid: each is the largest grid point reached,
-        up to one step below the true threshold, so the difference is known to one step; equal grid
-        values in every replicate gave a zero-width interval and a constant one-step difference a
-        'significant' order."""
-        return Estimate(e.mean, e.half + step, e.n, e.dropped) if e.defined else e
+    on_grid = lambda e: grid_difference(e, step)  # noqa: E731
     probs = sorted(g.columns)
     n_small, n_large = int(g.index.min()), int(g.index.max())
     lo_p, hi_p = probs[0], probs[-1]
