@@ -33,7 +33,10 @@ def generate(kind: str, size: int, rng: np.random.Generator) -> Model:
         raise ValueError(f"model: no generator for {kind!r} (known: {', '.join(known)})")
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= MAX_SIZE:
         raise ValueError(f"size: expected a whole number in 1..{MAX_SIZE}, got {size!r}")
-    return known[kind](int(size), rng)
+    try:
+        return known[kind](int(size), rng)
+    except ValueError as exc:  # a model's own limit met at this size (budgeted_ip from about 3000: max_budget)
+        raise ValueError(f"size: {kind} cannot be generated at size {int(size)} ({exc})") from None
 
 
 # --- hard instances: what a time limit must stop (tests/test_solver_limits, bench_time_limits) ----

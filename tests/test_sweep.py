@@ -621,3 +621,18 @@ def test_a_sweep_config_built_in_code_is_checked(tmp_path: Path, settings: dict,
         SweepConfig(**settings)
     with pytest.raises(ValueError, match=needle):
         spec(**settings)
+
+
+def test_a_size_a_generator_cannot_draw_is_named_as_the_size(tmp_path: Path) -> None:
+    """Probe AW: budgeted_ip from about size 3000 failed on a model field ("max_budget: must be
+    <= 1000000"); the message now says which size of which kind cannot be generated."""
+    import numpy as np
+
+    from optsched.generators import generate
+
+    with pytest.raises(ValueError, match=r"^size: budgeted_ip cannot be generated at size 5000 \(max_budget: must be"):
+        generate("budgeted_ip", 5000, np.random.default_rng(0))
+    cfg = write(tmp_path, 'kind = "solve"\nmodels = ["budgeted_ip"]\nbackends = ["dp"]\nsizes = [5, 5000]\nseeds = [0]\n')
+    with pytest.raises(ValueError, match=r"sweep run [0-9a-f]{16} \(budgeted_ip, dp, seed 0\): size: budgeted_ip cannot be "
+                                         r"generated at size 5000"):
+        run_sweep(cfg, tmp_path / "out", executor="serial", progress=False)
