@@ -136,14 +136,16 @@ def run_sweep(
         shown: set[str] = set()
 
         def on_done(rows: list[Row]) -> None:
+            said = []
             for row in rows:  # which session ran it: a resumed sweep's rows can come from several
                 row.update(executor=executor, workers=ran_on_workers)
-                for message in json.loads(row.pop(WARNINGS, "[]")):  # each once, naming the first run that gave it
-                    if message not in shown:
-                        shown.add(message)
-                        warnings.warn(f"sweep run {row['key']}: {message}", stacklevel=2)
-            store.append(rows)
+                said += [(row["key"], message) for message in json.loads(row.pop(WARNINGS, "[]"))]
+            store.append(rows)  # before the warnings: under -W error a warning must not lose the batch
             bar.update(len(rows))
+            for key, message in said:  # each once, naming the first run that gave it
+                if message not in shown:
+                    shown.add(message)
+                    warnings.warn(f"sweep run {key}: {message}", stacklevel=2)
 
         try:
             if pending:
