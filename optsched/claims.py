@@ -170,8 +170,11 @@ def estimate(values: Any) -> Estimate:
         return Estimate(float("nan"), float("nan"), 0, dropped)
     if x.size < 2:
         return Estimate(float(x.mean()), float("nan"), 1, dropped)
-    half = float(student_t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
-    return Estimate(float(x.mean()), half, int(x.size), dropped)
+    largest = float(np.abs(x).max())
+    scale = largest if largest > 1e150 else 1.0  # squares in units of the largest value there (1e160 overflowed)
+    y = x / scale
+    half = float(student_t.ppf(0.975, x.size - 1) * y.std(ddof=1) / np.sqrt(x.size)) * scale
+    return Estimate(float(y.mean()) * scale, half, int(x.size), dropped)
 
 
 def leader(means: Mapping[Any, float | Estimate], *, lowest: bool = False) -> Any | None:
@@ -284,9 +287,10 @@ class Lead(Estimate):
     def fmt(self, spec: str = ".3g", *, percent: bool = False) -> str:
         scale, unit, sign = (100.0, "%", "+") if percent else (1.0, "", "")
         if self.n == 0 or not math.isfinite(self.mean):
-            if self.n >= 1 and math.isfinite(self.difference.mean):
-                return (f"no ratio (the baseline's mean {self.reference.fmt('.4g')} is not clearly above 0; "
-                        f"difference {self.difference.fmt('.4g')})")
+            if self.n >= 1 and not math.isnan(self.difference.mean):
+                why = "is not clearly above 0" if math.isfinite(self.difference.mean) else "or a value is not finite"
+                return (f"no ratio (the baseline's mean {self.reference.fmt('.4g')} {why}; difference "
+                        f"{self.difference.fmt('.4g')})")
             return super().fmt(spec, percent=percent)
         out = f"{scale * self.mean:{sign}{spec}}{unit}"
         if self.defined:
@@ -310,7 +314,7 @@ def relative_lead(subject: Any, other: Any) -> Lead:
     if not (np.isfinite(a).all() and np.isfinite(b).all()):  # no interval, and no ratio to take
         with np.errstate(invalid="ignore"):
             d = Estimate(float(np.mean(a - b)) if a.size else math.nan, math.nan, int(a.size), dropped)
-        return Lead(math.nan, math.nan, int(a.size), dropped, difference=d)
+        return Lead(math.nan, math.nan, int(a.size), dropped, difference=d, reference=estimate(b))
     diff = a - b
     # equal quantities summed in another order differ by rounding, not by the policies (0.3
     # against 0.1 + 0.2 "lost" on -5.6e-17 with a zero-width interval)
@@ -325,14 +329,19 @@ def relative_lead(subject: Any, other: Any) -> Lead:
         return Lead(ratio, math.nan, d.n, dropped, difference=d, reference=ref)
     if not ref.low > 0:
         return no_ratio
-    # R with (mean(d) - R mean(b))^2 <= q var(d - R b), q = t^2 / n: A R^2 - 2 B R + C <= 0, A > 0 here
+    # R with (mean(d) - R mean(b))^2 <= q var(d - R b), q = t^2 / n: A R^2 - 2 B R + C <= 0, in
+    # units of mean(b) (no underflow at 1e-160, no overflow at 1e160): mean(b) = 1, mean(d) = R*
     q = float(student_t.ppf(0.975, d.n - 1)) ** 2 / d.n
-    cov = np.cov(diff, b, ddof=1)
-    A = ref.mean**2 - q * cov[1, 1]
-    B = d.mean * ref.mean - q * cov[0, 1]
-    C = d.mean**2 - q * cov[0, 0]
+    cov = np.cov(diff / ref.mean, b / ref.mean, ddof=1)
+    A = 1.0 - q * cov[1, 1]  # > 0 exactly when mean(b) is clearly away from 0; rounding can still say otherwise
+    B = ratio - q * cov[0, 1]
+    C = ratio * ratio - q * cov[0, 0]
+    if not (A > 0 and math.isfinite(B) and math.isfinite(C)):
+        return no_ratio
     root = math.sqrt(max(B * B - A * C, 0.0))  # >= 0: the ratio itself satisfies the inequality
-    low, high = (B - root) / A, (B + root) / A
+    low, high = min((B - root) / A, ratio), max((B + root) / A, ratio)  # the ratio inside, whatever the rounding
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return no_ratio
     return Lead(ratio, max(ratio - low, high - ratio), d.n, dropped, low_=low, high_=high, difference=d, reference=ref)
 
 

@@ -491,6 +491,18 @@ def test_a_lead_has_fiellers_interval_and_no_ratio_over_a_baseline_near_zero() -
     assert near_zero.above_zero() and "A won against B" in verdict(near_zero, subject="A", other="B")
     below = relative_lead([-1.0, -1.1, -0.9], [-2.0, -2.2, -1.9])  # ahead of a baseline that loses more
     assert math.isnan(below.mean) and below.above_zero()
+    # probe AX: at 1e-160 the quadratic's leading coefficient underflowed (+103 % [+107 %, +107 %]),
+    # at 1e160 the variance overflowed, and near the edge low and high came out crossed
+    for scale in (1e-160, 1.0, 1e160):
+        tiny = relative_lead(np.array([2.0, 2.2, 1.9]) * scale, np.array([1.0, 1.1, 0.9]) * scale)
+        assert tiny.low <= tiny.mean <= tiny.high and tiny.mean == pytest.approx(31 / 30)
+        assert (tiny.low, tiny.high) == pytest.approx((0.909, 1.228), abs=1e-3)
+    for _ in range(2000):
+        n = int(rng.integers(2, 8))
+        b = rng.normal(1.0, rng.uniform(0.05, 2.0), n)
+        lead = relative_lead(b * rng.uniform(0.5, 1.5) + rng.normal(0, rng.uniform(0, 1), n), b)
+        assert math.isnan(lead.mean) or (lead.defined and lead.low <= lead.mean <= lead.high)
+    assert "no ratio" in relative_lead([np.inf, 2.0, 3.0], [1.0, 1.0, 1.0]).fmt(".1f", percent=True)
 
 
 def test_onsocmax_agrees_only_when_ahead_at_every_point_and_explains_losses_by_the_measured_demand() -> None:

@@ -565,7 +565,8 @@ def test_a_dead_pool_worker_is_one_error_naming_the_runs(tmp_path: Path, monkeyp
 
     monkeypatch.setattr(executors, "run_batch", _die)
     cfg = write(tmp_path, ESDP_TOML.format(horizon=5))
-    with pytest.raises(WorkerLost, match=r"a worker process died .* runs were under way \(first [0-9a-f]{16}, esdp "):
+    with pytest.raises(WorkerLost, match=r"a worker process died .* these runs were under way, its own among them: "
+                                         r"[0-9a-f]{16} \(esdp, (ESDP|LCF), seed \d\)"):
         run_sweep(cfg, tmp_path / "out", executor="pool", workers=2, progress=False)
     assert main(["sweep", str(cfg), "--out", str(tmp_path / "cli"), "--workers", "2"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
@@ -636,3 +637,71 @@ def test_a_size_a_generator_cannot_draw_is_named_as_the_size(tmp_path: Path) -> 
     with pytest.raises(ValueError, match=r"sweep run [0-9a-f]{16} \(budgeted_ip, dp, seed 0\): size: budgeted_ip cannot be "
                                          r"generated at size 5000"):
         run_sweep(cfg, tmp_path / "out", executor="serial", progress=False)
+
+
+def test_a_warning_the_warm_up_gave_first_still_reaches_the_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Python shows a warning once per location in a process: when the (dropped) warm-up run gave
+    it first, every real run's was swallowed and the user saw nothing. Through the CLI, with the
+    interpreter's own filters."""
+    import warnings
+
+    from optsched.sweep import executors
+
+    def warning_run(run, config):  # type: ignore[no-untyped-def]
+        warnings.warn("trace.csv: skipped 1 unparseable row(s)")
+        return {"asw": 1.0}
+
+    monkeypatch.setattr(executors, "_run_experiment", warning_run)
+    cfg = write(tmp_path, ESDP_TOML.format(horizon=5))
+    with warnings.catch_warnings():
+        warnings.resetwarnings()  # the interpreter's defaults: "default" shows once per location
+        warnings.simplefilter("default")
+        assert main(["sweep", str(cfg), "--out", str(tmp_path / "out"), "--workers", "1"]) == 0
+    err = [line for line in capsys.readouterr().err.splitlines() if "skipped" in line]
+    assert len(err) == 1 and err[0].startswith("optsched: warning: sweep run "), err
+
+
+def test_runs_on_two_threads_keep_their_own_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Probe AX: catch_warnings swaps process-wide state, and two runs on threads of one process
+    (a Dask worker of several threads) got each other's warnings, or lost them to stderr."""
+    import threading
+    import warnings
+
+    from optsched.sweep import executors
+    from optsched.sweep.grid import SweepRun
+
+    both_running = threading.Barrier(2)
+    first_warned = threading.Event()
+
+    def warning_run(run, config):  # type: ignore[no-untyped-def]
+        both_running.wait(timeout=30)
+        if run.seed == 1:
+            first_warned.wait(timeout=30)  # seed 1 warns while seed 0's run is still open
+        warnings.warn(f"from run {run.key}")
+        if run.seed == 0:
+            first_warned.set()
+            time.sleep(0.2)
+        return {"asw": 1.0}
+
+    monkeypatch.setattr(executors, "_run_experiment", warning_run)
+    runs = [SweepRun(f"k{seed}", "experiment", "esdp", "LCF", seed, "{}", "{}") for seed in (0, 1)]
+    rows: dict[str, dict[str, str]] = {}
+    threads = [threading.Thread(target=lambda r=r: rows.__setitem__(r.key, executors.run_one(r))) for r in runs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert {k: json.loads(r["warnings"]) for k, r in rows.items()} == {"k0": ["from run k0"], "k1": ["from run k1"]}
+
+
+def test_a_dead_dask_worker_is_one_error_naming_the_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Probe AX: dask retries a task whose worker died, then raised KilledWorker with its traceback."""
+    pytest.importorskip("distributed")
+    from optsched.result import WorkerLost
+    from optsched.sweep import executors
+
+    monkeypatch.setattr(executors, "run_batch", _die)
+    cfg = write(tmp_path, ESDP_TOML.format(horizon=5))
+    with pytest.raises(WorkerLost, match=r"a worker process died .* its own among them: [0-9a-f]{16} \(esdp, "):
+        run_sweep(cfg, tmp_path / "out", executor="dask", dask_address="local", workers=2, progress=False)

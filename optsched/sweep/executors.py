@@ -20,7 +20,7 @@ import threading
 import time
 import warnings
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from optsched.files import recording_inputs
 from optsched.result import SolveFailed, WorkerLost
@@ -118,7 +118,7 @@ def run_one(run: SweepRun) -> Row:
     start, cpu = time.perf_counter(), time.process_time()
     try:
         main = threading.current_thread() is threading.main_thread()
-        with warnings.catch_warnings(record=True) as caught, \
+        with run_warnings() as caught, \
                 contextlib.redirect_stderr(io.StringIO()) if main else contextlib.nullcontext(), recording_inputs() as inputs:
             metrics = (_run_experiment if run.kind == "experiment" else _solve)(run, config)
     except (ValueError, SolveFailed) as exc:  # bad input met at run time, a policy's solver failing:
@@ -139,10 +139,47 @@ def run_one(run: SweepRun) -> Row:
     out = {k: cell(v) for k, v in row.items()}
     out["config"] = run.config
     out["versions"] = _versions()
-    said = list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
+    said = list(dict.fromkeys(caught))
     if said:
         out[WARNINGS] = json.dumps(said)
     return out
+
+
+_RUN = threading.local()  # .warnings: the list the warnings of the run on this thread go to
+_HOOK = threading.Lock()
+_passed_on: Any = None  # the showwarning in place when run_warnings installed its own
+
+
+def _show_run_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+    sink = getattr(_RUN, "warnings", None)
+    if sink is not None:
+        sink.append(" ".join(str(message).split()))
+    elif _passed_on is getattr(warnings, "_showwarning_orig", None) and hasattr(warnings, "_showwarnmsg_impl"):
+        # the default display, or catch_warnings(record=True)'s log (its _showwarnmsg_impl)
+        warnings._showwarnmsg_impl(warnings.WarningMessage(message, category, filename, lineno, file, line))  # type: ignore[attr-defined]
+    else:
+        _passed_on(message, category, filename, lineno, file, line)
+
+
+@contextlib.contextmanager
+def run_warnings() -> Iterator[list[str]]:
+    """The warnings the run on this thread gives, collected as text. ``catch_warnings`` swaps
+    process-wide state: with two runs on threads of one process (a Dask worker of several
+    threads) one run's warning went to the other's row or to stderr. A ``showwarning`` that
+    routes by thread is installed once instead; warnings of other threads pass on to the
+    display that was in place. Python's registry still shows a warning once per location and
+    text in a process, so a later run repeating one does not list it (the sweep shows each
+    message once anyway)."""
+    global _passed_on
+    with _HOOK:
+        if warnings.showwarning is not _show_run_warning:
+            _passed_on = warnings.showwarning
+            warnings.showwarning = _show_run_warning
+    _RUN.warnings = caught = []
+    try:
+        yield caught
+    finally:
+        _RUN.warnings = None
 
 
 def lead_columns(run: SweepRun) -> dict[str, Any]:
@@ -173,13 +210,14 @@ def warm_worker(modules: Sequence[str], runs: Sequence[SweepRun] = ()) -> None:
             pass
     server = sys.modules.get("optsched.sweep.server_warm_up")  # a fork server's warm-up this process inherited
     done = getattr(server, "ran", frozenset())
-    for run in runs:
-        if run.key in done:
-            continue
-        try:
-            run_one(run)
-        except Exception:  # noqa: BLE001 - the real runs report what fails
-            pass
+    with warnings.catch_warnings():  # on leaving it, Python forgets which warnings it has shown, so a real
+        for run in runs:             # run's warning is not swallowed as one the dropped warm-up gave first
+            if run.key in done:
+                continue
+            try:
+                run_one(run)
+            except Exception:  # noqa: BLE001 - the real runs report what fails
+                pass
 
 
 def run_serial(batches: Batches, on_done: OnDone, *, warm_runs: Sequence[SweepRun] = ()) -> None:
@@ -225,6 +263,17 @@ def _fork_server(preload: Sequence[str], warm_runs: Sequence[SweepRun] = ()) -> 
     return ctx
 
 
+def worker_lost(batches: Sequence[Sequence[SweepRun]]) -> WorkerLost:
+    """The error for a worker process that died: the runs that were under way, the dead worker's
+    among them (neither the pool nor Dask says which was its)."""
+    runs = [run for batch in batches for run in batch]
+    shown = ", ".join(f"{r.key} ({r.target}, {r.variant}, seed {r.seed})" for r in runs[:4])
+    more = f" and {len(runs) - 4} more" if len(runs) > 4 else ""
+    return WorkerLost(f"sweep: a worker process died (killed by the system, out of memory?) while these runs were "
+                      f"under way, its own among them: {shown}{more}; the runs stored so far are kept: run the same "
+                      "command again to resume")
+
+
 def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[str] = (),
              warm_runs: Sequence[SweepRun] = ()) -> None:
     """A ``ProcessPoolExecutor`` (forkserver start method: safe with threads in the parent,
@@ -251,11 +300,7 @@ def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[
                 try:
                     rows = fut.result()
                 except BrokenProcessPool:
-                    lost = [run.key for b in (batch, *running.values()) for run in b]
-                    raise WorkerLost(f"sweep: a worker process died (killed by the system, out of memory?) while "
-                                     f"{len(lost)} runs were under way (first {lost[0]}, {batch[0].target} "
-                                     f"{batch[0].variant} seed {batch[0].seed}); the runs stored so far are kept: "
-                                     "run the same command again to resume") from None
+                    raise worker_lost([batch, *running.values()]) from None
                 batches.done(rows)
                 on_done(rows)
     except BaseException:
@@ -398,6 +443,7 @@ def run_dask(batches: Batches, on_done: OnDone, *, address: str, workers: int, t
     method = _start_forkserver(["distributed", __name__, *warm], warm_runs) if address == "local" else None
     try:
         from distributed import Client, LocalCluster, as_completed
+        from distributed.scheduler import KilledWorker
     except ImportError:
         raise ValueError("--dask: dask.distributed is not installed: install optsched[dask]") from None
     cluster = None
@@ -422,13 +468,21 @@ def run_dask(batches: Batches, on_done: OnDone, *, address: str, workers: int, t
             slots = _in_flight(len(client.scheduler_info().get("workers", {})) or workers)
             pending = as_completed()
 
+            running: dict[Any, list[SweepRun]] = {}
+
             def refill() -> None:  # batches are cut as workers free up (their size follows run times)
                 while pending.count() < slots and (batch := batches.next()) is not None:
-                    pending.add(client.submit(run_batch, batch, pure=False))
+                    fut = client.submit(run_batch, batch, pure=False)
+                    running[fut.key] = batch
+                    pending.add(fut)
 
             refill()
             for fut in pending:
-                rows = fut.result()
+                batch = running.pop(fut.key)
+                try:
+                    rows = fut.result()
+                except KilledWorker:  # dask retried it on other workers, which died too
+                    raise worker_lost([batch, *running.values()]) from None
                 batches.done(rows)
                 on_done(rows)
                 refill()
