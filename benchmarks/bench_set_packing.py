@@ -10,10 +10,13 @@ the distribution of greedy's objective / optimum.
     python benchmarks/bench_set_packing.py [--sizes 10 20 50 100 200] [--instances 5] [--repeats 3]
 
 ``--seam N`` (default 50) then times greedy against CP-SAT (one worker) the way a caller pays
-for them: ``optsched.solve`` with verification on, ``--seeds`` fresh instances of
+for them: ``optsched.solve`` with verification on, fresh instances of
 ``generate("set_packing", N)``, each backend's ``Result.runtime_s`` (the backend call) and the
-wall time of the whole call, interleaved (greedy right after CP-SAT: cold caches) and back to
-back (warm), medians and their ratio; and where greedy's whole call goes (``prepare``, the
+wall time of the whole call, interleaved (``--seeds`` x 3 instances, greedy right after CP-SAT:
+cold caches) and back to back (warm: each backend over a block of ``--seeds`` x 3 / 2 fresh
+instances in a row, as a policy's loop calls it, the blocks' order swapped for the second half;
+until 2026-11-27 three instances a block, so the median was near the block's cold first call),
+medians and their ratio; and where greedy's whole call goes (``prepare``, the
 backend call, the re-check of ``finish``: the model's compiled ``audit``; in parentheses the
 numpy ``violations`` and ``objective`` it replaces). Measured
 (2 cores; ``--seam 50 --seeds 60``; 2026-11-26, two runs beside commit 67022cc): runtime_s
@@ -112,12 +115,18 @@ def seam_comparison(n: int, seeds: int) -> None:
         assert res.ok, (b, res.message)
 
     for seed in range(seeds):
-        models = [generate("set_packing", n, np.random.default_rng(seed)) for _ in range(6)]  # fresh: nothing cached
-        for model in models[:3]:
+        models = [generate("set_packing", n, np.random.default_rng(seed)) for _ in range(3)]  # fresh: nothing cached
+        for model in models:
             for b in backends:
                 timed(model, b, "interleaved")
-        for b in backends:
-            for model in models[3:]:
+    # back to back, as a policy's loop calls its backend: each backend over its own block of fresh
+    # instances in a row (the first call of a block runs on caches the other backend filled), the
+    # blocks' order swapped halfway so drift in the machine's speed hits both alike
+    warm_models = [generate("set_packing", n, np.random.default_rng([seed, 1])) for seed in range(3 * seeds)]
+    half = len(warm_models) // 2
+    for order, part in ((backends, warm_models[:half]), (backends[::-1], warm_models[half:])):
+        for b in order:
+            for model in part:
                 timed(model, b, "warm")
     print(f"\n# optsched.solve with verification, N = M = {n}, {seeds} instances (medians; CP-SAT one worker)")
     print(f"{'':<12}{'greedy us':>11}{'cpsat ms':>10}{'cpsat/greedy':>14}")
