@@ -478,9 +478,8 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = build_parser().parse_args(argv)  # the parser lists the papers: a Ctrl-C can land there
         return args.func(args)
     except KeyboardInterrupt:
         print("optsched: interrupted", file=sys.stderr)

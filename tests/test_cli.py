@@ -432,3 +432,17 @@ def test_backends_takes_a_model_a_kind_or_its_class() -> None:
     for bad in ("nope", 1, str):
         with pytest.raises(ValueError, match="model: expected an optsched model"):
             optsched.backends(bad)
+
+
+def test_a_ctrl_c_while_the_parser_is_built_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Probe AW: a Ctrl-C about a second into `optsched sweep` landed in build_parser (it lists the
+    papers) and printed a traceback; the parser was built outside the handler."""
+    import optsched.cli as cli
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["backends"]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == ["optsched: interrupted"]
