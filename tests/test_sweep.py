@@ -327,7 +327,7 @@ from optsched.sweep.grid import SweepRun
 def compiled_kernels():
     import numba.core.registry
 
-    server = sys.modules.get("optsched.sweep.server_warm_up")
+    server = sys.modules.get("optsched.sweep.fork_server_preload")
     return {"kernels": sorted(f"{m}.{n}" for m, mod in list(sys.modules.items())
                               if m.startswith("optsched.") and m.endswith("_kernel") for n, f in vars(mod).items()
                               if isinstance(f, numba.core.registry.CPUDispatcher) and f.signatures),
@@ -705,3 +705,23 @@ def test_a_dead_dask_worker_is_one_error_naming_the_runs(tmp_path: Path, monkeyp
     cfg = write(tmp_path, ESDP_TOML.format(horizon=5))
     with pytest.raises(WorkerLost, match=r"a worker process died .* its own among them: [0-9a-f]{16} \(esdp, "):
         run_sweep(cfg, tmp_path / "out", executor="dask", dask_address="local", workers=2, progress=False)
+
+
+def test_a_worker_whose_pool_is_gone_exits_quietly(capsys: pytest.CaptureFixture[str]) -> None:
+    """Probe AW: a Ctrl-C about a second into a pool sweep printed, under "optsched: interrupted",
+    a 15-line FileNotFoundError traceback from each worker still starting (its pool's semaphores
+    unlinked). The fork server's children stay quiet for that one failure, not for others."""
+    import multiprocessing.synchronize as synchronize
+
+    from optsched.sweep.fork_server_preload import quiet_start_failure
+
+    lock = object.__new__(synchronize.Lock)
+    with pytest.raises(FileNotFoundError) as gone:  # the pool's lock, unlinked by a parent that shut down
+        synchronize.SemLock.__setstate__(lock, (0, synchronize.SEMAPHORE, 1, "/optsched-test-no-such-semaphore"))
+    quiet_start_failure(gone.type, gone.value, gone.tb)
+    assert capsys.readouterr().err == ""
+    try:
+        raise FileNotFoundError("a trace file")
+    except FileNotFoundError as exc:
+        quiet_start_failure(type(exc), exc, exc.__traceback__)
+    assert "FileNotFoundError: a trace file" in capsys.readouterr().err

@@ -208,7 +208,7 @@ def warm_worker(modules: Sequence[str], runs: Sequence[SweepRun] = ()) -> None:
             importlib.import_module(name)
         except ImportError:  # a run that needs it reports the error itself
             pass
-    server = sys.modules.get("optsched.sweep.server_warm_up")  # a fork server's warm-up this process inherited
+    server = sys.modules.get("optsched.sweep.fork_server_preload")  # a fork server's warm-up this process inherited
     done = getattr(server, "ran", frozenset())
     with warnings.catch_warnings():  # on leaving it, Python forgets which warnings it has shown, so a real
         for run in runs:             # run's warning is not swallowed as one the dropped warm-up gave first
@@ -234,29 +234,31 @@ def _in_flight(workers: int) -> int:
 
 def _fork_server(preload: Sequence[str], warm_runs: Sequence[SweepRun] = ()) -> Any:
     """multiprocessing's ``forkserver`` context with its server started now, ``preload``
-    imported and ``warm_runs`` run there (:mod:`optsched.sweep.server_warm_up`) for every
+    imported and ``warm_runs`` run there (:mod:`optsched.sweep.fork_server_preload`) for every
     process forked from it (the server works while this process goes on); None where there is
     no fork server. A server already running (an earlier sweep in this process) is kept, with
     its own preload."""
     import multiprocessing
     from multiprocessing import forkserver
 
-    from optsched.sweep.server_warm_up import WARM_RUNS
+    from optsched.sweep.fork_server_preload import SERVER, WARM_RUNS
 
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return None
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([*preload, *(["optsched.sweep.server_warm_up"] if warm_runs else [])])
+    ctx.set_forkserver_preload([*preload, "optsched.sweep.fork_server_preload"])
     # the server, and every worker forked from it, starts with SIGINT ignored (an inherited
     # SIG_IGN, which Python keeps): a Ctrl-C, which a terminal sends to the whole process group,
     # is the sweep process's alone (the server's preload and Dask's workers printed tracebacks)
     main = threading.current_thread() is threading.main_thread()
     handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-    try:
-        if warm_runs:  # read by the server as it starts (its environment is this process's, now)
+    try:  # read by the server as it starts (its environment is this process's, now)
+        os.environ[SERVER] = "1"
+        if warm_runs:
             os.environ[WARM_RUNS] = json.dumps([asdict(run) for run in warm_runs])
         forkserver.ensure_running()
     finally:
+        os.environ.pop(SERVER, None)
         os.environ.pop(WARM_RUNS, None)
         if main:
             signal.signal(signal.SIGINT, handler)
