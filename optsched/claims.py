@@ -150,9 +150,11 @@ class Estimate:
         scale, unit, sign = (100.0, "%", "+") if percent else (1.0, "", "")
         head = f"{scale * self.mean:{sign}{spec}}{unit}"
         out = head if not math.isfinite(self.half) else f"{head} ± {scale * self.half:{spec}}{unit}"
-        if self.dropped:
-            out += f" (n = {self.n}; {self.dropped} of {self.n + self.dropped} without a value)"
-        return out
+        return out + self.dropped_note()
+
+    def dropped_note(self) -> str:
+        """`` (n = 4; 2 of 6 without a value)`` when replicates were dropped, else nothing."""
+        return f" (n = {self.n}; {self.dropped} of {self.n + self.dropped} without a value)" if self.dropped else ""
 
 
 def estimate(values: Any) -> Estimate:
@@ -295,9 +297,7 @@ class Lead(Estimate):
         out = f"{scale * self.mean:{sign}{spec}}{unit}"
         if self.defined:
             out += f" [{scale * self.low_:{sign}{spec}}{unit}, {scale * self.high_:{sign}{spec}}{unit}]"
-        if self.dropped:
-            out += f" (n = {self.n}; {self.dropped} of {self.n + self.dropped} without a value)"
-        return out
+        return out + self.dropped_note()
 
 
 def relative_lead(subject: Any, other: Any) -> Lead:

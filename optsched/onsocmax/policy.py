@@ -41,10 +41,9 @@ from optsched.models.pseudo_welfare import PseudoWelfare, PseudoWelfareIntegral
 from optsched.observe import SubproblemSolver
 from optsched.models import utilities
 from optsched.models.mesh import MeshInstance
-from optsched.models.validate import flag
 from optsched.onsocmax.env import Dispatch, MeshEnv, Observation
 from optsched.models.prices import alpha_hat, threshold
-from optsched.models.validate import finite_float
+from optsched.models.validate import finite_float, flag
 from optsched.policy import evaluate
 
 DEFAULT_BACKENDS = {False: "kkt", True: "highs"}  # by ``integral``
