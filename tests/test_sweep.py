@@ -662,6 +662,26 @@ def test_a_warning_the_warm_up_gave_first_still_reaches_the_user(tmp_path: Path,
     assert len(err) == 1 and err[0].startswith("optsched: warning: sweep run "), err
 
 
+def test_a_warning_each_run_repeats_is_in_each_runs_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python's registry shows a warning once per location in a process: under its default
+    filter the second run of a worker repeating the first run's warning had none in its row."""
+    import warnings
+
+    from optsched.sweep import executors
+    from optsched.sweep.grid import SweepRun
+
+    def warning_run(run, config):  # type: ignore[no-untyped-def]
+        warnings.warn("trace.csv: skipped 1 unparseable row(s)")  # one location for every run
+        return {"asw": 1.0}
+
+    monkeypatch.setattr(executors, "_run_experiment", warning_run)
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        rows = [executors.run_one(SweepRun(f"k{seed}", "experiment", "esdp", "LCF", seed, "{}", "{}")) for seed in range(3)]
+    assert [json.loads(r.get("warnings", "[]")) for r in rows] == [["trace.csv: skipped 1 unparseable row(s)"]] * 3
+
+
 def test_runs_on_two_threads_keep_their_own_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
     """Probe AX: catch_warnings swaps process-wide state, and two runs on threads of one process
     (a Dask worker of several threads) got each other's warnings, or lost them to stderr."""

@@ -167,9 +167,9 @@ def run_warnings() -> Iterator[list[str]]:
     process-wide state: with two runs on threads of one process (a Dask worker of several
     threads) one run's warning went to the other's row or to stderr. A ``showwarning`` that
     routes by thread is installed once instead; warnings of other threads pass on to the
-    display that was in place. Python's registry still shows a warning once per location and
-    text in a process, so a later run repeating one does not list it (the sweep shows each
-    message once anyway)."""
+    display that was in place. Python's registry shows a warning once per location and text in
+    a process: ``catch_warnings`` makes it forget on entering, so a run repeating an earlier
+    run's warning lists it in its own row too (entered after the hook, it restores the hook)."""
     global _passed_on
     with _HOOK:
         if warnings.showwarning is not _show_run_warning:
@@ -177,7 +177,8 @@ def run_warnings() -> Iterator[list[str]]:
             warnings.showwarning = _show_run_warning
     _RUN.warnings = caught = []
     try:
-        yield caught
+        with warnings.catch_warnings():
+            yield caught
     finally:
         _RUN.warnings = None
 
