@@ -17,6 +17,10 @@ from typing import Any, Mapping
 # model's own smaller scale: ``agree``'s floor);
 # ``optimal`` is only said when they do. Also the tolerance of the objective re-check.
 OBJECTIVE_RTOL = 1e-6
+# ``extra``'s key for a bound that optsched computed itself by weak duality from the solver's
+# multipliers (solvers/certificates.py): valid whatever tolerances the solver ran at, so options
+# that loosen the solver's own proof leave it standing (solve.finish)
+BOUND_PROOF = "bound_proof"
 
 
 class Termination(enum.StrEnum):

@@ -16,7 +16,8 @@ applies the rules every result obeys:
   ``OBJECTIVE_RTOL``: a solver stopped by a gap option says ``gap_limit`` with both numbers;
   options that loosen the solver's proof (tolerances, another cvxpy solver: ``Option.loosens``)
   turn its ``optimal`` into ``feasible``, with ``extra["optimality"]`` saying which, and its
-  bound into ``extra["unproven_bound"]``; those that loosen feasibility (a tolerance, not a gap:
+  bound into ``extra["unproven_bound"]``, unless optsched proved the bound itself by weak
+  duality from the solver's multipliers (``extra["bound_proof"]``, valid at any tolerance); those that loosen feasibility (a tolerance, not a gap:
   ``Option.loosens_feasibility``) turn its ``infeasible`` or ``unbounded`` into ``error``;
 * a bound that the verified objective beats is no bound: it moves to ``extra["unproven_bound"]``
   and an ``optimal`` resting on it becomes ``feasible``;
@@ -39,7 +40,7 @@ import numpy as np
 from optsched.config import MAX_WORKERS, whole_number, within_memory
 from optsched.models.base import Model, model_kinds
 from optsched.models.validate import finite_float, flag
-from optsched.result import OBJECTIVE_RTOL, Result, Termination, agrees_at_scale, relative_gap, sealed
+from optsched.result import BOUND_PROOF, OBJECTIVE_RTOL, Result, Termination, agrees_at_scale, relative_gap, sealed
 from optsched.solvers.registry import Backend, backend_available, fitting_backends, get_backend, kind_backends
 
 if TYPE_CHECKING:
@@ -236,7 +237,8 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
            loosened: str | None = None, loosened_feasibility: str | None = None) -> Result:
     """The rules every result obeys (module docstring): verification, a finite objective that is
     the model's own, ``optimal`` only with agreeing objective and bound and options that leave
-    the solver's proof intact (``loosened`` names those that do not: ``feasible`` then; those
+    the solver's proof intact (``loosened`` names those that do not: ``feasible`` then, unless
+    the bound is optsched's own weak-duality bound, ``extra["bound_proof"]``; those
     of ``loosened_feasibility`` turn ``infeasible`` and ``unbounded`` into ``error``), no
     ``unbounded`` for a bounded kind, no solution on error. The one copy of ``result`` it makes
     carries the fields the seam sets: the model's name, ``backend``, ``runtime_s`` and ``extra``
@@ -262,6 +264,8 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         extra = {**extra, "optimality": f"not certified: the solver's bound is {result.bound}"}
     if result.solution is not None and (term is Termination.INFEASIBLE or (term is Termination.UNBOUNDED and model.BOUNDED)):
         return _error(model, result, f"the solver said {term.value} but returned a solution", backend, runtime_s, extra)
+    if loosened and BOUND_PROOF in result.extra:  # weak duality proves its bound at any tolerance
+        loosened = None
     if loosened and bound is not None:  # a bound at loosened tolerances is not proven (SCIP's lay past its objective)
         extra = {**extra, "unproven_bound": bound}
         bound = None

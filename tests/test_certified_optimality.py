@@ -112,6 +112,36 @@ def test_cvxpy_answers_of_any_solver_are_optimal_only_where_their_duals_prove_it
     assert statuses <= {Termination.OPTIMAL, Termination.FEASIBLE}
 
 
+@pytest.mark.parametrize("kind", sorted(DUAL_BOUND_KINDS))
+def test_the_multipliers_certify_scs_at_any_tolerance_it_is_given(kind):
+    """The bound of a dual-bound kind is optsched's own weak-duality bound at the solver's
+    multipliers: tolerances passed to SCS cannot make it wrong. At 1e-10 SCS's answers are
+    certified optimal (they were ``feasible``: "the options solver_options change what the
+    solver's optimal proves"), at 1e-2 optimal only where the bound proves it."""
+    if not get_backend("cvxpy").available():
+        pytest.skip("cvxpy is not installed")
+    statuses = {}
+    for eps in (1e-10, 1e-2):
+        for seed in range(3):
+            model = generate(kind, 5, np.random.default_rng(seed))
+            if kind == "linear_program":
+                model = LinearProgram.from_form(dataclasses.replace(model.to_standard_form(),
+                                                                    integrality=np.zeros(model.n_vars, dtype=bool)))
+            best = optsched.solve(model, DUAL_BOUND_KINDS[kind]).objective
+            scs = optsched.solve(model, "cvxpy", solver="SCS",
+                                 solver_options={"eps_abs": eps, "eps_rel": eps, "max_iters": 200000})
+            assert scs.ok and "multipliers of SCS" in scs.extra["bound_proof"]
+            statuses.setdefault(eps, set()).add(scs.termination)
+            slack = 1e-9 * max(1.0, abs(best))
+            assert (scs.bound >= best - slack) if model.maximize else (scs.bound <= best + slack)
+            if scs.termination is Termination.OPTIMAL:
+                assert abs(scs.objective - best) <= 1e-6 * max(1.0, abs(best))
+            else:
+                assert scs.termination is Termination.FEASIBLE and "unproven_bound" not in scs.extra
+    assert statuses[1e-10] == {Termination.OPTIMAL}
+    assert Termination.FEASIBLE in statuses[1e-2]
+
+
 def _single_stationary(code: int, w: float, alpha: float, upper: float, capacity: float, overhead: float):
     from optsched.models.stationary_allocation import StationaryAllocation, response
 

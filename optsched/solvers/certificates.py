@@ -16,7 +16,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.models.forms import HIGHS_DEFAULT_TOLERANCES, SCIP_DEFAULT_TOLERANCES, as_standard
-from optsched.result import Termination, agrees_at_scale
+from optsched.result import BOUND_PROOF, Termination, agrees_at_scale
 
 
 def judged(model: Model, objective: float, bound: float, extra: dict[str, Any],
@@ -126,6 +126,7 @@ def certified_continuous(model: Model, solution: Any, x: np.ndarray, row_duals: 
         extra["optimality"] = f"not certified: {solver} returned no duals"
         return Termination.FEASIBLE, None
     objective = model.objective(solution)
+    extra[BOUND_PROOF] = f"weak duality at the row duals of {solver}"
     return judged(model, objective, lagrangian_bound(model, objective, x, row_duals), extra,
                   f"the duals of {solver} prove")
 
@@ -166,6 +167,7 @@ def certified_cvxpy(model: Model, solution: Any, duals: tuple[Any, ...] | None, 
     if bound is None or np.isnan(bound):
         extra["optimality"] = f"not certified: {solver} returned no usable multipliers"
         return Termination.FEASIBLE, None
+    extra[BOUND_PROOF] = f"weak duality at the multipliers of {solver}"
     return judged(model, model.objective(solution), bound, extra, f"the duals of {solver} prove")
 
 
