@@ -1,9 +1,17 @@
+"""``python -m optsched`` and the ``optsched`` command: the CLI, with a Ctrl-C while its modules
+load (numpy, the registries: about half a second) the same one line as later."""
+
 import sys
 
-try:  # a Ctrl-C while the command's modules load is the same one line as later
-    from optsched.cli import main
-except KeyboardInterrupt:
-    print("optsched: interrupted", file=sys.stderr)
-    sys.exit(130)
 
-sys.exit(main())
+def main() -> int:
+    try:
+        from optsched.cli import main as run
+    except KeyboardInterrupt:
+        print("optsched: interrupted", file=sys.stderr)
+        return 130
+    return run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

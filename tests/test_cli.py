@@ -446,3 +446,31 @@ def test_a_ctrl_c_while_the_parser_is_built_is_one_line(monkeypatch: pytest.Monk
     monkeypatch.setattr(cli, "build_parser", interrupted)
     assert cli.main(["backends"]) == 130
     assert capsys.readouterr().err.strip().splitlines() == ["optsched: interrupted"]
+
+
+# a child that meets Ctrl-C when the CLI's first heavy import (numpy) starts, as `python -m
+# optsched` (runpy imports the package, then runs its __main__) or as the `optsched` script does
+_INTERRUPTED_IMPORT = """
+import importlib.abc, runpy, sys
+class Interrupt(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy":
+            raise KeyboardInterrupt
+        return None
+sys.meta_path.insert(0, Interrupt())
+if sys.argv[1] == "module":
+    sys.argv[1:] = ["backends"]
+    runpy.run_module("optsched", run_name="__main__", alter_sys=True)
+else:
+    sys.argv[1:] = ["backends"]
+    from optsched.__main__ import main
+    sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("entry", ["module", "script"])
+def test_a_ctrl_c_while_the_package_loads_is_one_line(entry: str) -> None:
+    """A Ctrl-C in the first half second of `python -m optsched` landed in the package's own
+    imports (numpy, the registries), before any handler: the interpreter's traceback."""
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_IMPORT, entry], capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stderr.strip(), proc.stdout) == (130, "optsched: interrupted", "")
