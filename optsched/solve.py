@@ -49,9 +49,14 @@ if TYPE_CHECKING:
 __all__ = ["OBJECTIVE_RTOL", "Prepared", "best_bound", "check_backend", "choose_backend", "compare", "prepare", "relative_gap", "solve"]
 
 VERIFY_TOL = 1e-6
-# The warm-up's tiny instance solves in milliseconds; this bounds it under options that would
-# make even a tiny solve run on (an iteration limit of 10^12 on an instance that never meets the
-# stopping test). Compilation is not cut short: a limit stops a solve after its kernels compiled.
+# The warm-up's tiny instance solves in milliseconds once compiled. At the backend's default
+# options it always finishes: its limit only guards against a hang, and leaves room to compile
+# every kernel (the dp backend's take 8-11 s on an empty numba cache here). Under the options
+# given it is bounded more tightly (options can make even a tiny solve run on: an iteration
+# limit of 10^12 on an instance that never meets the stopping test); a limit stops a solve
+# between its kernels, so that limit alone left dp's later kernels to the first real solve
+# (runtime_s 8 s for a knapsack of 3 items, on a fresh numba cache).
+DEFAULTS_WARM_UP_TIME_LIMIT_S = 120.0
 WARM_UP_TIME_LIMIT_S = 1.0
 _WARMED: set[tuple[str, str, str]] = set()
 
@@ -212,24 +217,32 @@ class Prepared:
 
 def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) -> None:
     """Import the solver package and compile kernels on a tiny instance, once per process and
-    (backend, kind, options): what a first call costs is never counted as solve time."""
-    key = (backend.NAME, kind.name, repr(sorted(options.items())))
-    if key in _WARMED:
-        return
-    _WARMED.add(key)
+    (backend, kind, options): what a first call costs is never counted as solve time. First at
+    the backend's default options (every kernel of its usual route compiled), then at the
+    options given (those of a route they pick), each under its limit above."""
     from optsched.models.base import kind_specs
 
     spec = kind_specs().get(kind.name)
-    if spec is None:
-        return
-    tiny = spec.generate(spec.tiny, np.random.default_rng(0))  # the kind's tiny size (KindSpec.tiny)
-    if backend.admits(tiny) is not None:
-        return
-    try:
-        backend.run(tiny, time_limit=WARM_UP_TIME_LIMIT_S, options=options,
-                    state=backend.new_state(kind, options, prepare=prepare))
-    except Exception:  # noqa: BLE001 - a warm-up failure shows up (and is reported) in the real solve
-        pass
+    tiny = None
+    for settings, limit in ((None, DEFAULTS_WARM_UP_TIME_LIMIT_S), (options, WARM_UP_TIME_LIMIT_S)):
+        try:
+            settings = backend.check_options({}) if settings is None else settings
+        except ValueError:  # defaults a backend's cross-option rules refuse: the given options' pass only
+            continue
+        key = (backend.NAME, kind.name, repr(sorted(settings.items())))
+        if key in _WARMED:
+            continue
+        _WARMED.add(key)
+        if spec is None:
+            return
+        if tiny is None:
+            tiny = spec.generate(spec.tiny, np.random.default_rng(0))  # the kind's tiny size (KindSpec.tiny)
+            if backend.admits(tiny) is not None:
+                return
+        try:
+            backend.run(tiny, time_limit=limit, options=settings, state=backend.new_state(kind, settings, prepare=prepare))
+        except Exception:  # noqa: BLE001 - a warm-up failure shows up (and is reported) in the real solve
+            pass
 
 
 def finish(model: Model, result: Result, *, verify: bool = True, backend: str | None = None,

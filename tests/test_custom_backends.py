@@ -113,3 +113,34 @@ def test_a_backend_whose_availability_check_fails_is_unavailable_not_a_crash() -
     assert optsched.solve(MODEL).termination is Termination.OPTIMAL  # the default choice passes it by
     with pytest.raises(ValueError, match="its availability check failed: RuntimeError: license server down"):
         optsched.solve(MODEL, "broken_check")
+
+
+def test_the_warm_up_compiles_the_kernels_a_time_limit_would_leave_to_the_first_solve(monkeypatch) -> None:
+    """Probe AY: dp compiles its kernels one after another and checks its time limit between
+    them; under the warm-up's limit only the first compiled on an empty numba cache, and the
+    first real solve (a knapsack of 3 items) took 8 s of runtime_s. A backend whose second
+    kernel compiles at its first call (a sleep stands for the compilation here) has both
+    compiled by prepare now."""
+    import importlib
+    import time
+
+    seam = importlib.import_module("optsched.solve")
+    monkeypatch.setattr(seam, "_WARMED", set())
+    monkeypatch.setattr(seam, "WARM_UP_TIME_LIMIT_S", 0.01)
+    compiled: list[str] = []
+
+    def run(self, model, *, time_limit, options, state=None):  # type: ignore[no-untyped-def]
+        start = time.perf_counter()
+        for kernel in ("first", "second"):
+            if kernel not in compiled:
+                time.sleep(0.05)
+                compiled.append(kernel)
+            if time_limit is not None and time.perf_counter() - start > time_limit:
+                return Result(Termination.TIME_LIMIT)
+        return Result(Termination.OPTIMAL, 2.0, 2.0, np.array([1, 2]))
+
+    register_backend(type("staged", (Backend,), {"NAME": "staged", "DESCRIPTION": "test", "EXACT": True,
+                                                 "MODELS": frozenset({"set_packing"}), "OPTIONS": {}, "run": run}))
+    prepared = optsched.prepare(MODEL, "staged")
+    assert compiled == ["first", "second"]
+    assert prepared.solve(MODEL, time_limit=0.01).termination is Termination.OPTIMAL
