@@ -657,8 +657,10 @@ def summary_markdown(
     lines = [
         f"# optsched bench ({'quick' if cfg.quick else 'full'})",
         "",
-        f"{len(df)} rows; {cfg.n_repeats} interleaved repeats per instance; {cfg.n_instances} generated "
-        f"instance(s) per size; time limit {cfg.limit:g} s; wall time {wall_s:.0f} s; load average "
+        f"{len(df)} rows; {cfg.n_repeats} interleaved repeats per instance; "
+        + (f"the captured instances of {cfg.instances_from} only" if cfg.instances_from is not None
+           else f"{cfg.n_instances} generated instance(s) per size")
+        + f"; time limit {cfg.limit:g} s; wall time {wall_s:.0f} s; load average "
         f"{load[0][0]:.2f} at the start, {load[1][0]:.2f} at the end (os.getloadavg, 1 min; {machine()}).",
         "Runtime: median over the repeats of each instance, then over the instances of a size (wall, "
         "`Result.runtime_s`). Gap: |best bound - objective| / max(|best bound|, |objective|, 1) per row; median and max over the "

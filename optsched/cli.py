@@ -343,8 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"optsched {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    s = sub.add_parser("solve", help="solve one instance file (JSON, Delorme .dat, OR-Library)")
-    s.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, MPS, LP)")
+    s = sub.add_parser("solve", help="solve one instance file (JSON, Delorme .dat, OR-Library, DIMACS .clq, MPS, LP)")
+    s.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, DIMACS .clq, MPS, LP)")
     s.add_argument("--backend", default=None, help="backend name (default: the first available exact backend that fits)")
     s.add_argument("--time-limit", type=float, default=None, help="seconds; a backend that stops early says time_limit")
     s.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
@@ -355,7 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_solve)
 
     c = sub.add_parser("compare", help="solve one instance with several backends; print a table")
-    c.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, MPS, LP)")
+    c.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, DIMACS .clq, MPS, LP)")
     c.add_argument("--backends", default=None, help="comma-separated; default: every backend that fits")
     c.add_argument("--time-limit", type=float, default=None, help="seconds per backend solve")
     c.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
@@ -367,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_compare)
 
     e = sub.add_parser("export", help="write one instance as MPS, LP (models with a linear/quadratic form) or JSON")
-    e.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, MPS, LP)")
+    e.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, DIMACS .clq, MPS, LP)")
     e.add_argument("--format", choices=("mps", "lp", "json"), required=True, help="output format")
     e.add_argument("--out", required=True, type=_path_text, help="output file")
     e.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")

@@ -338,3 +338,14 @@ def test_paper_captures_follow_the_bench_seed(tmp_path: Path) -> None:
     same = lambda a, b: a.model.to_dict() == b.model.to_dict()  # noqa: E731
     assert all(map(same, zero, again)) and len(zero) == len(again)
     assert not all(map(same, zero, five))
+
+
+def test_the_summary_of_a_bench_of_captures_names_them(tmp_path: Path) -> None:
+    """Probe AY: summary.md said "3 generated instance(s) per size" of a bench that ran only the
+    captured instances of --instances."""
+    captures = tmp_path / "in"
+    captures.mkdir()
+    (captures / "sp.jsonl").write_text('{"model": "set_packing", "n_elements": 2, "sets": [[0], [1]], "weights": [1, 2]}\n')
+    assert main(["bench", "--instances", str(captures), "--backends", "greedy", "--out", str(tmp_path / "out")]) == 0
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert f"the captured instances of {captures} only" in summary and "generated instance" not in summary.split("\n")[2]

@@ -140,3 +140,25 @@ def test_network_validation() -> None:
         JobNetwork(np.full((2, 2), 0.5), np.full((2, 3), 0.9))
     with pytest.raises(ValueError, match="requirements"):
         MaxWeightPolicy(np.zeros((1, 3)), backend="greedy").reset(NetworkEnv(JobNetwork.uniform(2, 2, 0.5, 0.5)), np.random.default_rng(0))
+
+
+def test_a_job_completes_only_when_every_task_succeeds() -> None:
+    """Section II of paper 004: job J_i(t) completes when every one of its tasks succeeds, with
+    probability prod_j P_ij over its tasks (the weight of Eq. (2)); mutation probe AZ: completing
+    it when any task succeeds passed every test. A task that never succeeds (P = 0) keeps its job
+    from completing, and two tasks of P = 0.5 complete together a quarter of the time."""
+    env = NetworkEnv(JobNetwork(task_prob=[[1.0, 1.0], [1.0, 1.0]], completion_prob=[[1.0, 0.0], [1.0, 1.0]]), copies=2)
+    env.reset(np.random.default_rng(0))
+    for t in range(20):
+        env.observe(t)
+        done = env.step(np.array([[1, 0], [0, 1]]))["completed"]
+        np.testing.assert_array_equal(done, [[False, False], [False, True]])
+    frames = 4000
+    env = NetworkEnv(JobNetwork(task_prob=[[1.0, 1.0]], completion_prob=[[0.5, 0.5]]))
+    env.reset(np.random.default_rng(1))
+    completed = 0
+    for t in range(frames):
+        env.observe(t)
+        completed += int(env.step(np.array([[1]]))["completed"][0, 0])
+    share = completed / frames
+    assert abs(share - 0.25) <= 5 * np.sqrt(0.25 * 0.75 / frames), share  # any task succeeding: 0.75

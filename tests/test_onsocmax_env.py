@@ -219,3 +219,39 @@ def test_a_huge_arrival_rate_draws_only_n_jobs() -> None:
     assert inst.n_jobs == 50 and (inst.arrival == 0).all()
     with pytest.raises(ValueError, match="arrival_rate: must be <= 1e"):
         MeshGenerator(arrival_rate=1e19)
+
+
+def _first_slot(policy, inst: MeshInstance) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The pair allocation of ``policy`` after slot 0 of ``inst``."""
+    env = MeshEnv.fixed(inst)
+    env.reset(np.random.default_rng(0))
+    policy.reset(env, np.random.default_rng(0))
+    env.step(policy.act(env.observe(0)))
+    return env.pair_allocation.copy()
+
+
+def test_max_first_serves_the_highest_myopic_welfare_first() -> None:
+    """Section IV-A: MAX-FIRST repeatedly serves the job with the highest myopic welfare
+    f_nr(q) + beta_nr q / C_r, q the most it can take now (mutation probe AZ: picking the lowest
+    passed every test). Two linear jobs want the node's whole capacity of 2: a = 3 gives 6, a =
+    1 gives 2, so the second job takes it all; a log job's f(q) = a log(1 + q) decides likewise."""
+    for kind, a, wins in (("linear", [1.0, 3.0], 1), ("linear", [3.0, 1.0], 0), ("log", [2.0, 1.0], 0)):
+        inst = MeshInstance(capacity=[[2.0]], tau=1.0, arrival=[0.0, 0.0], deadline=[0.0, 0.0], rho=[2.0, 2.0],
+                            nodes=[[0], [0]], kind=[kind, kind], xbar=[2.0, 2.0], a=a, beta=[0.0, 0.0])
+        expected = np.zeros(2)
+        expected[wins] = 2.0
+        np.testing.assert_array_equal(_first_slot(MaxFirst(), inst), expected)
+    # a larger slope beta / C breaks a tie of f: both a = 1, job 0's beta 0.5 against 0.1
+    inst = MeshInstance(capacity=[[2.0]], tau=1.0, arrival=[0.0, 0.0], deadline=[0.0, 0.0], rho=[2.0, 2.0],
+                        nodes=[[0], [0]], kind=["linear", "linear"], xbar=[2.0, 2.0], a=[1.0, 1.0], beta=[0.1, 0.5])
+    np.testing.assert_array_equal(_first_slot(MaxFirst(), inst), [0.0, 2.0])
+
+
+@pytest.mark.parametrize("policy", [MaxFirst, EqualShare])
+def test_the_baselines_visit_nodes_in_index_order(policy) -> None:  # type: ignore[no-untyped-def]
+    """Section IV-A as the module states it: nodes are visited in index order, so a job on
+    several nodes is served first by its lowest-indexed one (visiting them in reverse passed
+    every test). A job of workload 3 on nodes 0 and 1, each able to give it all of it in slot 0."""
+    inst = MeshInstance(capacity=[[5.0], [5.0]], tau=1.0, arrival=[0.0], deadline=[0.0], rho=[3.0], nodes=[[0, 1]],
+                        kind=["linear"], xbar=[3.0, 3.0], a=[1.0, 1.0], beta=[0.0, 0.0])
+    np.testing.assert_array_equal(_first_slot(policy(), inst), [3.0, 0.0])
