@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:  # a subpackage or module (optsched.models, ...), as an eager import made them
-        if not name.startswith("__"):
+        if name.isidentifier() and not name.startswith("__"):
             try:
                 return importlib.import_module(f"{__name__}.{name}")
             except ModuleNotFoundError as exc:

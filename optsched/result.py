@@ -18,8 +18,8 @@ from typing import Any, Mapping
 # ``optimal`` is only said when they do. Also the tolerance of the objective re-check.
 OBJECTIVE_RTOL = 1e-6
 # ``extra``'s key for a bound that optsched computed itself by weak duality from the solver's
-# multipliers (solvers/certificates.py): valid whatever tolerances the solver ran at, so options
-# that loosen the solver's own proof leave it standing (solve.finish)
+# multipliers (solvers/certificates.py): valid whatever gap the solver stopped at, so options
+# that loosen only the solver's gap leave it standing (solve.finish)
 BOUND_PROOF = "bound_proof"
 
 

@@ -17,7 +17,8 @@ applies the rules every result obeys:
   options that loosen the solver's proof (tolerances, another cvxpy solver: ``Option.loosens``)
   turn its ``optimal`` into ``feasible``, with ``extra["optimality"]`` saying which, and its
   bound into ``extra["unproven_bound"]``, unless optsched proved the bound itself by weak
-  duality from the solver's multipliers (``extra["bound_proof"]``, valid at any tolerance); those that loosen feasibility (a tolerance, not a gap:
+  duality from the solver's multipliers (``extra["bound_proof"]``) and the options loosen only
+  the solver's gap, not its feasibility; those that loosen feasibility (a tolerance, not a gap:
   ``Option.loosens_feasibility``) turn its ``infeasible`` or ``unbounded`` into ``error``;
 * a bound that the verified objective beats is no bound: it moves to ``extra["unproven_bound"]``
   and an ``optimal`` resting on it becomes ``feasible``;
@@ -251,7 +252,8 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
     """The rules every result obeys (module docstring): verification, a finite objective that is
     the model's own, ``optimal`` only with agreeing objective and bound and options that leave
     the solver's proof intact (``loosened`` names those that do not: ``feasible`` then, unless
-    the bound is optsched's own weak-duality bound, ``extra["bound_proof"]``; those
+    the bound is optsched's own weak-duality bound, ``extra["bound_proof"]``, and none of them
+    loosens feasibility; those
     of ``loosened_feasibility`` turn ``infeasible`` and ``unbounded`` into ``error``), no
     ``unbounded`` for a bounded kind, no solution on error. The one copy of ``result`` it makes
     carries the fields the seam sets: the model's name, ``backend``, ``runtime_s`` and ``extra``
@@ -277,8 +279,8 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         extra = {**extra, "optimality": f"not certified: the solver's bound is {result.bound}"}
     if result.solution is not None and (term is Termination.INFEASIBLE or (term is Termination.UNBOUNDED and model.BOUNDED)):
         return _error(model, result, f"the solver said {term.value} but returned a solution", backend, runtime_s, extra)
-    if loosened and BOUND_PROOF in result.extra:  # weak duality proves its bound at any tolerance
-        loosened = None
+    if loosened and not loosened_feasibility and BOUND_PROOF in result.extra:
+        loosened = None  # weak duality proves its bound at any gap; a looser feasibility lets x's objective pass it
     if loosened and bound is not None:  # a bound at loosened tolerances is not proven (SCIP's lay past its objective)
         extra = {**extra, "unproven_bound": bound}
         bound = None

@@ -76,7 +76,7 @@ def pytest_sessionfinish(session, exitstatus):  # type: ignore[no-untyped-def]
 
     config = session.config
     whole = (config.args_source is pytest.Config.ArgsSource.TESTPATHS and not config.option.keyword
-             and config.option.markexpr == "not slow" and not config.option.exitfirst and exitstatus == 0)
+             and config.option.markexpr == "not slow" and not config.option.maxfail and exitstatus == 0)
     matrix = getattr(sys.modules.get("test_backend_matrix"), "BACKEND_MATRIX", None)
     if not whole or matrix is None:
         return

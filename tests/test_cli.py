@@ -474,3 +474,12 @@ def test_a_ctrl_c_while_the_package_loads_is_one_line(entry: str) -> None:
     imports (numpy, the registries), before any handler: the interpreter's traceback."""
     proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_IMPORT, entry], capture_output=True, text=True, timeout=120)
     assert (proc.returncode, proc.stderr.strip(), proc.stdout) == (130, "optsched: interrupted", "")
+
+
+def test_the_lazy_package_answers_attribute_questions_as_a_module_does() -> None:
+    """Probe BA: hasattr(optsched, "x.y") raised ModuleNotFoundError once the package's names
+    loaded at first use; an unknown name is an AttributeError, a subpackage loads."""
+    import optsched
+
+    assert not hasattr(optsched, "x.y") and not hasattr(optsched, "nothing_of_that_name")
+    assert hasattr(optsched, "generators") and callable(optsched.solve) and "solve" in dir(optsched)

@@ -545,3 +545,16 @@ def test_a_scip_parameter_it_would_hold_otherwise_is_refused() -> None:
     with pytest.raises(ValueError, match=r"^options: .*scip_params: SCIP holds 'limits/nodes' = 1.5 as 1|^scip_params: SCIP holds"):
         optsched.solve(model, "scip", scip_params={"limits/nodes": 1.5})
     assert optsched.solve(model, "scip", scip_params={"limits/nodes": 100}).ok
+
+
+def test_the_memory_limit_follows_an_environment_replaced_by_another_mapping() -> None:
+    """Probe BA: memory_limit_bytes asks os.environ's own store whether the variable is set
+    (os.environ.get of an unset one costs a KeyError); an os.environ replaced by a plain mapping,
+    as a test may, was not asked at all (8 GiB where the mapping said 1)."""
+    import os
+    from unittest import mock
+
+    from optsched.solvers.registry import memory_limit_bytes
+
+    with mock.patch.object(os, "environ", {"OPTSCHED_MEMORY_LIMIT_GB": "1"}):
+        assert memory_limit_bytes() == 2**30

@@ -682,6 +682,39 @@ def test_a_warning_each_run_repeats_is_in_each_runs_row(monkeypatch: pytest.Monk
     assert [json.loads(r.get("warnings", "[]")) for r in rows] == [["trace.csv: skipped 1 unparseable row(s)"]] * 3
 
 
+def test_a_run_leaves_the_process_display_alone_when_another_thread_records_warnings() -> None:
+    """Probe BA: a run entering catch_warnings while a run on another thread sat in a solver's
+    catch_warnings(record=True) (cvxpy's) restored that solver's log as the process's display on
+    leaving; every later warning of the process went into a dead list."""
+    import threading
+    import warnings
+
+    from optsched.sweep.executors import run_warnings
+
+    display = warnings._showwarnmsg_impl  # type: ignore[attr-defined]
+    recording, b_in, a_done = threading.Event(), threading.Event(), threading.Event()
+
+    def run_a() -> None:
+        with run_warnings():
+            with warnings.catch_warnings(record=True):
+                recording.set()
+                b_in.wait(timeout=30)
+        a_done.set()
+
+    def run_b() -> None:
+        recording.wait(timeout=30)
+        with run_warnings():
+            b_in.set()
+            a_done.wait(timeout=30)
+
+    threads = [threading.Thread(target=run_a), threading.Thread(target=run_b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert warnings._showwarnmsg_impl is display  # type: ignore[attr-defined]
+
+
 def test_runs_on_two_threads_keep_their_own_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
     """Probe AX: catch_warnings swaps process-wide state, and two runs on threads of one process
     (a Dask worker of several threads) got each other's warnings, or lost them to stderr."""

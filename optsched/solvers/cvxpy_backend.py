@@ -100,7 +100,7 @@ SOLVERS = ("CLARABEL", "OSQP", "SCS", "HIGHS")
 # other kinds "optimal" rests on the solver's tolerances: the model's own solver with the tight
 # ones of ``cvxpy_default_solver`` is an oracle (tests/test_fuzz.py); another solver at its
 # defaults (SCS was off by up to 5 % on P3) is not certified. Tolerances and gaps
-# (``Option.loosens``) leave ``feasible`` unless the multipliers prove the bound (the seam).
+# (``Option.loosens``) leave ``feasible``, gaps alone not where the multipliers prove the bound (the seam).
 _FEASIBILITY_KEYS = ("tol_feas", "tol_infeas_abs", "tol_infeas_rel", "tol_ktratio", "eps_abs", "eps_rel", "eps_prim_inf",
                      "eps_dual_inf", "primal_feasibility_tolerance", "dual_feasibility_tolerance",
                      "mip_feasibility_tolerance", "small_matrix_value")

@@ -51,13 +51,15 @@ DEFAULT_MEMORY_LIMIT_GB = 8.0
 MEMORY_LIMIT_VARIABLE = "OPTSCHED_MEMORY_LIMIT_GB"
 # os.environ.get of an unset variable raises and catches a KeyError inside (2.6 us: a tenth of
 # greedy's whole verified call, which asks on every solve); its own store answers "unset" with a
-# dictionary lookup. os.environ keeps that store in step with every write through it.
+# dictionary lookup. os.environ keeps that store in step with every write through it (an
+# os.environ replaced by another mapping, as a test may, is asked directly).
+_ENVIRONMENT = os.environ
 _ENVIRONMENT_STORE = getattr(os.environ, "_data", None)
 _LIMIT_KEY = os.environ.encodekey(MEMORY_LIMIT_VARIABLE) if _ENVIRONMENT_STORE is not None else None
 
 
 def memory_limit_bytes() -> float:
-    if _ENVIRONMENT_STORE is not None and _LIMIT_KEY not in _ENVIRONMENT_STORE:
+    if _ENVIRONMENT_STORE is not None and os.environ is _ENVIRONMENT and _LIMIT_KEY not in _ENVIRONMENT_STORE:
         return _memory_limit_bytes("")
     return _memory_limit_bytes(os.environ.get(MEMORY_LIMIT_VARIABLE, ""))
 

@@ -168,19 +168,31 @@ def run_warnings() -> Iterator[list[str]]:
     threads) one run's warning went to the other's row or to stderr. A ``showwarning`` that
     routes by thread is installed once instead; warnings of other threads pass on to the
     display that was in place. Python's registry shows a warning once per location and text in
-    a process: ``catch_warnings`` makes it forget on entering, so a run repeating an earlier
-    run's warning lists it in its own row too (entered after the hook, it restores the hook)."""
+    a process; it is made to forget at each run's start, so a run repeating an earlier run's
+    warning lists it in its own row too (:func:`_forget_shown_warnings`)."""
     global _passed_on
     with _HOOK:
         if warnings.showwarning is not _show_run_warning:
             _passed_on = warnings.showwarning
             warnings.showwarning = _show_run_warning
+    _forget_shown_warnings()
     _RUN.warnings = caught = []
     try:
-        with warnings.catch_warnings():
-            yield caught
+        yield caught
     finally:
         _RUN.warnings = None
+
+
+def _forget_shown_warnings() -> None:
+    """Python's once-per-location registries are versioned by the warning filters: bumping the
+    version (as any change of the filters does) makes them forget. ``catch_warnings`` did it too,
+    but saves and restores the process's whole display: a run on another thread inside a
+    solver's ``catch_warnings(record=True)`` (cvxpy's) had its log left as the process's
+    display, and later warnings went there (probe BA). Without the hook (a later Python), a
+    repeated warning is not listed again, as before."""
+    bump = getattr(warnings, "_filters_mutated", None)
+    if bump is not None:
+        bump()
 
 
 def lead_columns(run: SweepRun) -> dict[str, Any]:
