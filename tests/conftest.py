@@ -49,11 +49,13 @@ def python_sigint():  # type: ignore[no-untyped-def]
 # a module that only mentioned it).
 _SOLVED: set[tuple[str, str]] = set()  # (test module file name, backend name)
 _RUNNING: list[str] = []
+_RAN = [0]  # test items run
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):  # type: ignore[no-untyped-def]
     _RUNNING.append(item.path.name)
+    _RAN[0] += 1
     yield
     _RUNNING.pop()
 
@@ -76,7 +78,9 @@ def pytest_sessionfinish(session, exitstatus):  # type: ignore[no-untyped-def]
 
     config = session.config
     whole = (config.args_source is pytest.Config.ArgsSource.TESTPATHS and not config.option.keyword
-             and config.option.markexpr == "not slow" and not config.option.maxfail and exitstatus == 0)
+             and config.option.markexpr == "not slow" and not config.option.maxfail and exitstatus == 0
+             and not config.option.collectonly and not config.getoption("deselect", None)
+             and not config.getoption("ignore", None) and _RAN[0] == session.testscollected > 0)
     matrix = getattr(sys.modules.get("test_backend_matrix"), "BACKEND_MATRIX", None)
     if not whole or matrix is None:
         return
