@@ -80,9 +80,8 @@ def backends(model: Any = None) -> list[str]:
     anything else."""
     from optsched.models.base import Model
     from optsched.solve import model_kind
-    from optsched.solvers.registry import all_backends, fitting_backends, kind_backends
+    from optsched.solvers.registry import all_backends, fitting_backends, kind_backends  # importing them registers all
 
-    _register()
     if model is None:
         return sorted(all_backends())
     if isinstance(model, Model):

@@ -188,11 +188,14 @@ def _forget_shown_warnings() -> None:
     version (as any change of the filters does) makes them forget. ``catch_warnings`` did it too,
     but saves and restores the process's whole display: a run on another thread inside a
     solver's ``catch_warnings(record=True)`` (cvxpy's) had its log left as the process's
-    display, and later warnings went there (probe BA). Without the hook (a later Python), a
-    repeated warning is not listed again, as before."""
+    display, and later warnings went there (probe BA). Where Python has no such hook, entering
+    and at once leaving ``catch_warnings`` bumps it (with that race, for an instant)."""
     bump = getattr(warnings, "_filters_mutated", None)
     if bump is not None:
         bump()
+    else:
+        with warnings.catch_warnings():
+            pass
 
 
 def lead_columns(run: SweepRun) -> dict[str, Any]:
@@ -223,14 +226,13 @@ def warm_worker(modules: Sequence[str], runs: Sequence[SweepRun] = ()) -> None:
             pass
     server = sys.modules.get("optsched.sweep.fork_server_preload")  # a fork server's warm-up this process inherited
     done = getattr(server, "ran", frozenset())
-    with warnings.catch_warnings():  # on leaving it, Python forgets which warnings it has shown, so a real
-        for run in runs:             # run's warning is not swallowed as one the dropped warm-up gave first
-            if run.key in done:
-                continue
-            try:
-                run_one(run)
-            except Exception:  # noqa: BLE001 - the real runs report what fails
-                pass
+    for run in runs:  # a warning one of them gives first still reaches the real runs' rows (run_warnings forgets)
+        if run.key in done:
+            continue
+        try:
+            run_one(run)
+        except Exception:  # noqa: BLE001 - the real runs report what fails
+            pass
 
 
 def run_serial(batches: Batches, on_done: OnDone, *, warm_runs: Sequence[SweepRun] = ()) -> None:
