@@ -219,19 +219,22 @@ class Prepared:
 def _warm_up(backend: Backend, kind: type[Model], options: Mapping[str, Any]) -> None:
     """Import the solver package and compile kernels on a tiny instance, once per process and
     (backend, kind, options): what a first call costs is never counted as solve time. First at
-    the backend's default options (every kernel of its usual route compiled), then at the
-    options given (those of a route they pick), each under its limit above."""
+    the backend's default options (every kernel of its usual route compiled; only for a
+    ``Backend.COMPILED`` backend unless the options given are the defaults: a custom backend
+    slow at its defaults stalled ``prepare`` under cheap options), then at the options given
+    (those of a route they pick), each under its limit above."""
     from optsched.models.base import kind_specs
 
     spec = kind_specs().get(kind.name)
     tiny = None
+    given = repr(sorted(options.items()))
     for settings, limit in ((None, DEFAULTS_WARM_UP_TIME_LIMIT_S), (options, WARM_UP_TIME_LIMIT_S)):
         try:
             settings = backend.check_options({}) if settings is None else settings
         except ValueError:  # defaults a backend's cross-option rules refuse: the given options' pass only
             continue
         key = (backend.NAME, kind.name, repr(sorted(settings.items())))
-        if key in _WARMED:
+        if key in _WARMED or (settings is not options and not backend.COMPILED and key[2] != given):
             continue
         _WARMED.add(key)
         if spec is None:

@@ -288,3 +288,17 @@ def test_a_pass_through_value_the_solver_refuses_is_said_in_the_result_not_print
             optsched.solve(knapsack, "scip", scip_params={"numerics/feastol": 0.5})
     out, err = capfd.readouterr()
     assert not out and not err, (out + err)[:300]
+
+
+def test_a_backend_is_compiled_exactly_when_its_module_calls_a_solver_kernel() -> None:
+    """``Backend.COMPILED`` makes the warm-up compile a backend's usual route at its defaults
+    whatever options are given; a kernel backend without it would leave its compilation to the
+    first real solve under other options, and the flag on one without kernels makes ``prepare``
+    solve twice for nothing."""
+    import inspect
+    import re
+
+    for name, backend in all_backends().items():
+        source = inspect.getsource(inspect.getmodule(type(backend)))
+        calls_kernel = re.search(r"optsched\.solvers(\.| import )\w+_kernel", source) is not None
+        assert type(backend).COMPILED is calls_kernel, name

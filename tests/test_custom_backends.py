@@ -144,3 +144,32 @@ def test_the_warm_up_compiles_the_kernels_a_time_limit_would_leave_to_the_first_
     prepared = optsched.prepare(MODEL, "staged")
     assert compiled == ["first", "second"]
     assert prepared.solve(MODEL, time_limit=0.01).termination is Termination.OPTIMAL
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_the_warm_up_runs_a_backend_at_its_defaults_only_to_compile_kernels(monkeypatch, compiled: bool) -> None:
+    """The warm-up's pass at the default options compiles the kernels of a backend's usual
+    route (``Backend.COMPILED``). A custom backend slow at its defaults stalled ``prepare`` under
+    cheap options given; it is now warmed up at the options given only, unless they are its
+    defaults."""
+    import importlib
+
+    from optsched.solvers.registry import Option
+
+    seam = importlib.import_module("optsched.solve")
+    monkeypatch.setattr(seam, "_WARMED", set())
+    seen: list[str] = []
+
+    def run(self, model, *, time_limit, options, state=None):  # type: ignore[no-untyped-def]
+        seen.append(options["effort"])
+        return Result(Termination.OPTIMAL, 2.0, 2.0, np.array([1, 2]))
+
+    name = f"effort_{compiled}".lower()
+    register_backend(type(name, (Backend,), {
+        "NAME": name, "DESCRIPTION": "test", "EXACT": True, "MODELS": frozenset({"set_packing"}), "COMPILED": compiled,
+        "OPTIONS": {"effort": Option("high", str, choices=("high", "low"))}, "run": run}))
+    optsched.prepare(MODEL, name, effort="low")
+    assert seen == (["high", "low"] if compiled else ["low"])
+    seen.clear()
+    optsched.prepare(MODEL, name)  # the defaults: warmed up once, at its defaults
+    assert seen == ([] if compiled else ["high"])

@@ -512,6 +512,7 @@ class BudgetDpBackend(Backend):
     NAME = "dp"
     DESCRIPTION = "Algorithm 2 of paper 000: one DP table gives P4(s) for every budget s (integral data)"
     EXACT = True
+    COMPILED = True
     SUPPORTS_TIME_LIMIT = True  # the table kernels poll a stop flag once per cell
     MODELS = frozenset(_DP_VIEWS)
     PRIORITY = 25  # after CP-SAT and HiGHS for one budget; first for a family

@@ -199,6 +199,7 @@ class AescbBackend(Backend):
     NAME = "aescb"
     DESCRIPTION = "AESCB route of paper 000: scale (13)-(14), DP over every budget, pick s* (17); not exact"
     EXACT = False
+    COMPILED = True
     SUPPORTS_TIME_LIMIT = True  # the DP's kernels poll a stop flag; family_backend gets the limit
     MODELS = frozenset({"escb_index"})
     PRIORITY = 40

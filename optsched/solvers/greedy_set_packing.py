@@ -63,6 +63,7 @@ class GreedySetPackingBackend(Backend):
     NAME = "greedy"
     DESCRIPTION = "Algorithm 2 of paper 004: sort by w/sqrt(|J|), add when disjoint; sqrt(M)-approximate"
     EXACT = False
+    COMPILED = True
     MODELS = frozenset({SetPacking.name, SetPackingBatch.name})
     PRIORITY = 0
     OPTIONS: Mapping[str, Option] = {}

@@ -71,6 +71,7 @@ class FastProjectionBackend(Backend):
     NAME = "fast"
     DESCRIPTION = "exact projection (32) of paper 003: a sort-free breakpoint search per group, all groups in one compiled pass"
     EXACT = True
+    COMPILED = True
     MODELS = frozenset({"capacity_projection"})
     PRIORITY = 0
     OPTIONS: Mapping[str, Option] = {}

@@ -102,6 +102,7 @@ class PseudoWelfareKKTBackend(Backend):
     DESCRIPTION = ("exact P3 of paper 002: breakpoint bisection + Newton on the multiplier of (4), "
                    "closed-form or 1-D Newton per unit (numba)")
     EXACT = True
+    COMPILED = True
     REQUIRES = ("numba",)
     MODELS = frozenset({PseudoWelfare.name})
     PRIORITY = 0

@@ -321,6 +321,9 @@ class Backend:
     # finite value that large is refused by ``admits``.
     INFINITE_FROM: ClassVar[float | None] = None
     INFINITE_SAYS: ClassVar[str] = "takes values from {limit:g} on as infinite"
+    # Its routes call numba kernels: ``prepare``'s warm-up also solves the tiny instance at the
+    # default options, which compiles the kernels of the usual route whatever options are given.
+    COMPILED: ClassVar[bool] = False
 
     def available(self) -> Availability:
         return modules_available(*self.REQUIRES)

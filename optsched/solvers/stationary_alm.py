@@ -178,6 +178,7 @@ class StationaryALMBackend(Backend):
     DESCRIPTION = ("y* of (10) of paper 003: augmented Lagrangian on the epigraph of the max, spectral projected "
                    "gradient with the exact fast projection; optimal when the duality gap is certified")
     EXACT = True
+    COMPILED = True
     MODELS = frozenset({"stationary_allocation"})
     PRIORITY = 0
     SUPPORTS_TIME_LIMIT = True
