@@ -35,7 +35,7 @@ import numpy as np
 from optsched.models.base import Model
 from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, power_of_two_scale, scaled_capacity_rows
 from optsched.result import Result, Termination
-from optsched.solvers.highs import highs_termination, new_highs, run_highs, set_option
+from optsched.solvers.highs import highs_termination, mip_start, new_highs, run_highs, set_option
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend
 
 
@@ -81,13 +81,17 @@ class EscbOuterApproximationBackend(Backend):
         # its x again (iteration_limit, 1.8e-6 short) at some objective scales
         for key in ("primal_feasibility_tolerance", "mip_feasibility_tolerance", "small_matrix_value"):
             set_option(h, key, HIGHS_MIP_ORACLE_OPTIONS[key])
-        # a primal heuristic with a fixed cost of ~4 ms a run, several times these small MILPs
-        set_option(h, "mip_heuristic_run_feasibility_jump", False)
+        # primal heuristics that cost more than they find here: feasibility jump a fixed ~4 ms a
+        # run, several times these small MILPs; root reduced cost, RINS and RENS sub-MIPs most of
+        # the root node's time on ESDP's indices (with the incumbent below: 0.71x the MILPs' time)
+        for heuristic in ("feasibility_jump", "root_reduced_cost", "rins", "rens"):
+            set_option(h, f"mip_heuristic_run_{heuristic}", False)
         inf = highspy.kHighsInf
         for j in range(n):
             h.addCol(float(mean[j]), 0.0, 1.0, 0, np.zeros(0, np.int32), np.zeros(0))
         h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), [highspy.HighsVarType.kInteger] * n)
-        h.addCol(1.0, 0.0, math.sqrt(float(var.sum())), 0, np.zeros(0, np.int32), np.zeros(0))
+        t_upper = math.sqrt(float(var.sum()))
+        h.addCol(1.0, 0.0, t_upper, 0, np.zeros(0, np.int32), np.zeros(0))
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         for k in range(weights.shape[0]):
             nz = np.flatnonzero(weights[k]).astype(np.int32)
@@ -134,6 +138,9 @@ class EscbOuterApproximationBackend(Backend):
             cut.add(x.tobytes())
             root = math.sqrt(u)
             h.addRow(-inf, root / 2, n + 1, cols, np.append(-var / (2 * root), 1.0))
+            # the best x so far with t = sqrt(var.x) meets every cut (a tangent over-estimates
+            # sqrt): the next MILP starts from it as its incumbent (0.69x the time on ESDP's indices)
+            mip_start(h, np.append(best_x, min(math.sqrt(float(var @ best_x)), t_upper)))
             if options["reuse_cuts"] and u / scale / scale not in points:
                 points.append(u / scale / scale)
                 del points[:-MAX_REMEMBERED_POINTS]

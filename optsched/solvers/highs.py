@@ -260,7 +260,9 @@ def _run_logged(h: Any) -> str:
         return path.read_text() if path.exists() else ""
 
 
-def _mip_start(h: Any, x: np.ndarray) -> None:
+def mip_start(h: Any, x: np.ndarray) -> None:
+    """Hand HiGHS the point ``x`` (every column) as a starting incumbent: HiGHS checks it and
+    drops it when infeasible; a feasible one prunes from the first node."""
     import highspy
 
     start = highspy.HighsSolution()
@@ -346,7 +348,7 @@ class HighsBackend(Backend):
         if warm:
             _update_in_place(h, form)
             if form.is_mip and session.last_x is not None:
-                _mip_start(h, session.last_x)
+                mip_start(h, session.last_x)
         else:
             h.passModel(form.to_highs())
             session.structure = structure if options["warm_start"] else None
