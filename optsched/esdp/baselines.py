@@ -19,6 +19,7 @@ capacity is skipped and the scan goes on (the stronger reading of the two; see d
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -28,14 +29,16 @@ from optsched.esdp.statistics import ChannelStats
 
 
 def first_fit(order: np.ndarray, requirements: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-    """Take the channels of ``order`` one by one, each one only if it still fits in (1)."""
+    """Take the channels of ``order`` one by one, each one only if it still fits in (1).
+    (Integers as Python lists: a numpy test per channel of a handful of resources took 10x
+    the time, 4 % of the ``scale4x`` run.)"""
     x = np.zeros(requirements.shape[1], dtype=bool)
-    left = np.array(capacity, dtype=np.int64)
-    for e in order:
-        col = requirements[:, e]
-        if (col <= left).all():
+    left = np.asarray(capacity, dtype=np.int64).tolist()
+    order = np.asarray(order, dtype=np.int64)
+    for e, col in zip(order.tolist(), requirements.T[order].tolist()):
+        if all(map(operator.le, col, left)):
             x[e] = True
-            left -= col
+            left = list(map(operator.sub, left, col))
     return x
 
 
