@@ -87,11 +87,10 @@ class EscbOuterApproximationBackend(Backend):
         for heuristic in ("feasibility_jump", "root_reduced_cost", "rins", "rens"):
             set_option(h, f"mip_heuristic_run_{heuristic}", False)
         inf = highspy.kHighsInf
-        for j in range(n):
-            h.addCol(float(mean[j]), 0.0, 1.0, 0, np.zeros(0, np.int32), np.zeros(0))
-        h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), [highspy.HighsVarType.kInteger] * n)
         t_upper = math.sqrt(float(var.sum()))
-        h.addCol(1.0, 0.0, t_upper, 0, np.zeros(0, np.int32), np.zeros(0))
+        h.addCols(n + 1, np.append(mean, 1.0), np.zeros(n + 1), np.append(np.ones(n), t_upper), 0,
+                  np.zeros(n + 1, np.int32), np.zeros(0, np.int32), np.zeros(0))  # x, then t
+        h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), [highspy.HighsVarType.kInteger] * n)
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         for k in range(weights.shape[0]):
             nz = np.flatnonzero(weights[k]).astype(np.int32)
@@ -105,9 +104,10 @@ class EscbOuterApproximationBackend(Backend):
         if options["reuse_cuts"]:
             # a tangent of the concave sqrt at any u0 > 0 over-estimates it everywhere: the points
             # where earlier solves of this Prepared needed a cut are valid cuts here too
-            for u0 in points:  # kept in P3's own units
-                root = math.sqrt(u0) * scale
-                h.addRow(-inf, root / 2, n + 1, cols, np.append(-var / (2 * root), 1.0))
+            roots = np.sqrt(np.array(points)) * scale  # the points are kept in P3's own units
+            h.addRows(roots.size, np.full(roots.size, -inf), roots / 2, roots.size * (n + 1),
+                      np.arange(roots.size, dtype=np.int32) * (n + 1), np.tile(cols, roots.size),
+                      np.hstack([-var[None, :] / (2 * roots[:, None]), np.ones((roots.size, 1))]).reshape(-1))
         tol = float(options["tol"])
         start = time.perf_counter()
         best_x, best_val, bound = None, -math.inf, math.inf  # scaled by ``scale``
