@@ -6,6 +6,7 @@ with its 95 % Student-t interval."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -228,9 +229,10 @@ def replication(n: int, full: bool, unit: str = "instances x seeds") -> str:
 
 def replicate_dirs(run_dir: Path) -> list[Path]:
     """A run's replicate directories: the run's own (replicate 0) and ``RUN/replicates/r<i>``
-    (:class:`optsched.papers.ReproductionRun`), in replicate order."""
-    extra = sorted((run_dir / "replicates").glob("r*"), key=lambda p: int(p.name[1:]))
-    return [run_dir, *extra]
+    (:class:`optsched.papers.ReproductionRun`), in replicate order; any other entry there (a
+    note a user left, ``readme.txt``) is not a replicate (its name crashed the sort)."""
+    extra = [p for p in (run_dir / "replicates").glob("r*") if p.is_dir() and re.fullmatch(r"r[0-9]+", p.name)]
+    return [run_dir, *sorted(extra, key=lambda p: int(p.name[1:]))]
 
 
 def over_replicates(run_dir: Path, measure: Callable[[Path], Any]) -> list[Any]:

@@ -108,3 +108,13 @@ def test_mknapcb1_parses(shared_data: Path) -> None:
     cb = read_orlib((shared_data / "orlib" / "mknapcb1.txt").read_text())
     assert len(cb) == 30 and all(i.model.weights.shape == (5, 100) for i in cb)
     assert all(i.optimum is None for i in cb)
+
+
+def test_both_layouts_read_a_stated_optimum_of_0_as_unknown_and_refuse_a_negative_one() -> None:
+    """The mknap2 layout read 0 as the optimum 0.0 and took a negative optimum as stated, where
+    mknap1 reads 0 as unknown and refuses a negative one (profits are >= 0)."""
+    one = "problem A.DAT\n1 2\n3 4\n5\n1 1\n{opt}\n"
+    assert read_orlib(one.format(opt=0))[0].optimum is None
+    assert read_orlib(one.format(opt=7))[0].optimum == 7.0
+    with pytest.raises(ValueError, match="file: A: the stated optimum -5 is negative"):
+        read_orlib(one.format(opt=-5))

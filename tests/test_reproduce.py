@@ -540,3 +540,13 @@ def test_a_difference_of_grid_values_is_known_to_one_grid_step() -> None:
     assert one_step.excludes_zero() and not grid_difference(one_step, 0.01).excludes_zero()
     assert grid_difference(estimate([0.03, 0.04, 0.03, 0.03, 0.04]), 0.01).above_zero()
     assert not grid_difference(estimate([0.4]), 0.01).defined
+
+
+def test_replicate_dirs_are_the_r_numbered_directories_in_numeric_order(tmp_path: Path) -> None:
+    """Replicates r2 before r10, and a note left beside them is no replicate (``readme.txt``
+    crashed the sort on int('eadme.txt'), and every claim of the run with it)."""
+    for name in ("r10", "r2", "r1"):
+        (tmp_path / "replicates" / name).mkdir(parents=True)
+    (tmp_path / "replicates" / "readme.txt").write_text("notes")
+    (tmp_path / "replicates" / "r3.tmp").mkdir()
+    assert [p.name for p in replicate_dirs(tmp_path)] == [tmp_path.name, "r1", "r2", "r10"]

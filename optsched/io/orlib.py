@@ -5,7 +5,8 @@ Two layouts, told apart by the first token:
 * mknap1 / mknapcb*: the number of instances, then per instance ``n m opt``, n profits,
   m rows of n weights, m capacities (``opt`` is 0 where unknown).
 * mknap2: a free-text header, then per instance a ``problem NAME.DAT`` line, ``m n``,
-  n profits, m capacities, the m x n weights and the optimum. Text after ``//`` is a comment.
+  n profits, m capacities, the m x n weights and the optimum (0 unknown, as above). Text after
+  ``//`` is a comment.
 
 Problem: max p.x s.t. W x <= b, x binary (no budget, no mask).
 """
@@ -110,7 +111,7 @@ def _parse_mknap2(text: str) -> list[OrlibInstance]:
         profits = tok.take(n)
         capacity = tok.take(m)
         weights = tok.take(m * n).reshape(m, n)
-        opt = float(tok.take(1)[0])
+        opt = tok.optimum()  # as in mknap1: 0 unknown, a negative one refused (it came back as stated)
         tok.expect_end("the optimum (check m and n)")
         if name in seen:
             raise ValueError(f"file: problem {name}: the name is given twice (instances {seen[name]} and {i + 1})")
