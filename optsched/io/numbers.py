@@ -103,6 +103,6 @@ def require_whole_last_line(text: str) -> None:
     Delorme and DIMACS files all end in a newline). Refused, naming the last line; spaces or
     tabs after the last line break hold no number to cut."""
     if text.strip() and not text.rstrip(" \t").endswith(("\n", "\r")):
-        last = text.rsplit("\n", 1)[-1].strip()
+        last = text_lines(text)[-1].strip()
         raise ValueError(f"file: the last line ({last[-40:]!r}) has no line break: the file may be cut short inside "
                          "its last number (if it is whole, end it with a newline)")
