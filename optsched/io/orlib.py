@@ -99,7 +99,7 @@ def _parse_mknap2(text: str) -> list[OrlibInstance]:
     # the preamble is free text between '+++' lines (its example instance comes with prose); a
     # block of numbers alone is an instance whose 'problem' line is misspelt (it was dropped silently)
     for block in re.split(r"\+{3,}", text[: heads[0].start()]):
-        lines = [line.split("//")[0].split() for line in text_lines(block)]
+        lines = [line.split() for line in block.split("\n")]
         lines = [words for words in lines if words]
         if lines and all(_is_number(word) for words in lines for word in words):
             raise ValueError(f"file: an instance's numbers ({' '.join(lines[0])[:40]!r}) before the first "
@@ -109,7 +109,7 @@ def _parse_mknap2(text: str) -> list[OrlibInstance]:
     for i, head in enumerate(heads):
         name = re.sub(r"\.DAT$", "", head.group(1), flags=re.IGNORECASE)
         body = text[head.end() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
-        body = "\n".join(line.split("//")[0] for line in text_lines(body) if not line.strip().startswith("+"))
+        body = "\n".join(line for line in body.split("\n") if not line.strip().startswith("+"))
         tok = _Tokens(body, name)
         m, n = tok.size("m"), tok.size("n")
         profits = tok.take(n)
