@@ -100,6 +100,7 @@ def test_a_complete_graph_is_one_clique_of_every_vertex() -> None:
     ("p edge 0 0\n", "line 1: N = 0 vertices"),
     ("p edge 10000000 0\n", "N = 10000000 vertices, expected 1..1000000"),
     ("p edge 2000 0\n", "1999000 non-adjacent vertex pairs, more than 1e+06"),
+    ("p edge 3 1\ne 1 2\ne 2 3\n", "declares 1 edges, the file lists 2"),  # more edge lines than declared
 ])
 def test_malformed_graphs_are_refused_naming_the_line(text: str, words: str) -> None:
     with pytest.raises(ValueError, match=words.replace("(", r"\(").replace(".", r"\.").replace("+", r"\+")):

@@ -64,27 +64,6 @@ def test_a_last_line_without_a_break_is_named_alone_whatever_the_line_breaks() -
         parse_dimacs_graph("p edge 3 1\re 1 9")
 
 
-# --- DIMACS: the problem line's edge count is exact ----------------------------------------------------
-
-
-def test_dimacs_more_edges_than_declared_is_refused() -> None:
-    """DIMACS: 'p edge N M' counts the edge lines; more edge lines than M is an error naming both counts."""
-    with pytest.raises(ValueError, match=r"declares 1 edges, the file lists 2"):
-        parse_dimacs_graph("p edge 3 1\ne 1 2\ne 2 3\n")
-
-
-def test_dimacs_fewer_edges_than_declared_is_refused() -> None:
-    """DIMACS: fewer edge lines than the declared M (a file cut short) is an error naming both counts."""
-    with pytest.raises(ValueError, match=r"declares 3 edges, the file lists 2"):
-        parse_dimacs_graph("p edge 3 3\ne 1 2\ne 2 3\n")
-
-
-def test_dimacs_exactly_declared_edges_are_read() -> None:
-    """DIMACS: a file listing exactly M edges reads them all (0-based vertices)."""
-    g = parse_dimacs_graph("p edge 3 2\ne 1 2\ne 2 3\n")
-    assert sorted(map(tuple, np.asarray(g.edges).tolist())) == [(0, 1), (1, 2)]
-
-
 # --- line numbers: CRLF is one line break --------------------------------------------------------------
 
 BAD_EDGE_ON_LINE_3 = ["c comment", "p edge 3 1", "e 1 9", ""]
