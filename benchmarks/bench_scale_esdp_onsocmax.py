@@ -106,6 +106,15 @@ def dp_route_at_4x(slots: int = 300) -> str:
     return f"ESDP's DP route at 4x ran {slots} slots in {time.process_time() - start:.1f} s CPU (|E| = {inst.n_edges})"
 
 
+def _child(name: str) -> str | None:
+    """Run ``--child name`` in a fresh process: its output, or None after printing why it failed."""
+    proc = subprocess.run([sys.executable, __file__, "--child", name], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        print(f"{name}: failed\n{proc.stderr[-2000:]}", flush=True)
+        return None
+    return proc.stdout
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", nargs="+", choices=list(PARTS), default=list(PARTS))
@@ -120,16 +129,13 @@ def main() -> None:
     if any(p.startswith("esdp") for p in args.parts):
         # in a child of its own: its tables reach several GB, and a process forked from one that
         # held them starts with that peak (every part's peak RSS read 7.2 GB)
-        proc = subprocess.run([sys.executable, __file__, "--child", "dp-route"], capture_output=True, text=True,
-                              check=False)
-        print(proc.stdout.strip() if proc.returncode == 0 else f"dp route: failed\n{proc.stderr[-2000:]}", flush=True)
+        if (said := _child("dp-route")) is not None:
+            print(said.strip(), flush=True)
     results = {}
     for part in args.parts:
-        proc = subprocess.run([sys.executable, __file__, "--child", part], capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            print(f"{part}: failed\n{proc.stderr[-2000:]}")
+        if (out := _child(part)) is None:
             continue
-        results[part] = json.loads(proc.stdout.strip().splitlines()[-1])
+        results[part] = json.loads(out.strip().splitlines()[-1])
         r = results[part]
         print(f"\n{part} ({r['size']}): wall {r['wall_s']:.1f} s, CPU {r['cpu_s']:.1f} s, peak RSS "
               f"{r['peak_rss_mb']:.0f} MB, load {r['load_before']:.2f} -> {r['load_after']:.2f}", flush=True)

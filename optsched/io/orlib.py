@@ -91,10 +91,9 @@ _PROBLEM = re.compile(r"^\s*problem\s+(\S+)", re.MULTILINE | re.IGNORECASE)
 
 
 def _parse_mknap2(text: str) -> list[OrlibInstance]:
-    # line feeds only and no comments, before the problem lines are looked for: a file of bare
-    # carriage returns had none (the pattern's ^ is after a line feed), and a comment right after
-    # a name was read as part of it ('A.DAT//'), its text as m
-    text = "\n".join(line.split("//")[0] for line in text_lines(text))
+    """``text`` with line feeds only (:func:`read_orlib`). Comments go before the problem lines
+    are looked for: one right after a name was read as part of it ('A.DAT//'), its text as m."""
+    text = "\n".join(line.split("//")[0] for line in text.split("\n"))
     heads = list(_PROBLEM.finditer(text))
     # the preamble is free text between '+++' lines (its example instance comes with prose); a
     # block of numbers alone is an instance whose 'problem' line is misspelt (it was dropped silently)
@@ -146,8 +145,9 @@ def read_orlib(text: str) -> list[OrlibInstance]:
     first = text.split(maxsplit=1)[0] if text.strip() else ""
     if re.fullmatch(r"[0-9]+", first):
         return _parse_beasley(text)
-    if _PROBLEM.search("\n".join(text_lines(text))):
-        return _parse_mknap2(text)
+    lines = "\n".join(text_lines(text))  # a file of bare carriage returns had no problem line (^ follows a line feed)
+    if _PROBLEM.search(lines):
+        return _parse_mknap2(lines)
     raise ValueError(
         "file: neither an OR-Library mknap1/mknapcb file (starts with a count) "
         "nor mknap2 (has 'problem NAME.DAT' lines)"
