@@ -10,10 +10,13 @@ with status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
+import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from optsched.files import check_output_dir, recording_inputs
 from optsched.result import SolveFailed, WorkerLost
@@ -450,9 +453,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _second_interrupt_quits():
         warnings.showwarning = _one_line_warning
         return _main(argv)
+
+
+@contextlib.contextmanager
+def _second_interrupt_quits() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt as usual; a second one quits at once (one line, exit 130).
+    The first asks a running solve to stop and waits for it (solvers/interrupt.py), but HiGHS
+    1.14's QP solver asks no interrupt callback: a QP of 10^5 variables ran on for 78 s after
+    Ctrl-C. The second press ends the process without waiting for it (its files are written
+    whole or not at all, ``artifacts.write_atomically``). Only where Python's own handler is
+    in place, on the main thread; the previous handler comes back on return."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    pressed = False
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        nonlocal pressed
+        if pressed:
+            for stream in (sys.stdout, sys.stderr):  # what was printed before the press
+                with contextlib.suppress(Exception):  # a write the press cut into refuses a flush
+                    stream.flush()
+            os.write(stderr, b"optsched: interrupted\n")
+            os._exit(130)
+        pressed = True
+        raise KeyboardInterrupt
+
+    stderr = os.dup(2)  # the terminal's: a solver's output capture points descriptor 2 at a file
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.close(stderr)
 
 
 # Input-shaped failures: one line on stderr, exit 2. ValueError (with UnicodeError and json's
