@@ -22,7 +22,7 @@ applies the rules every result obeys:
   ``Option.loosens_feasibility``) turn its ``infeasible`` or ``unbounded`` into ``error``;
 * a bound that the verified objective beats is no bound: it moves to ``extra["unproven_bound"]``
   and an ``optimal`` resting on it becomes ``feasible``;
-* ``unbounded`` is an error for a kind whose variables are bounded (``Model.BOUNDED``), and
+* ``unbounded`` is an error for an instance whose variables are bounded (``Model.bounded``), and
   ``infeasible`` when the model's own math accepts its zero solution (``Model.zero_solution``).
 
 ``solve(model, backend)`` is ``prepare`` + one ``Prepared.solve``, so a policy's loop and a
@@ -280,7 +280,7 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
             math.isnan(result.bound) or (result.bound < 0) == model.maximize):  # NaN, or infinite past every objective
         term = Termination.FEASIBLE  # an answer whose proof is absurd proves nothing
         extra = {**extra, "optimality": f"not certified: the solver's bound is {result.bound}"}
-    if result.solution is not None and (term is Termination.INFEASIBLE or (term is Termination.UNBOUNDED and model.BOUNDED)):
+    if result.solution is not None and (term is Termination.INFEASIBLE or (term is Termination.UNBOUNDED and model.bounded)):
         return _error(model, result, f"the solver said {term.value} but returned a solution", backend, runtime_s, extra)
     if loosened and not loosened_feasibility and BOUND_PROOF in result.extra:
         loosened = None  # weak duality proves its bound at any gap; a looser feasibility lets x's objective pass it
@@ -292,9 +292,9 @@ def finish(model: Model, result: Result, *, verify: bool = True, backend: str | 
         if term is Termination.INFEASIBLE and _feasible_at_zero(model):
             return _error(model, result, "the solver said infeasible, but choosing nothing (x = 0) is feasible",
                           backend, runtime_s, extra)
-        if term is Termination.UNBOUNDED and model.BOUNDED:
-            return _error(model, result, f"the solver said unbounded, but every {model.name} has bounded variables",
-                          backend, runtime_s, extra)
+        if term is Termination.UNBOUNDED and model.bounded:
+            return _error(model, result, "the solver said unbounded, but every variable of this "
+                                         f"{model.name} is bounded", backend, runtime_s, extra)
         if term is Termination.OPTIMAL or term is Termination.FEASIBLE:
             return _error(model, result, f"backend said {term.value} but returned no solution", backend, runtime_s, extra)
         return sealed(term, None, bound, None, runtime_s, result.iterations, result.duals,

@@ -210,11 +210,13 @@ def test_cvxpy_optimal_on_mixed_scales_is_right_or_not_claimed(build, args):
 def test_unbounded_is_an_error_for_a_bounded_kind_and_a_status_for_a_free_program():
     model = _knapsack()
     out = finish(model, Result(Termination.UNBOUNDED))
-    assert out.termination is Termination.ERROR and "bounded variables" in out.message
+    assert out.termination is Termination.ERROR and "every variable of this budgeted_ip is bounded" in out.message
     lp = LinearProgram(c=[1.0], A=[[1.0]], row_lower=[0.0], row_upper=[None], col_lower=[0.0], col_upper=[None],
                        sense="max")
-    assert not lp.BOUNDED
+    assert not lp.BOUNDED and not lp.bounded
     assert finish(lp, Result(Termination.UNBOUNDED)).termination is Termination.UNBOUNDED
+    boxed = dataclasses.replace(lp, col_upper=[1e10])  # a program whose every column is bounded: as a bounded kind
+    assert boxed.bounded and finish(boxed, Result(Termination.UNBOUNDED)).termination is Termination.ERROR
     assert optsched.solve(lp, "highs").termination is Termination.UNBOUNDED
 
 
@@ -780,6 +782,48 @@ def test_lps_of_wide_data_are_optimal_only_at_the_optimum(model, optimum):
             assert abs(r.objective - optimum) <= 1e-6 * max(1.0, abs(optimum)), (backend, r.objective)
         if r.bound is not None:
             assert (r.bound >= optimum - 1e-9) if model.maximize else (r.bound <= optimum + 1e-9), (backend, r.bound)
+
+
+def _loose_box(upper: float, *, minimise: bool = False) -> LinearProgram:
+    """max x s.t. x <= 1, 0 <= x <= upper; or min -x over [-upper, upper]: optimum 1 or -1."""
+    if minimise:
+        return LinearProgram(c=[-1.0], A=[[1.0]], row_lower=[-np.inf], row_upper=[1.0], col_lower=[-upper],
+                             col_upper=[upper], sense="min")
+    return LinearProgram(c=[1.0], A=[[1.0]], row_lower=[-np.inf], row_upper=[1.0], col_lower=[0.0], col_upper=[upper],
+                         sense="max")
+
+
+@pytest.mark.parametrize("upper", [1e8, 1e10, 1e12, 1e14])
+@pytest.mark.parametrize("minimise", [False, True])
+def test_a_box_far_looser_than_its_row_leaves_the_optimum_where_the_row_puts_it(upper: float, minimise: bool) -> None:
+    """Probe BD: the column's box set its scale (x = 2^39 x' for a box of 1e12), and the row's
+    whole range x <= 1 became 1.8e-12 of the scaled column, below every solver's tolerance: SCIP
+    said optimal at 0 (max x; and min -x over [-1e12, 1e12]), HiGHS "feasible" 0 at 1e15,
+    Clarabel "unbounded" from 1e10 on, about a program whose every column is bounded."""
+    model = _loose_box(upper, minimise=minimise)
+    optimum = -1.0 if minimise else 1.0
+    for backend in fitting_backends(model):
+        if not backend.EXACT:
+            continue
+        r = optsched.solve(model, backend.NAME)
+        assert r.termination is not Termination.UNBOUNDED, backend.NAME
+        if r.termination is Termination.OPTIMAL:
+            assert r.objective == pytest.approx(optimum, rel=1e-9), backend.NAME
+        if backend.NAME in ("highs", "scip"):
+            assert r.termination is Termination.OPTIMAL, (backend.NAME, r.termination, r.message)
+
+
+def test_a_projection_with_one_loose_upper_bound_is_solved_at_its_optimum() -> None:
+    """HiGHS's QP took one scale for every column from the largest bound (1e12): the other
+    column's range of 1 became 1.8e-12, and HiGHS stopped "feasible" at (0, 0), 19x the
+    optimum 0.045 at (0.55, 0.45). The rows' bound (y1 <= 1 - y2 <= 1) now sets the scale."""
+    from optsched.models.capacity_projection import CapacityProjection
+
+    model = CapacityProjection(z=np.array([0.7, 0.6]), upper=np.array([1e12, 1.0]), group=np.array([0, 0]),
+                               capacity=np.array([1.0]))
+    r = optsched.solve(model, "highs")
+    assert r.termination is Termination.OPTIMAL and r.objective == pytest.approx(0.045, rel=1e-9)
+    assert r.solution == pytest.approx([0.55, 0.45], rel=1e-6)  # a QP solver's point: its tolerance, 1e-7
 
 
 def test_a_point_over_its_row_by_a_share_of_one_columns_range_is_infeasible():

@@ -275,6 +275,13 @@ class Model(FrozenArrays):
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ()
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ()
 
+    @property
+    def bounded(self) -> bool:
+        """This instance's variables are all bounded (``BOUNDED``, or this instance's own box):
+        a solver saying "unbounded" about it is wrong (Clarabel said so through cvxpy of
+        max x, x <= 1, 0 <= x <= 1e10)."""
+        return self.BOUNDED
+
     # --- the model's own math -------------------------------------------------------
     def objective(self, solution: Any) -> float:
         raise NotImplementedError

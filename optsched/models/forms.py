@@ -107,11 +107,48 @@ class StandardForm:
         scaled = replace(self, c=self.c * f, offset=0.0, hessian=None if self.hessian is None else self.hessian * f)
         return scaled, Unscaling(objective=f, offset=float(self.offset))
 
+    def implied_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each column's bounds tightened by one round of row activity propagation (presolve's
+        bound tightening): for a row L_i <= sum_j a_ij x_j <= U_i, a_ij x_j <= U_i minus the
+        least activity of the row's other columns, and >= L_i minus their largest, where those
+        are finite. Only the scales of :meth:`scaled_continuous` read them (the program keeps
+        its own bounds): a column's box of 1e12 under a row x <= 1 set its scale, and the
+        row's whole range became 1.8e-12 in the scaled column, below every solver's absolute
+        tolerance (SCIP said optimal at 0 for max x, HiGHS's QP stopped "feasible" at 19x a
+        projection's optimum). Where rounding crosses a pair, the box's bounds stand."""
+        lower, upper = self.col_lower.astype(np.float64), self.col_upper.astype(np.float64)
+        a = self.A.tocoo()
+        if a.nnz == 0:
+            return lower, upper
+        rows, cols, coef = a.row, a.col, a.data.astype(np.float64)
+        m = self.A.shape[0]
+        with np.errstate(all="ignore"):
+            least = np.where(coef > 0, coef * lower[cols], coef * upper[cols])  # the entry's least activity
+            most = np.where(coef > 0, coef * upper[cols], coef * lower[cols])
+            implied_low, implied_up = np.full(lower.size, -np.inf), np.full(upper.size, np.inf)
+            for activity, side, toward_upper in ((least, self.row_upper, True), (most, self.row_lower, False)):
+                infinite = ~np.isfinite(activity)
+                finite_sum = np.bincount(rows, weights=np.where(infinite, 0.0, activity), minlength=m)
+                n_infinite = np.bincount(rows, weights=infinite.astype(np.float64), minlength=m)
+                others = finite_sum[rows] - np.where(infinite, 0.0, activity)  # the other entries' activity
+                known = (n_infinite[rows] - infinite == 0) & np.isfinite(side[rows]) & np.isfinite(others)
+                limit = (side[rows] - others) / coef  # a_ij x_j <= U_i - least (or >= L_i - most)
+                bounds_up = known & ((coef > 0) == toward_upper) & np.isfinite(limit)
+                bounds_low = known & ((coef > 0) != toward_upper) & np.isfinite(limit)
+                np.minimum.at(implied_up, cols[bounds_up], limit[bounds_up])
+                np.maximum.at(implied_low, cols[bounds_low], limit[bounds_low])
+        tight_low, tight_up = np.maximum(lower, implied_low), np.minimum(upper, implied_up)
+        crossed = tight_low > tight_up
+        return np.where(crossed, lower, tight_low), np.where(crossed, upper, tight_up)
+
     def scaled_continuous(self) -> tuple["StandardForm", "Unscaling"]:
         """An LP or QP as the highs backend solves it: x_j = s_j x'_j with s_j the power of two
-        that brings column j's largest finite |bound| into [1, 2) in an LP, and that of the
-        largest bound of all for a free column, one fixed at 0 and every column of a QP (a
-        column's own scale would spread a projection's Hessian 2 s_j^2) (c_j s_j, H_ij s_i s_j,
+        that brings column j's largest finite |bound| (:meth:`implied_bounds`) into [1, 2) in an
+        LP, and that of the largest bound of all for a free column, one fixed at 0 and every
+        column of a QP (a column's own scale would spread a projection's Hessian 2 s_j^2). An
+        LP's columns are only scaled up (s_j <= 1): a solver's tolerance on x' is s_j times it on
+        x, and an optimum at x = 1 in a column of range [-1e12, 1] came back from SCIP as 0,
+        "optimal", where the column's range had set s_j = 2^39 (c_j s_j, H_ij s_i s_j,
         A's column j times s_j, bounds / s_j), then the objective (costs and Hessian) times the
         power of two f that brings its largest entry into [0.5, 1), without the offset. Exact in
         floating point; :class:`Unscaling` maps the answer back (x, values, duals). HiGHS's
@@ -122,13 +159,13 @@ class StandardForm:
         itself (its integer columns cannot be scaled; :meth:`scaled_objective`)."""
         if self.is_mip:
             return self, Unscaling()
-        bounds = np.abs(np.stack([self.col_lower, self.col_upper]))
+        bounds = np.abs(np.stack(self.implied_bounds()))
         top = np.where(np.isfinite(bounds), bounds, 0.0).max(axis=0)
         overall = float(top.max(initial=0.0))
         common = 0 if _kept(overall) else int(np.clip(math.frexp(overall)[1] - 1, -1000, 1000))  # bound / s in [1, 2)
-        if self.hessian is None:  # an LP: each column on its own scale
+        if self.hessian is None:  # an LP: each column on its own scale, up only (see the docstring)
             own = np.where(_kept(top), 0, np.clip(np.frexp(top)[1] - 1, -1000, 1000))
-            exponent = np.where(top > 0, own, common)
+            exponent = np.minimum(np.where(top > 0, own, common), 0)
         else:
             exponent = np.full(top.size, common)
         # the objective's largest entry after the columns' scaling, as a base-2 logarithm (the

@@ -220,6 +220,11 @@ class LinearProgram(Model):
         x[self.integrality] = np.round(x[self.integrality])
         return x
 
+    @property
+    def bounded(self) -> bool:
+        """Every column has finite bounds on both sides: no objective is unbounded then."""
+        return bool(np.isfinite(self.col_lower).all() and np.isfinite(self.col_upper).all())
+
     @classmethod
     def from_form(cls, form: StandardForm) -> "LinearProgram":
         return cls(form.c, form.A, form.row_lower, form.row_upper, form.col_lower, form.col_upper,

@@ -31,7 +31,7 @@ STATUS_TABLE: dict[str, Termination] = {
     "kOptimal": Termination.OPTIMAL,
     "kInfeasible": Termination.INFEASIBLE,
     # presolve's "unbounded or infeasible" can only mean infeasible for a kind whose variables
-    # are bounded (Model.BOUNDED); a linear program is told apart by ``_unbounded_or_infeasible``
+    # are bounded (Model.bounded); a program with a free column is told apart by ``_unbounded_or_infeasible``
     "kUnboundedOrInfeasible": Termination.INFEASIBLE,
     "kUnbounded": Termination.UNBOUNDED,
     "kTimeLimit": Termination.TIME_LIMIT,
@@ -367,7 +367,7 @@ class HighsBackend(Backend):
 
         status_name = h.getModelStatus().name
         termination = highs_termination(status_name)
-        if status_name == "kUnboundedOrInfeasible" and not model.BOUNDED:
+        if status_name == "kUnboundedOrInfeasible" and not model.bounded:
             termination = _unbounded_or_infeasible(h, options["threads"])
         info = h.getInfo()
         solution = objective = bound = duals = None

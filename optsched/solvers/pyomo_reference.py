@@ -204,7 +204,7 @@ class PyomoBackend(Backend):
                 res = solver.solve(m, **kwargs)
         term = res.termination_condition.name
         termination = STATUS_TABLE.get(term, Termination.ERROR)
-        if term == "infeasibleOrUnbounded" and not model.BOUNDED:  # a linear program: not told apart
+        if term == "infeasibleOrUnbounded" and not model.bounded:  # a free column: not told apart
             return Result(Termination.ERROR, extra={"solver_status": term, "solver": name, "message":
                           f"{name} says infeasible or unbounded without telling which (the highs backend does)"})
         solution = objective = bound = None
