@@ -88,7 +88,7 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
         if 0 < abs(value) < 1 / SETTING_MAGNITUDE:
             raise ValueError(f"{key}: must be 0 or at least {1 / SETTING_MAGNITUDE:g} in magnitude, got {value:g} (a "
                              "utility coefficient of 1e-300 made a gradient of 1/0)")
-        return float(value)
+        return float(value) + 0.0  # -0.0 is 0.0: a list of both passed the no-value-twice rule (repr differs)
     if hint is str:
         if not isinstance(value, str):
             raise ValueError(f"{key}: expected a string, got {value!r}")

@@ -39,6 +39,35 @@ def test_a_config_built_in_code_obeys_the_rules_of_a_toml_file(build, key: str) 
         build()
 
 
+@pytest.mark.parametrize(("build", "key"), [
+    (lambda: EsdpConfig(study="sweep", sweep="arrival_prob", sweep_values=(0.0, -0.0)), "config.sweep_values"),
+    (lambda: MaxWeightConfig(fig3_app2_task_probs=(0.0, -0.0)), "config.fig3_app2_task_probs"),
+    (lambda: OgaConfig(table3_probs=(-0.0, 0.0)), "config.table3_probs"),
+])
+def test_zero_and_negative_zero_are_one_value_twice(build, key: str) -> None:
+    """Probe BD: the list rule compared values by repr, and -0.0 is not 0.0 there: ESDP's sweep
+    over [0.0, -0.0] ran to its end and then failed on shapes (16,) and (4,), naming no setting;
+    max-weight and OGASched drew a curve for each. A setting -0.0 is read as 0.0."""
+    with pytest.raises(ValueError, match=f"{key}: lists a value twice"):
+        build()
+    assert math.copysign(1.0, MaxWeightConfig(fig3_app2_task_probs=(-0.0, 0.5)).fig3_app2_task_probs[0]) == 1.0
+
+
+def test_a_sweep_grid_of_zero_and_negative_zero_is_one_point_twice(tmp_path: Path) -> None:
+    """The same in a sweep's grid: two runs of one point (0.0 and -0.0), exit 0."""
+    from optsched.sweep import expand, load_sweep
+
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('kind = "experiment"\nexperiment = "esdp"\nseeds = [0]\npolicies = ["LCF"]\n'
+                     "[base]\nhorizon = 5\n[grid]\narrival_prob = [0.0, -0.0]\n")
+    runs = expand(load_sweep(sweep))
+    assert len({run.key for run in runs}) == 1 and len(runs) == 2
+    with pytest.raises(ValueError, match="two runs have the same settings"):
+        from optsched.sweep import run_sweep
+
+        run_sweep(sweep, tmp_path / "out", executor="serial", progress=False)
+
+
 def test_a_config_built_in_code_equals_the_one_read_from_a_mapping() -> None:
     settings = {"horizon": 20, "contention": 5, "fig3_nodes": [8, 16]}
     assert OgaConfig(horizon=20, contention=5, fig3_nodes=[8, 16]) == config_from_mapping(OgaConfig, settings)
