@@ -262,6 +262,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         settings["options"] = {**given, **_parse_options(args.option)}
     cfg = exp.make_config(settings, args.preset)
     shadow = _names(args.shadow, "--shadow")
+    for flag, value, needs, given in (("--shadow-every", args.shadow_every, "--shadow", shadow),
+                                      ("--shadow-time-limit", args.shadow_time_limit, "--shadow", shadow),
+                                      ("--capture-every", args.capture_every, "--capture", args.capture)):
+        if value is not None and not given:  # it was ignored without it
+            raise BadInput(f"{flag}: only with {needs}")
     for name in shadow:  # a shadow backend must fit one of the paper's subproblems
         if all(get_backend(name).fits_kind(model_kind(kind)) is not None for kind in exp.subproblems):
             raise BadInput(f"--shadow: backend {name!r} solves none of {exp.name}'s subproblems "
@@ -270,8 +275,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_output_dir(out)  # before the run: a file at --out was named only after it
     if args.capture:
         check_output_dir(args.capture)
-    observer = Observer(shadow=shadow, shadow_every=args.shadow_every, shadow_time_limit=args.shadow_time_limit,
-                        capture_dir=args.capture, capture_every=args.capture_every,
+    observer = Observer(shadow=shadow, shadow_every=1 if args.shadow_every is None else args.shadow_every,
+                        shadow_time_limit=args.shadow_time_limit, capture_dir=args.capture,
+                        capture_every=1 if args.capture_every is None else args.capture_every,
                         run_info={"paper": exp.name, "preset": args.preset, "config": asdict(cfg)})
     with observer, recording_inputs():
         paths = exp.run(cfg, out)
@@ -390,11 +396,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="option of that backend (repeatable; config table 'options')")
     r.add_argument("--shadow", default=None, metavar="B1,B2",
                    help="also solve the policies' subproblems with these backends; writes shadow.csv and shadow.png")
-    r.add_argument("--shadow-every", type=int, default=1, metavar="K", help="shadow every K-th subproblem (default 1)")
+    r.add_argument("--shadow-every", type=int, default=None, metavar="K", help="shadow every K-th subproblem (default 1)")
     r.add_argument("--shadow-time-limit", type=float, default=None, help="seconds per shadow solve")
     r.add_argument("--capture", default=None, type=_path_text, metavar="DIR",
                    help="write the policies' subproblems to DIR/<model>.jsonl (readable by solve and bench)")
-    r.add_argument("--capture-every", type=int, default=1, metavar="K", help="capture every K-th subproblem (default 1)")
+    r.add_argument("--capture-every", type=int, default=None, metavar="K", help="capture every K-th subproblem (default 1)")
     r.set_defaults(func=cmd_run)
 
     bn = sub.add_parser("bench", help="runtime vs size and gap of every backend on every model; CSV, PNG, summary.md")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from optsched.config import whole_number
 from optsched.io.json_instance import CAPTURE_KEY
 from optsched.models.base import Model
+from optsched.models.validate import finite_float
 from optsched.result import Result, SolveFailed
 from optsched.solve import Prepared, model_kind, prepare, with_best_bound
 
@@ -145,6 +147,8 @@ class Observer:
     def __post_init__(self) -> None:
         for key in ("shadow_every", "capture_every"):
             whole_number(f"--{key.replace('_', '-')}", getattr(self, key))
+        if self.shadow_time_limit is not None:  # refused by the first shadow solve, as "time_limit"
+            finite_float("--shadow-time-limit", self.shadow_time_limit, minimum=0.0, largest=math.inf)
         if len(set(self.shadow)) != len(self.shadow):
             raise ValueError("--shadow: a backend is named twice")
         from optsched.solvers.registry import backend_available, get_backend

@@ -483,3 +483,25 @@ def test_the_lazy_package_answers_attribute_questions_as_a_module_does() -> None
 
     assert not hasattr(optsched, "x.y") and not hasattr(optsched, "nothing_of_that_name")
     assert hasattr(optsched, "generators") and callable(optsched.solve) and "solve" in dir(optsched)
+
+
+@pytest.mark.parametrize(("flags", "says"), [
+    (["--shadow-time-limit", "-1"], "--shadow-time-limit: only with --shadow"),
+    (["--shadow-every", "5"], "--shadow-every: only with --shadow"),
+    (["--capture-every", "5"], "--capture-every: only with --capture"),
+    (["--shadow", "highs", "--shadow-time-limit", "-1"], "--shadow-time-limit: must be >= 0.0, got -1.0"),
+])
+def test_a_shadow_or_capture_flag_without_its_flag_is_refused(flags: list[str], says: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Probe BD: these ran to exit 0 without --shadow / --capture, even when invalid, and a
+    negative --shadow-time-limit with --shadow was refused as "time_limit" by its first solve."""
+    assert main(["run", "maxweight", "--preset", "fig3", "--out", str(tmp_path / "out"), *flags]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"optsched: error: {says}"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_observer_names_a_negative_shadow_time_limit() -> None:
+    from optsched.observe import Observer
+
+    with pytest.raises(ValueError, match=r"^--shadow-time-limit: must be >= 0.0, got -1.0$"):
+        Observer(shadow=("highs",), shadow_time_limit=-1.0)
