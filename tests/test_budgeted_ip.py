@@ -196,8 +196,25 @@ def test_dp_refuses_fractional_data_and_reports_oversized_tables() -> None:
         optsched.solve(frac, "cpsat")
     assert optsched.solve(frac, "highs").objective == pytest.approx(2.0)
     big = BudgetFamily(np.ones(20), np.ones((3, 20)), [10, 10, 10], np.ones(20), 20)
-    r = optsched.solve(big, "dp", max_table_cells=100)
-    assert r.termination is Termination.ERROR and "max_table_cells" in r.extra["message"]
+    with pytest.raises(ValueError, match=r"capacity cells exceed the limit of 100 \(max_table_cells\)"):
+        optsched.solve(big, "dp", max_table_cells=100)  # refused as the default limit is, before the solve
+
+
+def test_max_table_cells_raises_the_dp_limit_as_well_as_lowering_it() -> None:
+    """Probe BD: the table's size was checked at the default limit (2e8) before the option was
+    read: max_table_cells=1e10 still refused a table of 3e8 cells. The default choice still
+    passes dp by where its default limit refuses the table."""
+    from optsched.solvers.budget_dp import DEFAULT_MAX_CELLS
+
+    big = BudgetFamily(np.ones(20), np.ones((3, 20)), [10, 10, 10], np.ones(20), 20)  # 11^3 cells a level
+    cells = 20 * 11**3
+    r = optsched.solve(big, "dp", max_table_cells=float(cells))
+    assert r.ok and r.objective == optsched.solve(big, "dp").objective  # at its own size: not refused
+    over = BudgetedIP([3, 4, 5, 6], [[100000007, 200000011, 200000033, 300000019]], [300000000], [1, 1, 1, 1], 2)
+    with pytest.raises(ValueError, match=r"3e\+08 capacity cells exceed the limit of 2e\+08 \(max_table_cells\)"):
+        optsched.solve(over, "dp")
+    assert DEFAULT_MAX_CELLS == 2e8 and optsched.prepare(over, "dp", max_table_cells=1e10).fits(over) is None
+    assert "dp" not in optsched.backends(over)  # the default choice passes it by
 
 
 def test_json_round_trip_and_solution_json() -> None:

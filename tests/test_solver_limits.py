@@ -331,6 +331,11 @@ def test_memory_limit_variable_is_read_at_each_solve_and_a_bad_one_is_named(monk
         return
     with pytest.raises(ValueError, match="^OPTSCHED_MEMORY_LIMIT_GB: "):
         optsched.solve(model, "greedy")
+    # the default choice and the list of fitting backends name it too (probe BD: each backend's
+    # admits failed on it, read as "does not fit": "no available backend solves ...")
+    for call in (lambda: optsched.solve(model), lambda: optsched.backends(model), lambda: optsched.compare(model)):
+        with pytest.raises(ValueError, match="^OPTSCHED_MEMORY_LIMIT_GB: "):
+            call()
     monkeypatch.delenv("OPTSCHED_MEMORY_LIMIT_GB")
     assert optsched.solve(model, "greedy").ok
 

@@ -540,11 +540,18 @@ class BudgetDpBackend(Backend):
         if not _whole(m.weights, m.capacity, m.budget_coeffs):
             return "dp: weights, capacity and budget_coeffs must be whole numbers"
         try:
-            self._plan(model, DEFAULT_MAX_CELLS)
-        except TableTooLarge as exc:
-            return str(exc)
+            self._plan(model, math.inf)  # the table's size is fits_with's: its limit is an option
         except ValueError as exc:  # whole numbers the int64 table cannot hold (from 2^63)
             return f"dp: {exc}"
+        return None
+
+    def fits_with(self, model: Model, options: Mapping[str, Any]) -> str | None:
+        """The table within ``max_table_cells``: checked at the default limit in fits_instance,
+        the option could not raise it (3e8 cells were refused under max_table_cells=1e10)."""
+        try:
+            self._plan(model, float(options["max_table_cells"]))
+        except TableTooLarge as exc:
+            return f"{exc} (max_table_cells)"
         return None
 
     def run(self, model: Model, *, time_limit: float | None, options: Mapping[str, Any], state: Any = None) -> Result:

@@ -355,8 +355,12 @@ class Backend:
         return None
 
     def fits(self, model: Model) -> str | None:
-        """None when this backend can solve ``model``; otherwise the reason it cannot."""
-        return self.fits_kind(type(model)) or self.admits(model)
+        """None when this backend can solve ``model`` at its default options; otherwise the
+        reason it cannot (what the default choice and ``optsched.backends(model)`` ask)."""
+        reason = self.fits_kind(type(model)) or self.admits(model)
+        if reason is None and type(self).fits_with is not Backend.fits_with:
+            reason = self.fits_with(model, self.check_options({}))
+        return reason
 
     def fits_instance(self, model: Model) -> str | None:
         """Instance-level limits (size, integral data, ...); override when there are any."""
@@ -500,6 +504,7 @@ def all_backends() -> dict[str, Backend]:
 
 def fitting_backends(model: Model, *, available_only: bool = True) -> list[Backend]:
     """Backends that fit ``model``: exact ones first by priority, then the heuristics."""
+    memory_limit_bytes()  # a bad OPTSCHED_MEMORY_LIMIT_GB named here: each admits' failure read as "does not fit"
     out = [
         b
         for b in _BACKENDS.values()
