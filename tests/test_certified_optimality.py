@@ -950,6 +950,20 @@ def test_lps_of_wide_data_have_no_optimal_short_of_a_feasible_point():
     assert _wide_lp_claims(range(12)) == []
 
 
+def test_scip_does_not_call_optimal_an_lp_whose_costs_its_tolerance_cannot_see():
+    """Seed 43 of the wide-cost LPs (costs 1.1e-8 to 1.3e8): scaled for SCIP, the small costs fell
+    to 1e-13, below its dual tolerance, and SCIP (10, through PySCIPOpt 6.3) said optimal at
+    0.019006 where 0.019513 is feasible; the slow run found it. Its answer is now feasible, saying why."""
+    if not get_backend("scip").available():
+        pytest.skip("scip is not installed")
+    model = wide_lp(43, "wide_costs")
+    best = optsched.solve(model, "pyomo")
+    assert best.termination is Termination.OPTIMAL and best.objective == pytest.approx(0.019512750955927707, rel=1e-9)
+    r = optsched.solve(model, "scip")
+    assert r.termination is Termination.FEASIBLE and r.bound is None and r.objective <= best.objective
+    assert "dual tolerance" in r.extra["optimality"]
+
+
 @pytest.mark.slow
 def test_lps_of_wide_data_have_no_optimal_short_of_a_feasible_point_many_seeds():
     assert _wide_lp_claims(range(12, 312)) == []
