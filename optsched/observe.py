@@ -172,14 +172,17 @@ class Observer:
         self._captured: Counter[str] = Counter()
         self._token: contextvars.Token | None = None
         if self.capture_dir is not None:
+            if not str(self.capture_dir).strip():  # Path("") is the working directory
+                raise ValueError("--capture: an empty path")
             self._capture = Path(self.capture_dir)
             if self._capture.exists() and not self._capture.is_dir():
                 raise ValueError(f"--capture: {self._capture} is not a directory")
             from optsched.artifacts import begin_set
+            from optsched.models.base import model_kinds
 
             begin_set(self._capture / "run.json")  # run.json is the capture's manifest, written last
-            for old in self._capture.glob("*.jsonl"):
-                old.unlink()
+            for kind in model_kinds():  # the files a capture writes, and only those (every *.jsonl
+                (self._capture / f"{kind}.jsonl").unlink(missing_ok=True)  # went: a user's notes.jsonl in --capture .)
 
     # --- the context -----------------------------------------------------------------------
     def __enter__(self) -> "Observer":

@@ -322,6 +322,24 @@ def test_a_capture_directorys_run_json_is_its_manifest(capsys, tmp_path: Path) -
     assert hashlib.sha256((cap / "set_packing_batch.jsonl").read_bytes()).hexdigest() == meta["files"]["set_packing_batch.jsonl"]
 
 
+def test_a_capture_removes_its_own_files_only(capsys, tmp_path: Path) -> None:
+    """Probe BC: a capture started by deleting every *.jsonl in its directory (``--capture .``
+    took a user's notes.jsonl); it now removes the files it writes, <kind>.jsonl, and no other.
+    ``Observer(capture_dir="")`` (the working directory; the CLI refuses "") is refused."""
+    from optsched.observe import Observer
+
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "notes.jsonl").write_text('{"mine": 1}\n')
+    (cap / "set_packing_batch.jsonl").write_text("an earlier capture's\n")
+    argv = ["run", "maxweight", "--preset", "quick", "--capture", str(cap), "--capture-every", "50"]
+    assert run_cli(capsys, *argv, "--out", str(tmp_path / "o"))[0] == 0
+    assert (cap / "notes.jsonl").read_text() == '{"mine": 1}\n'
+    assert "an earlier capture's" not in (cap / "set_packing_batch.jsonl").read_text()
+    with pytest.raises(ValueError, match="^--capture: an empty path$"):
+        Observer(capture_dir="")
+
+
 @pytest.mark.parametrize("argv", [
     ["run", "maxweight", "--preset", "quick"],
     ["reproduce", "maxweight"],
