@@ -26,8 +26,8 @@ What is run
   run after the generated instances and are never cut: each backend runs on every file.)
 * **Gap.** Per instance the best proven bound over every backend and round
   (:func:`optsched.solve.best_bound`: proven optimal objectives and dual bounds), and per row
-  ``gap = |best - objective| / max(|best|, 1e-10)``, the same definition as
-  :func:`optsched.compare`. Rows without a usable objective (status ``error``,
+  ``gap = |best - objective| / max(|best|, |objective|, 1)`` (:func:`optsched.result.relative_gap`),
+  the same definition as :func:`optsched.compare`. Rows without a usable objective (status ``error``,
   ``infeasible``, a time limit with no solution) have an empty gap. ``solve`` verifies every
   solution with the model's own math, so an infeasible answer (e.g. ``paper``, Algorithm 1 of
   paper 003 as printed) is an ``error`` row, not a gap.
@@ -65,6 +65,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 import numpy as np
 
 from optsched.config import whole_number, within_memory
+from optsched.models.validate import is_real_number
 from optsched.models.base import Model, kind_specs, model_kinds
 from optsched.result import Result, Termination, relative_gap
 
@@ -146,15 +147,20 @@ class BenchConfig:
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"seed: must be a whole number >= 0, got {self.seed!r}")  # numpy's message names nothing
         within_memory("per_size", self.n_instances, "the generated instances of one size", where="")
-        within_memory("repeats", self.n_repeats * self.n_instances, "the rows of one size and backend "
-                      "(instances per size x repeats)", where="")
-        if self.time_limit is not None and not (np.isfinite(self.time_limit) and self.time_limit > 0):
+        within_memory("repeats" if self.repeats is not None and self.per_size is None else
+                      "per_size" if self.per_size is not None and self.repeats is None else "per_size x repeats",
+                      self.n_repeats * self.n_instances, "the rows of one size and backend "
+                      "(instances per size x repeats)", where="")  # the setting given, not a default, is named
+        if self.time_limit is not None and (not is_real_number(self.time_limit)
+                                            or not (np.isfinite(self.time_limit) and self.time_limit > 0)):
             raise ValueError(f"time_limit: must be a positive number, got {self.time_limit!r}")
         for kind, sizes in self.sizes.items():
             if kind not in kind_specs():
                 raise ValueError(f"sizes: unknown model {kind!r}")
-            if not sizes or any(int(s) < 1 for s in sizes):
+            if not sizes:
                 raise ValueError(f"sizes: {kind} needs sizes >= 1")
+            for size in sizes:  # a size "a" raised int()'s message, 2.7 ran as 2
+                whole_number(f"sizes: {kind}", size)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -555,7 +561,7 @@ def plot_gaps(df: "pd.DataFrame", path: Path) -> list[Path]:
     ax.set_xscale("symlog", linthresh=1e-6)
     top = float(heur["gap_to_best_bound"].max()) if heur["gap_to_best_bound"].notna().any() else 1.0
     ax.set_xlim(left=0, right=max(1.0, 2 * top))
-    ax.set_xlabel("gap to the best bound, |best - objective| / max(|best|, |objective|) (bar: median)")
+    ax.set_xlabel("gap to the best bound, |best - objective| / max(|best|, |objective|, 1) (bar: median)")
     ax.set_title("Non-exact backends: gap per instance")
     ax.grid(alpha=0.3, axis="x")
     fig.tight_layout()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -349,3 +350,16 @@ def test_the_summary_of_a_bench_of_captures_names_them(tmp_path: Path) -> None:
     assert main(["bench", "--instances", str(captures), "--backends", "greedy", "--out", str(tmp_path / "out")]) == 0
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert f"the captured instances of {captures} only" in summary and "generated instance" not in summary.split("\n")[2]
+
+
+@pytest.mark.parametrize(("settings", "says"), [
+    ({"sizes": {"set_packing": ("a",)}}, "sizes: set_packing: must be a whole number >= 1, got 'a'"),
+    ({"sizes": {"set_packing": (2.7,)}}, "sizes: set_packing: must be a whole number >= 1, got 2.7"),
+    ({"time_limit": True}, "time_limit: must be a positive number, got True"),
+    ({"per_size": 10**8}, "per_size: the rows of one size and backend"),
+])
+def test_bench_settings_are_refused_naming_the_setting_given(settings: dict, says: str) -> None:
+    """Probe BC: a size "a" raised int()'s message (no setting named), 2.7 ran as size 2, a time
+    limit of True was taken as 1 s, and --per-size 10^8 was blamed on repeats (its default)."""
+    with pytest.raises(ValueError, match="^" + re.escape(says)):
+        BenchConfig(**settings)
