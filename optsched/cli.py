@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 import threading
 from pathlib import Path
@@ -26,6 +27,26 @@ EXIT_BAD_INPUT = 2
 
 class BadInput(ValueError):
     pass
+
+
+def _whole(text: str) -> int:
+    """An integer argument as the data files write one (``-?[0-9]+``): int() also took "1_0"
+    and non-ASCII digits ("٣" ran as seed 3)."""
+    if not re.fullmatch(r"-?[0-9]+", text.strip()):
+        raise ValueError(text)  # argparse: "invalid _whole value": named below
+    return int(text)
+
+
+def _number(text: str) -> float:
+    """A decimal argument (ASCII, optional exponent, inf and nan as words for the checks that
+    name them)."""
+    if not re.fullmatch(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?|[-+]?(inf|infinity|nan)", text.strip(), re.I):
+        raise ValueError(text)
+    return float(text)
+
+
+_whole.__name__ = "integer"  # argparse's message: "argument --seed: invalid integer value: '1_0'"
+_number.__name__ = "number"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -355,8 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="solve one instance file (JSON, Delorme .dat, OR-Library, DIMACS .clq, MPS, LP)")
     s.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, DIMACS .clq, MPS, LP)")
     s.add_argument("--backend", default=None, help="backend name (default: the first available exact backend that fits)")
-    s.add_argument("--time-limit", type=float, default=None, help="seconds; a backend that stops early says time_limit")
-    s.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
+    s.add_argument("--time-limit", type=_number, default=None, help="seconds; a backend that stops early says time_limit")
+    s.add_argument("--instance", type=_whole, default=None, help="1-based instance number in a multi-instance file")
     s.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="backend option (repeatable)")
     s.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     s.add_argument("--log", default=None, type=_path_text, metavar="FILE",
@@ -366,11 +387,11 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compare", help="solve one instance with several backends; print a table")
     c.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, DIMACS .clq, MPS, LP)")
     c.add_argument("--backends", default=None, help="comma-separated; default: every backend that fits")
-    c.add_argument("--time-limit", type=float, default=None, help="seconds per backend solve")
-    c.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
+    c.add_argument("--time-limit", type=_number, default=None, help="seconds per backend solve")
+    c.add_argument("--instance", type=_whole, default=None, help="1-based instance number in a multi-instance file")
     c.add_argument("--log", default=None, type=_path_text, metavar="DIR", help="write each solver's log to DIR/<backend>.log")
-    c.add_argument("--repeats", type=int, default=1, help="solves per backend; the table shows the median runtime")
-    c.add_argument("--jobs", type=int, default=1, help="backends solved in parallel processes")
+    c.add_argument("--repeats", type=_whole, default=1, help="solves per backend; the table shows the median runtime")
+    c.add_argument("--jobs", type=_whole, default=1, help="backends solved in parallel processes")
     c.add_argument("--option", action="append", default=[], metavar="BACKEND.KEY=VALUE",
                    help="an option of one compared backend, e.g. cpsat.num_workers=2 (repeatable)")
     c.set_defaults(func=cmd_compare)
@@ -379,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("file", help="instance file (JSON, .jsonl, Delorme .dat, OR-Library, DIMACS .clq, MPS, LP)")
     e.add_argument("--format", choices=("mps", "lp", "json"), required=True, help="output format")
     e.add_argument("--out", required=True, type=_path_text, help="output file")
-    e.add_argument("--instance", type=int, default=None, help="1-based instance number in a multi-instance file")
+    e.add_argument("--instance", type=_whole, default=None, help="1-based instance number in a multi-instance file")
     e.set_defaults(func=cmd_export)
 
     b = sub.add_parser("backends", help="list backends, what they solve, availability")
@@ -389,31 +410,31 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("paper", help=f"one of: {', '.join(paper_names())}")
     r.add_argument("--config", default=None, type=_path_text, help="TOML file of settings")
     r.add_argument("--preset", default=None, help="a named preset of the paper's experiment, e.g. fig2 (an unknown name lists the known ones)")
-    r.add_argument("--seed", type=int, default=None, help="the config's seed (every random draw derives from it)")
+    r.add_argument("--seed", type=_whole, default=None, help="the config's seed (every random draw derives from it)")
     r.add_argument("--out", default=None, type=_path_text, help="output directory (default results/NAME)")
     r.add_argument("--backend", default=None, help="backend of the policy's per-slot subproblem (config key 'backend')")
     r.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="option of that backend (repeatable; config table 'options')")
     r.add_argument("--shadow", default=None, metavar="B1,B2",
                    help="also solve the policies' subproblems with these backends; writes shadow.csv and shadow.png")
-    r.add_argument("--shadow-every", type=int, default=None, metavar="K", help="shadow every K-th subproblem (default 1)")
-    r.add_argument("--shadow-time-limit", type=float, default=None, help="seconds per shadow solve")
+    r.add_argument("--shadow-every", type=_whole, default=None, metavar="K", help="shadow every K-th subproblem (default 1)")
+    r.add_argument("--shadow-time-limit", type=_number, default=None, help="seconds per shadow solve")
     r.add_argument("--capture", default=None, type=_path_text, metavar="DIR",
                    help="write the policies' subproblems to DIR/<model>.jsonl (readable by solve and bench)")
-    r.add_argument("--capture-every", type=int, default=None, metavar="K", help="capture every K-th subproblem (default 1)")
+    r.add_argument("--capture-every", type=_whole, default=None, metavar="K", help="capture every K-th subproblem (default 1)")
     r.set_defaults(func=cmd_run)
 
     bn = sub.add_parser("bench", help="runtime vs size and gap of every backend on every model; CSV, PNG, summary.md")
     bn.add_argument("--quick", action="store_true", help="small sizes, 1 instance per size, 5 s limit (about 30 s)")
     bn.add_argument("--models", default=None, help="comma-separated model kinds (default: all)")
     bn.add_argument("--out", default=None, type=_path_text, help="output directory (default results/bench)")
-    bn.add_argument("--repeats", type=int, default=None, help="interleaved repeats per instance (3 quick, 5 full)")
-    bn.add_argument("--per-size", type=int, default=None, help="generated instances per size (1 quick, 3 full)")
+    bn.add_argument("--repeats", type=_whole, default=None, help="interleaved repeats per instance (3 quick, 5 full)")
+    bn.add_argument("--per-size", type=_whole, default=None, help="generated instances per size (1 quick, 3 full)")
     bn.add_argument("--instances", default=None, type=_path_text, metavar="DIR_OR_FILE",
                     help="benchmark captured subproblems (.jsonl from 'run --capture') instead of generated ones")
     bn.add_argument("--backends", default=None, help="comma-separated backends (default: every one that fits)")
-    bn.add_argument("--seed", type=int, default=0, help="seed of the generated instances")
-    bn.add_argument("--time-limit", type=float, default=None, help="seconds per exact solve (5 quick, 60 full)")
+    bn.add_argument("--seed", type=_whole, default=0, help="seed of the generated instances")
+    bn.add_argument("--time-limit", type=_number, default=None, help="seconds per exact solve (5 quick, 60 full)")
     bn.add_argument("--data", default=None, type=_path_text, help="shared data directory (default $OPTSCHED_SHARED_DATA or ../shared/data)")
     bn.set_defaults(func=cmd_bench)
 
@@ -424,17 +445,17 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default=None, type=_path_text, help="output directory (default results/reproduce)")
     rp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a config key in every run of the paper that has it (repeatable)")
-    rp.add_argument("--replicates", type=int, default=None,
+    rp.add_argument("--replicates", type=_whole, default=None,
                     help="independent seeds per run (default 5; 10 with --full); a run that replicates inside "
                          "itself (esdp, onsocmax) takes it as its repeats")
-    rp.add_argument("--jobs", type=int, default=1, help="replicates run at once in worker processes")
+    rp.add_argument("--jobs", type=_whole, default=1, help="replicates run at once in worker processes")
     rp.add_argument("--runs", default=None, metavar="LABEL,...",
                     help="only these runs of one paper (their labels, e.g. fig3,table3); the claims read the others from --out")
     rp.set_defaults(func=cmd_reproduce)
 
     sw = sub.add_parser("sweep", help="a grid of runs from a TOML file, in parallel, resumable; results.csv")
     sw.add_argument("config", type=_path_text, help="sweep TOML file (see examples/sweeps/)")
-    sw.add_argument("--workers", type=int, default=None, help="processes (default: all cores; 1 = in-process)")
+    sw.add_argument("--workers", type=_whole, default=None, help="processes (default: all cores; 1 = in-process)")
     sw.add_argument("--dask", default=None, metavar="ADDRESS",
                     help="run on a Dask cluster: 'local', tls://HOST:PORT, or tcp://HOST:PORT (trusted only: no encryption or auth)")
     sw.add_argument("--dask-ca", default=None, type=_path_text, metavar="FILE", help="tls:// scheduler: CA certificate (PEM)")
@@ -442,7 +463,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--dask-key", default=None, type=_path_text, metavar="FILE", help="tls:// scheduler: this client's private key (PEM)")
     sw.add_argument("--out", default=None, type=_path_text,
                     help="output directory (default results/sweeps/CONFIG-NAME)")
-    sw.add_argument("--batch-size", type=int, default=None, help="runs per task (default: adapts to the measured run time, about 0.5 s of runs per task)")
+    sw.add_argument("--batch-size", type=_whole, default=None, help="runs per task (default: adapts to the measured run time, about 0.5 s of runs per task)")
     sw.set_defaults(func=cmd_sweep)
     return p
 

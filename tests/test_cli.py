@@ -523,3 +523,26 @@ def test_the_observer_names_a_negative_shadow_time_limit() -> None:
 
     with pytest.raises(ValueError, match=r"^--shadow-time-limit: must be >= 0.0, got -1.0$"):
         Observer(shadow=("highs",), shadow_time_limit=-1.0)
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["run", "maxweight", "--preset", "quick", "--seed", "\u0663"], "argument --seed: invalid integer value: '\u0663'"),
+    (["run", "maxweight", "--preset", "quick", "--seed", "1_0"], "argument --seed: invalid integer value: '1_0'"),
+    (["solve", "x.json", "--time-limit", "1_0"], "argument --time-limit: invalid number value: '1_0'"),
+])
+def test_numbers_on_the_command_line_are_written_as_in_the_data_files(argv: list[str], says: str,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Probe BD: int() and float() took "1_0" as 10 and the Arabic-Indic digit three as 3 (a run
+    with seed 3); the README refuses both forms in data files, and now on the command line."""
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"optsched: error: {says}"]
+
+
+@pytest.mark.parametrize("raw", ["\u0663", "1_0"])
+def test_the_memory_limit_variable_is_written_as_in_the_data_files(raw: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import optsched
+    from optsched.models.set_packing import SetPacking
+
+    monkeypatch.setenv("OPTSCHED_MEMORY_LIMIT_GB", raw)
+    with pytest.raises(ValueError, match="^OPTSCHED_MEMORY_LIMIT_GB: expected a number of GB"):
+        optsched.solve(SetPacking(3, [[0], [1, 2]], [1.0, 2.0]), "greedy")
