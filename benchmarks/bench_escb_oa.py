@@ -10,7 +10,7 @@ and termination, so that two commits can be compared:
 - ``heavyvar<n>``: the sqrt term dominating (mean ~ U[0, 0.2], variance ~ U[0, 5]), 4 knapsack
   rows with weights in 1..9 and c = ceil(0.4 sum_e A_ke), 8 each: the most MILPs per index.
 
-    python benchmarks/bench_escb_oa.py --out head.json
+    python benchmarks/bench_escb_oa.py --out head.json [--only gen16,heavyvar40]
     python benchmarks/bench_escb_oa.py --compare base.json head.json
 
 ``--compare`` prints CPU seconds per family, their ratio (second / first) and the largest
@@ -49,10 +49,12 @@ def families() -> list[tuple[str, EscbIndex]]:
     return out
 
 
-def measure(path: str) -> None:
+def measure(path: str, only: set[str]) -> None:
     prepared = prepare("escb_index", "escb_oa")
     record: dict[str, dict[str, list]] = {}
     for name, model in families():
+        if only and name not in only:
+            continue
         start = time.process_time()
         result = prepared.solve(model)
         entry = record.setdefault(name, {"cpu_s": [], "objective": [], "termination": []})
@@ -86,9 +88,10 @@ def main() -> None:
     group = ap.add_mutually_exclusive_group(required=True)
     group.add_argument("--out", help="JSON file of this commit's times, objectives and terminations")
     group.add_argument("--compare", nargs=2, metavar=("FIRST", "SECOND"), help="two such files")
+    ap.add_argument("--only", default="", help="comma-separated families (default: all)")
     args = ap.parse_args()
     if args.out:
-        measure(args.out)
+        measure(args.out, {name for name in args.only.split(",") if name})
     else:
         compare(*args.compare)
 

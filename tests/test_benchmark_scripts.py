@@ -27,6 +27,7 @@ TINY_RUNS: dict[str, list[str]] = {
     "bench_budget_dp": ["--repeats", "1", "--sample", "2", "--t", "50", "--max-cells", "1e8", "--pareto-box", "1e4",
                         "--reuse-upto", "8"],
     "bench_esdp": ["--horizon", "50", "--old-horizon", "20", "--repeats", "1"],
+    "bench_escb_oa": ["--out", "{tmp}", "--only", "gen16,fuzz-ties"],
     "bench_ogasched": ["--repeats", "1", "--large-slots", "20"],
     "bench_onsocmax": ["--repeats", "1", "--stage-repeats", "1"],
     "bench_projection": ["--sizes", "1000", "--repeats", "1", "--cvxpy-max", "1000", "--paper", "5"],

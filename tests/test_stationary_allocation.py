@@ -310,3 +310,25 @@ def test_alm_keeps_a_capacity_that_the_box_dwarfs(w, alpha, upper, capacity, ove
     assert res.termination is Termination.OPTIMAL, res.message
     assert model.violations(res.solution, tol=1e-12) == []
     assert res.objective == pytest.approx(best, rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_optimal_y_star_at_a_tiny_scale_is_the_optimum_there(seed: int) -> None:
+    """Probe BD: at OGASched's contention 1e-10 the requests, and Q, are of order 1e-7, and the
+    seam's agreement of objective and bound was absolute below 1 (1e-6): stationary_alm's y*,
+    13x short of the optimum, was "optimal", and the regret came out negative. With linear
+    utilities Q(s y) = s Q(y), so the optimum at upper and capacity times s is s times the
+    unscaled one: an optimal answer there must be it (StationaryAllocation.objective_magnitude)."""
+    from optsched.generators import generate
+    from optsched.models.base import model_from_dict
+
+    data = generate("stationary_allocation", 30, np.random.default_rng(seed)).to_dict()
+    data["kind"] = [0] * len(data["kind"])  # linear
+    reference = optsched.solve(model_from_dict(data), "stationary_alm")
+    assert reference.termination is Termination.OPTIMAL
+    s = 1e-10
+    tiny = model_from_dict({**data, "upper": [u * s for u in data["upper"]], "capacity": [c * s for c in data["capacity"]]})
+    for backend in ("stationary_alm", "cvxpy"):
+        r = optsched.solve(tiny, backend)
+        if r.termination is Termination.OPTIMAL:
+            assert r.objective == pytest.approx(reference.objective * s, rel=1e-6), backend
