@@ -356,6 +356,7 @@ def test_the_summary_of_a_bench_of_captures_names_them(tmp_path: Path) -> None:
     ({"sizes": {"set_packing": ("a",)}}, "sizes: set_packing: must be a whole number >= 1, got 'a'"),
     ({"sizes": {"set_packing": (2.7,)}}, "sizes: set_packing: must be a whole number >= 1, got 2.7"),
     ({"time_limit": True}, "time_limit: must be a positive number, got True"),
+    ({"time_limit": 0}, "time_limit: must be a positive number, got 0"),  # probe BC's BC57: it ran as 5 s
     ({"per_size": 10**8}, "per_size: the rows of one size and backend"),
 ])
 def test_bench_settings_are_refused_naming_the_setting_given(settings: dict, says: str) -> None:

@@ -546,3 +546,16 @@ def test_the_memory_limit_variable_is_written_as_in_the_data_files(raw: str, mon
     monkeypatch.setenv("OPTSCHED_MEMORY_LIMIT_GB", raw)
     with pytest.raises(ValueError, match="^OPTSCHED_MEMORY_LIMIT_GB: expected a number of GB"):
         optsched.solve(SetPacking(3, [[0], [1, 2]], [1.0, 2.0]), "greedy")
+
+
+def test_the_shadow_time_limit_reaches_the_shadow_solves(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``--shadow-time-limit 0`` stops every shadow solve at once: each shadow row says
+    time_limit (mutant BC72 solved them without the limit)."""
+    import pandas as pd
+
+    argv = ["run", "maxweight", "--preset", "quick", "--out", str(tmp_path / "o"), "--shadow", "highs",
+            "--shadow-every", "25", "--shadow-time-limit", "0"]
+    assert main(argv) == 0
+    rows = pd.read_csv(tmp_path / "o" / "shadow.csv")
+    shadow = rows[rows["backend"] == "highs"]
+    assert len(shadow) > 0 and set(shadow["termination"]) == {"time_limit"}

@@ -96,3 +96,23 @@ def test_a_read_that_reaches_the_cap_exactly_is_not_cut(tmp_path: Path, monkeypa
         while chunk := fh.read1(3):
             chunks.append(chunk)
     assert b"".join(chunks) == b"x" * 10
+
+
+def test_a_plain_dataclass_configs_check_runs_when_it_is_read() -> None:
+    """A plug-in paper's config may be a plain dataclass (not StrictConfig): ``config_from_mapping``
+    coerces its values and then calls its ``check()`` (mutant BC19 dropped the call)."""
+    import dataclasses
+
+    from optsched.config import config_from_mapping
+
+    @dataclasses.dataclass(frozen=True)
+    class PluginConfig:
+        horizon: int = 10
+
+        def check(self) -> None:
+            if self.horizon > 100:
+                raise ValueError("config.horizon: at most 100")
+
+    assert config_from_mapping(PluginConfig, {"horizon": 50}).horizon == 50
+    with pytest.raises(ValueError, match="^config.horizon: at most 100$"):
+        config_from_mapping(PluginConfig, {"horizon": 500})
