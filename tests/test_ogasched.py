@@ -482,7 +482,10 @@ def test_sweep_rows_solve_y_star_with_the_configured_backend(monkeypatch):
 
 @pytest.mark.parametrize("settings_, key", [({"study": "fig9"}, "study"), ({"source": "alibaba"}, "trace_dir"),
                                             ({"arrival_prob": 1.2}, "arrival_prob"), ({"utility": "cubic"}, "utility"),
-                                            ({"source": "alibaba", "trace_dir": "x", "batch_ports": 20}, "batch_ports"), ({"horizon": 0}, "horizon")])
+                                            ({"source": "alibaba", "trace_dir": "x", "batch_ports": 20}, "batch_ports"), ({"horizon": 0}, "horizon"),
+                                            # probe BD: read by the alibaba source only, these passed unread
+                                            ({"trace_dir": "/nonexistent"}, "trace_dir: only the alibaba source"),
+                                            ({"batch_ports": -5}, "batch_ports")])
 def test_experiment_config_is_strict(settings_, key):
     from optsched.papers import get_paper
 

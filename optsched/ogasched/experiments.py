@@ -77,6 +77,9 @@ class OgaConfig(StrictConfig):
 
     def check(self) -> None:
         require(self.source != "alibaba" or bool(self.trace_dir), "trace_dir", "the alibaba source needs a directory")
+        require(self.source == "alibaba" or not self.trace_dir, "trace_dir",  # it was never read, not even checked
+                "only the alibaba source reads a trace (source is synthetic)")
+        require(self.batch_ports >= 0, "batch_ports", "must be in [0, n_ports]")
         require(self.sweep_horizon >= 0, "sweep_horizon", "must be >= 0")
         for name in ("n_ports", "n_nodes", "n_resources", "horizon", "copies", "regret_points"):
             require(getattr(self, name) >= 1, name, "must be >= 1")
