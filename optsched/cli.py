@@ -100,7 +100,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     given = _parse_options(args.option)
     options = {**captured, **given}
     if args.log:
-        options["log"] = True  # backends without a solver log refuse it (unknown option)
+        if "log" not in optsched.all_backends()[backend].OPTIONS:  # "options: ... has no option 'log'" named no flag
+            logging = sorted(name for name, b in optsched.all_backends().items() if "log" in b.OPTIONS)
+            raise BadInput(f"--log: backend {backend!r} keeps no solver log (those that do: {', '.join(logging)})")
+        options["log"] = True
     # the backend's own options only: --option time_limit=1 or verify=false named solve()'s parameters
     check_backend(model, backend, options)
     res = optsched.solve(model, backend, time_limit=args.time_limit, **options)

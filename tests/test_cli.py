@@ -559,3 +559,17 @@ def test_the_shadow_time_limit_reaches_the_shadow_solves(capsys: pytest.CaptureF
     rows = pd.read_csv(tmp_path / "o" / "shadow.csv")
     shadow = rows[rows["backend"] == "highs"]
     assert len(shadow) > 0 and set(shadow["termination"]) == {"time_limit"}
+
+
+def test_log_with_a_backend_that_keeps_none_names_the_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Probe BD: ``solve --backend fast --log F`` said "options: backend 'fast' has no option
+    'log'", naming an option the user never gave."""
+    from optsched.generators import generate
+    import numpy as np
+
+    instance = tmp_path / "p.json"
+    instance.write_text(json.dumps(generate("capacity_projection", 5, np.random.default_rng(0)).to_dict()))
+    assert main(["solve", str(instance), "--backend", "fast", "--log", str(tmp_path / "log.txt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["optsched: error: --log: backend 'fast' keeps no solver log (those that do: cpsat, highs, pyomo, scip)"]
+    assert not (tmp_path / "log.txt").exists()
