@@ -13,7 +13,6 @@ import argparse
 import contextlib
 import json
 import os
-import re
 import sys
 import threading
 from pathlib import Path
@@ -30,19 +29,17 @@ class BadInput(ValueError):
 
 
 def _whole(text: str) -> int:
-    """An integer argument as the data files write one (``-?[0-9]+``): int() also took "1_0"
-    and non-ASCII digits ("٣" ran as seed 3)."""
-    if not re.fullmatch(r"-?[0-9]+", text.strip()):
-        raise ValueError(text)  # argparse: "invalid _whole value": named below
-    return int(text)
+    """An integer argument as the data files write one (:func:`optsched.io.numbers.typed_int`)."""
+    from optsched.io.numbers import typed_int
+
+    return typed_int(text)
 
 
 def _number(text: str) -> float:
-    """A decimal argument (ASCII, optional exponent, inf and nan as words for the checks that
-    name them)."""
-    if not re.fullmatch(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?|[-+]?(inf|infinity|nan)", text.strip(), re.I):
-        raise ValueError(text)
-    return float(text)
+    """A decimal argument as the data files write one (:func:`optsched.io.numbers.typed_float`)."""
+    from optsched.io.numbers import typed_float
+
+    return typed_float(text)
 
 
 _whole.__name__ = "integer"  # argparse's message: "argument --seed: invalid integer value: '1_0'"

@@ -26,6 +26,29 @@ _INTS = re.compile(r"-?[0-9]{1,18}(?: -?[0-9]{1,18})*", re.ASCII)  # 18 digits: 
 _DECIMALS = re.compile(rf"(?:{_DECIMAL.pattern})(?: (?:{_DECIMAL.pattern}))*", re.ASCII)
 
 
+_TYPED_INT = re.compile(r"\s*[-+]?[0-9]+\s*", re.ASCII)
+_TYPED_FLOAT = re.compile(rf"\s*[-+]?(?:{_DECIMAL.pattern[2:]}|inf|infinity|nan)\s*", re.ASCII | re.IGNORECASE)
+
+
+def typed_int(text: str) -> int:
+    """An integer typed on a command line: the data files' integer, with an optional sign and
+    surrounding spaces (its range is the setting's own check); ValueError for "1_0" or
+    non-ASCII digits, which ``int()`` takes (the Arabic-Indic three ran as seed 3)."""
+    if not _TYPED_INT.fullmatch(text):
+        raise ValueError(f"not an integer: {_shown(text)}")
+    return int(text)
+
+
+def typed_float(text: str) -> float:
+    """A number typed on a command line or in an environment variable: the data files'
+    decimal, with an optional sign, surrounding spaces, and the words inf and nan (the
+    setting's own check names them); ValueError for what ``float()`` alone takes ("1_0",
+    non-ASCII digits)."""
+    if not _TYPED_FLOAT.fullmatch(text):
+        raise ValueError(f"not a number: {_shown(text)}")
+    return float(text)
+
+
 def _shown(token: str) -> str:
     return repr(token if len(token) <= 24 else token[:20] + "...")
 

@@ -67,9 +67,12 @@ def memory_limit_bytes() -> float:
 @functools.lru_cache(maxsize=16)
 def _memory_limit_bytes(raw: str) -> float:
     """The limit the variable's text sets (parsed once per text: every solve asks)."""
-    if raw and not re.fullmatch(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*|\s*[-+]?(inf|infinity|nan)\s*", raw, re.I):
-        raise ValueError(f"OPTSCHED_MEMORY_LIMIT_GB: expected a number of GB, got {raw!r}")  # float() took "٣" and "1_0"
-    gb = float(raw) if raw else DEFAULT_MEMORY_LIMIT_GB
+    from optsched.io.numbers import typed_float
+
+    try:
+        gb = typed_float(raw) if raw else DEFAULT_MEMORY_LIMIT_GB  # float() took "٣" and "1_0"
+    except ValueError:
+        raise ValueError(f"OPTSCHED_MEMORY_LIMIT_GB: expected a number of GB, got {raw!r}") from None
     if not gb > 0:
         raise ValueError(f"OPTSCHED_MEMORY_LIMIT_GB: must be > 0, got {raw!r}")
     return gb * 2**30
