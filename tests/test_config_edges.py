@@ -98,6 +98,20 @@ def test_an_uncertified_offline_optimum_is_one_line_and_exit_1(tmp_path: Path, c
     assert len(err) == 1 and err[0].startswith("optsched: error: y* of (10):"), err
 
 
+@pytest.mark.parametrize(("setting", "named"), [('sweep = "congestion"\nvalues = [1e-12]', "config.values: congestion = 1e-12"),
+                                              ('sweep = "workload"\nvalues = [1e12]', "config.values: workload = 1e+12")])
+def test_an_offline_optimum_no_solver_certifies_names_the_setting_that_drew_it(
+        setting: str, named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Probe BD: ONSOCMAX at congestion 1e-12 or workload 1e12 (inside the settings' range) ended
+    "P1 ... the solver said unbounded", exit 1, naming no setting. It still ends so (Clarabel does not solve P1
+    at such data), and now says which value drew the instance."""
+    (tmp_path / "c.toml").write_text(f'n_nodes = 3\nn_slots = 4\nn_jobs = 3\nmax_nodes = 2\nrepeats = 1\n'
+                                     f'kinds = ["linear"]\n{setting}\n')
+    assert main(["run", "onsocmax", "--config", str(tmp_path / "c.toml"), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("optsched: error: P1") and named in err[0], err
+
+
 @pytest.mark.parametrize(("settings", "key"), [
     ({"study": "ratio", "instances": 4, "max_congestion": 400.0}, "config.max_congestion: capacity_mean"),
     ({"sweep": "congestion", "values": (250.0,)}, "config.values: capacity_mean"),
