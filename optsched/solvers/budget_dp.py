@@ -214,10 +214,7 @@ def plan_budget_family(
     smax = np.minimum(b_suffix, S)
     per_level = np.prod(dims.astype(np.float64), axis=1)
     capacity_cells = float(per_level.sum())
-    if capacity_cells > max_cells:
-        raise TableTooLarge(
-            f"dp: {capacity_cells:.3g} capacity cells exceed the limit of {max_cells:.3g}", capacity_cells
-        )
+    require_capacity_cells(capacity_cells, max_cells)
     stride = np.ones((m + 1, K), dtype=np.int64)
     for k in range(K - 2, -1, -1):
         stride[:, k] = stride[:, k + 1] * dims[:, k + 1]
@@ -379,6 +376,12 @@ DP_METHODS: dict[str, Callable[[FamilyPlan, float, np.ndarray | None], tuple[np.
 DEFAULT_METHOD = "reach"
 
 
+def require_capacity_cells(capacity_cells: float, max_cells: float) -> None:
+    """:class:`TableTooLarge` when a plan's capacity cells exceed ``max_cells``."""
+    if capacity_cells > max_cells:
+        raise TableTooLarge(f"dp: {capacity_cells:.3g} capacity cells exceed the limit of {max_cells:.3g}", capacity_cells)
+
+
 def run_plan(plan: FamilyPlan, method: str = DEFAULT_METHOD, max_cells: float = DEFAULT_MAX_CELLS, *,
              stop: np.ndarray | None = None) -> BudgetFamilySolution:
     """Fill the table of ``plan`` by ``method`` (numba kernels) and backtrack every budget's x;
@@ -523,11 +526,13 @@ class BudgetDpBackend(Backend):
         "method": Option(DEFAULT_METHOD, str, "how the table of (23) is filled", choices=tuple(DP_METHODS)),
     }
 
-    def _plan(self, model: Model, limit: float) -> FamilyPlan:
+    def _plan(self, model: Model) -> FamilyPlan:
+        """The model's plan, laid out once whatever the limit (``fits_with`` and ``run`` hold its
+        capacity cells to ``max_table_cells``)."""
         m: Any = model
         top, _ = _DP_VIEWS[model.name]
-        return model.memo(("dp_plan", limit), lambda: plan_budget_family(
-            m.values, m.weights, m.capacity, m.budget_coeffs, top(m), m.mask, limit))
+        return model.memo("dp_plan", lambda: plan_budget_family(
+            m.values, m.weights, m.capacity, m.budget_coeffs, top(m), m.mask, math.inf))
 
     def memory_bytes(self, model: Model) -> float:
         m: Any = model
@@ -540,7 +545,7 @@ class BudgetDpBackend(Backend):
         if not _whole(m.weights, m.capacity, m.budget_coeffs):
             return "dp: weights, capacity and budget_coeffs must be whole numbers"
         try:
-            self._plan(model, math.inf)  # the table's size is fits_with's: its limit is an option
+            self._plan(model)  # the table's size is fits_with's: its limit is an option
         except ValueError as exc:  # whole numbers the int64 table cannot hold (from 2^63)
             return f"dp: {exc}"
         return None
@@ -549,7 +554,7 @@ class BudgetDpBackend(Backend):
         """The table within ``max_table_cells``: checked at the default limit in fits_instance,
         the option could not raise it (3e8 cells were refused under max_table_cells=1e10)."""
         try:
-            self._plan(model, float(options["max_table_cells"]))
+            require_capacity_cells(self._plan(model).capacity_cells, float(options["max_table_cells"]))
         except TableTooLarge as exc:
             return f"{exc} (max_table_cells)"
         return None
@@ -558,7 +563,8 @@ class BudgetDpBackend(Backend):
         _, read_back = _DP_VIEWS[model.name]
         limit = float(options["max_table_cells"])
         try:
-            plan = self._plan(model, limit)
+            plan = self._plan(model)
+            require_capacity_cells(plan.capacity_cells, limit)
             fam = run_stoppable(lambda stop: run_plan(plan, options["method"], limit, stop=stop), time_limit,
                                 capacity_cells=plan.capacity_cells, dense_cells=plan.dense_cells)
         except TableTooLarge as exc:
