@@ -533,10 +533,13 @@ def test_a_second_ctrl_c_ends_a_solve_the_first_could_not_stop(tmp_path: Path) -
     time.sleep(1)
     if proc.poll() is None:  # the QP did not stop (the first press alone is tested above, on a MIP)
         os.killpg(proc.pid, signal.SIGINT)
-    pressed = time.perf_counter()
-    out, err = proc.communicate(timeout=120)
+    try:  # a hang guard, not a timing: the QP alone runs on for 78 s here, and the fix ends it at once
+        out, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("still solving 20 s after the second Ctrl-C")
     assert (proc.returncode, err, out) == (130, "optsched: interrupted\n", "")
-    assert time.perf_counter() - pressed < 15
 
 
 def test_the_cli_gives_ctrl_c_back_to_python_when_it_returns(capsys: pytest.CaptureFixture[str]) -> None:
