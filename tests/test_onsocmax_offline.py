@@ -159,3 +159,118 @@ def test_integral_pairs_are_whole_units_held_to_their_own_scale() -> None:
         assert not open_.violations([1e-9, 5.0], tol=tol) and not closed.violations([0.0, 0.0], tol=tol)
     assert closed.evaluate_binary(np.array([[True, False]]))[0].tolist() == [False]
     assert open_.evaluate_binary(np.array([[True, True]]))[0].tolist() == [True]
+
+
+# --- P1 at extreme scales (probe BD's D7): the cvxpy form leaves out rows no point of its box
+# breaks, bounds each pair by min(xbar, rho, C) and scales the objective by a power of two ---
+def extreme(setting: str, value: float, kind: str, seed: int) -> MeshInstance:
+    """An instance as the ONSOCMAX experiments draw it at ``setting = value``."""
+    from optsched.onsocmax.experiments import SWEEPS, OnsocmaxConfig, _generator, _section_iv_instance
+
+    if setting == "max_a_high":
+        return _section_iv_instance(OnsocmaxConfig(study="ratio", max_a_high=value), seed)
+    cfg = OnsocmaxConfig(sweep=setting, values=(value,))
+    return _generator(cfg, kind, **SWEEPS[setting](value)).draw(np.random.default_rng([0, seed]))
+
+
+EXTREMES = [("congestion", 1e-9), ("congestion", 1e-12), ("workload", 1e12), ("max_a_high", 1e12)]
+
+
+@pytest.mark.parametrize("setting,value", EXTREMES)
+@pytest.mark.parametrize("kind", ["linear", "log", "sqrt"])
+def test_p1_at_extreme_settings_is_certified(setting: str, value: float, kind: str) -> None:
+    """Clarabel called these bounded programs unbounded (the linear and sqrt kinds at congestion
+    1e-9 and workload 1e12, and 2 of 3 instances at max_a_high 1e12), so the run exited 1."""
+    for seed in range(2):
+        inst = extreme(setting, value, kind, seed)
+        cert = certified_optimum(inst)
+        assert OfflineWelfare(inst).violations(cert.x, tol=1e-9) == []
+        assert cert.primal <= cert.bound + 1e-9 * abs(cert.bound)
+        assert cert.bound - cert.primal <= 1e-6 * max(1.0, abs(cert.primal))
+        res = optsched.solve(OfflineWelfare(inst), "cvxpy")
+        assert res.termination is optsched.Termination.OPTIMAL, res.extra
+        assert res.objective == pytest.approx(cert.primal, rel=1e-7)
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 10_000), KINDS, st.sampled_from([0.5, 1.0, 4.0, 20.0]))
+def test_the_reduced_form_has_the_optimum_of_p1_as_printed(seed: int, kind: str, congestion: float) -> None:
+    """Leaving rows out and tightening the box keeps the optimum: P1 with every row of (4) and
+    (6) and the box [0, xbar], solved by Clarabel in cvxpy here, has the certified optimum."""
+    import cvxpy as cp
+
+    from optsched.models.onsocmax_offline import CLARABEL_TOLERANCES, _CVXPY_UTILITY
+
+    inst = draw(seed, kind, congestion, n_nodes=4, n_slots=8, n_jobs=8)
+    model = OfflineWelfare(inst)
+    x = cp.Variable(inst.n_pairs)
+    terms = [(inst.beta / inst.pair_capacity) @ x]
+    for code, build in enumerate(_CVXPY_UTILITY):
+        idx = np.flatnonzero(inst.pair_kind == code)
+        if idx.size:
+            terms.append(build(cp, inst.a[idx], x[idx]))
+    capacity = inst.capacity.reshape(-1)[model.used_units]
+    printed = cp.Problem(cp.Maximize(cp.sum(cp.hstack(terms))), [
+        model.job_matrix @ x <= inst.rho, model.unit_matrix @ x <= capacity, x >= 0, x <= inst.xbar])
+    printed.solve(solver="CLARABEL", **CLARABEL_TOLERANCES)
+    cert = certified_optimum(inst)
+    assert printed.status == "optimal"
+    assert cert.primal == pytest.approx(printed.value, rel=1e-7, abs=1e-7)
+    assert cert.bound >= printed.value - 1e-7 * max(1.0, abs(printed.value))
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 10_000), KINDS, st.sampled_from([0.05, 1.0, 20.0]))
+def test_every_point_of_p1_lies_in_the_implied_box(seed: int, kind: str, congestion: float) -> None:
+    """The box of the cvxpy form and of dual_bound, min(xbar, rho, C), holds P1's points: random
+    points repaired into P1 (and P1's optimum) never leave it beyond rounding, and the form's
+    omitted rows hold over the whole box."""
+    from optsched.models.onsocmax_offline import implied_upper, repair
+
+    inst = draw(seed, kind, congestion, n_nodes=3, n_slots=6, n_jobs=6)
+    model = OfflineWelfare(inst)
+    upper = implied_upper(inst)
+    rng = np.random.default_rng(seed)
+    for x in [*(repair(inst, rng.uniform(0, 2, inst.n_pairs) * inst.xbar) for _ in range(20)), certified_optimum(inst).x]:
+        assert model.violations(x, tol=1e-12) == []
+        assert np.all(x <= upper + 4 * np.spacing(upper))  # repair's scaling rounds a unit's pairs by an ulp
+    jobs, units = model.binding_rows
+    capacity = inst.capacity.reshape(-1)[model.used_units]
+    rest_jobs = np.setdiff1d(np.arange(inst.n_jobs), jobs)
+    rest_units = np.setdiff1d(np.arange(capacity.size), units)
+    assert np.all((model.job_matrix @ upper)[rest_jobs] <= inst.rho[rest_jobs])
+    assert np.all((model.unit_matrix @ upper)[rest_units] <= capacity[rest_units])
+
+
+def test_multipliers_come_back_in_the_models_units() -> None:
+    """The objective is solved scaled by a power of two (a_high 1e12 here); the multipliers the
+    seam hands out are divided by it again, so weak duality at them bounds the unscaled P1,
+    and a form's left-out row gets 0."""
+    from optsched.models.onsocmax_offline import dual_bound
+
+    inst = extreme("max_a_high", 1e12, "linear", 0)
+    model = OfflineWelfare(inst)
+    assert model.cvxpy_objective_scale() < 1e-11
+    res = optsched.solve(model, "cvxpy")
+    mu, lam = model.multipliers(res.duals)
+    jobs, units = model.binding_rows
+    assert mu.size == inst.n_jobs and lam.size == inst.n_units
+    assert np.all(np.delete(mu, jobs) == 0.0)
+    bound = dual_bound(inst, mu, lam)
+    assert res.termination is optsched.Termination.OPTIMAL
+    assert bound == pytest.approx(res.bound, rel=1e-12)
+    assert abs(bound - res.objective) <= 1e-6 * abs(res.objective)
+    assert model.multipliers((None, res.duals[1])) is None
+    assert model.multipliers((np.full(jobs.size, np.nan), res.duals[1])) is None
+
+
+def test_conjugate_over_a_smaller_box() -> None:
+    inst = draw(5, "sqrt", 2.0, n_nodes=3, n_slots=6, n_jobs=6)
+    upper = inst.xbar * np.random.default_rng(1).uniform(0.2, 1.0, inst.n_pairs)
+    price = np.random.default_rng(0).uniform(0, 2.0, inst.n_pairs)
+    xi, x = conjugate(inst, price, upper)
+    grid = np.linspace(0, 1, 20001)[:, None] * upper[None, :]
+    values = np.stack([inst.pair_welfare(g) - price * g for g in grid])
+    assert np.all(x <= upper)
+    assert np.all(xi >= values.max(axis=0) - 1e-12)
+    assert np.all(xi <= values.max(axis=0) + 1e-6)

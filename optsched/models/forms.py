@@ -578,6 +578,14 @@ def mip_objective_scale(model: Any) -> float:
     return scale if abs(form.offset) * scale < 2.0**60 else 1.0
 
 
+def cvxpy_objective_scale(model: Any) -> float:
+    """What the cvxpy backend multiplies a continuous model's objective by before the solve
+    (and divides the solver's objective and multipliers by after it): the model's own
+    ``cvxpy_objective_scale()`` where its kind defines one, else 1."""
+    own = getattr(model, "cvxpy_objective_scale", None)
+    return 1.0 if own is None else float(own())
+
+
 def all_binary_rows(n: int, start: int, stop: int) -> np.ndarray:
     """Rows ``start..stop-1`` of the 2^n x n table of 0-1 vectors (bit j of the row number): the
     enumeration of the ``binary`` form."""
@@ -706,7 +714,8 @@ class PyomoModel(Protocol):
 
 class CvxpyModel(Protocol):
     """``"cvxpy"``: ``(problem, to_solution)`` in DCP form, and the solver (with its settings)
-    that solves it as an oracle."""
+    that solves it as an oracle. A model may also say what its objective is multiplied by
+    before the solve (``cvxpy_objective_scale()``, :func:`cvxpy_objective_scale`)."""
 
     def to_cvxpy(self) -> tuple[Any, Callable[[], Any]]: ...
 

@@ -116,7 +116,26 @@ class OfflineWelfare(MeshWelfare):
     name: ClassVar[str] = "onsocmax_offline"
 
     # --- cvxpy form ----------------------------------------------------------------------------
+    @frozen_cached_property
+    def upper(self) -> np.ndarray:
+        """:func:`implied_upper`: the box of the cvxpy form and of :func:`dual_bound`."""
+        return implied_upper(self.instance)
+
+    @frozen_cached_property
+    def binding_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(jobs, rows of ``unit_matrix``) whose constraint (4) / (6) some point of the box
+        [0, ``upper``] breaks; every other row holds over the whole box and is left out of the
+        cvxpy form. Congestion 1e-9 (capacities of 2e10 beside workloads of 18) and workloads of
+        1e12 made Clarabel call the bounded P1 unbounded while such rows were in it."""
+        inst = self.instance
+        capacity = inst.capacity.reshape(-1)[self.used_units]
+        return (np.flatnonzero(self.job_matrix @ self.upper > inst.rho),
+                np.flatnonzero(self.unit_matrix @ self.upper > capacity))
+
     def to_cvxpy(self) -> tuple[Any, Any]:
+        """max sum f_nr(x_nr) + beta_nr x_nr / C_r over the rows of :attr:`binding_rows` and
+        0 <= x <= :attr:`upper` (the same feasible set as P1); constraints in the order
+        (4), (6), x >= 0, x <= upper (:meth:`multipliers` reads the first two back)."""
         import cvxpy as cp
 
         inst = self.instance
@@ -127,8 +146,10 @@ class OfflineWelfare(MeshWelfare):
             idx = np.flatnonzero(inst.pair_kind == code)
             if idx.size:
                 terms.append(build(cp, inst.a[idx], x[idx]))
+        jobs, units = self.binding_rows
         capacity = inst.capacity.reshape(-1)[self.used_units]
-        constraints = [self.job_matrix @ x <= inst.rho, self.unit_matrix @ x <= capacity, x >= 0, x <= inst.xbar]
+        constraints = [self.job_matrix[jobs] @ x <= inst.rho[jobs], self.unit_matrix[units] @ x <= capacity[units],
+                       x >= 0, x <= self.upper]
         problem = cp.Problem(cp.Maximize(cp.sum(cp.hstack(terms))), constraints)
 
         def to_solution() -> np.ndarray:
@@ -138,6 +159,29 @@ class OfflineWelfare(MeshWelfare):
 
     def cvxpy_default_solver(self) -> tuple[str, dict[str, Any]]:
         return "CLARABEL", dict(CLARABEL_TOLERANCES)
+
+    def cvxpy_objective_scale(self) -> float:
+        """The power of two that brings the objective's largest slope at x = 0 (a_nr, or a_nr / 2
+        for sqrt, plus beta_nr / C_r) near 1: Clarabel's tolerances are absolute near 0, and
+        a_high = 1e12 made it call P1 unbounded. A power of two scales exactly."""
+        inst = self.instance
+        steepest = float(np.max(inst.a + inst.beta / inst.pair_capacity, initial=0.0))
+        return 2.0 ** -math.frexp(steepest)[1] if 0.0 < steepest < math.inf else 1.0
+
+    def multipliers(self, duals: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+        """(mu per job, lambda per unit) from the duals of the cvxpy form's first two constraints
+        (``Result.duals``): 0 on the rows the form leaves out; None if either is missing or not
+        finite."""
+        jobs, units = self.binding_rows
+        mu, lam = np.zeros(self.instance.n_jobs), np.zeros(self.instance.n_units)
+        for out, at, dual in ((mu, jobs, duals[0]), (lam, self.used_units[units], duals[1])):
+            if dual is None:
+                return None
+            values = np.asarray(dual, dtype=np.float64).reshape(-1)
+            if values.size != at.size or not np.isfinite(values).all():
+                return None
+            out[at] = values
+        return mu, lam
 
 
 def _cvx_linear(cp: Any, a: np.ndarray, x: Any) -> Any:
@@ -223,22 +267,34 @@ class OfflineWelfareIntegral(MeshWelfare):
 
 
 # --- weak duality --------------------------------------------------------------------------------
-def conjugate(instance: MeshInstance, price: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """xi_nr(p) of (9) per pair: max_{0 <= x <= xbar} f_nr(x) + beta x / C - p x, and the argmax."""
+def implied_upper(instance: MeshInstance) -> np.ndarray:
+    """min(xbar_nr, rho_n, C_r) per pair: with x >= 0, (4) and (6) bound each x_nr by rho_n and
+    C_r, so this box holds every point of P1 (and the box alone is as tight as (4) or (6) for a
+    job or unit whose pairs cannot reach its bound)."""
     inst = instance
+    return np.minimum(inst.xbar, np.minimum(inst.rho[inst.pair_job], inst.pair_capacity))
+
+
+def conjugate(instance: MeshInstance, price: np.ndarray, upper: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """xi_nr(p) of (9) per pair: max_{0 <= x <= upper} f_nr(x) + beta x / C - p x, and the argmax
+    (``upper``: xbar when not given)."""
+    inst = instance
+    upper = inst.xbar if upper is None else upper
     m = np.asarray(price, dtype=np.float64) - inst.beta / inst.pair_capacity  # slope f' must match
     with np.errstate(divide="ignore", invalid="ignore"):
         stationary = utilities.inverse_derivative(inst.pair_kind, inst.a, np.maximum(m, 1e-300))
-    x = np.where(m <= 0, inst.xbar, np.clip(np.nan_to_num(stationary, nan=0.0), 0.0, inst.xbar))
+    x = np.where(m <= 0, upper, np.clip(np.nan_to_num(stationary, nan=0.0), 0.0, upper))
     return inst.pair_welfare(x) - price * x, x
 
 
 def dual_bound(instance: MeshInstance, mu: np.ndarray, lam: np.ndarray) -> float:
-    """P2's objective at mu (per job) and lambda (per unit, n_units long), both clipped to >= 0:
-    sum_{n, r in R_n} xi_nr(mu_n + lambda_r) + sum_n mu_n rho_n + sum_r lambda_r C_r >= OPT(P1)."""
+    """P2's objective at mu (per job) and lambda (per unit, n_units long), both clipped to >= 0,
+    over the box of :func:`implied_upper`:
+    sum_{n, r in R_n} xi_nr(mu_n + lambda_r) + sum_n mu_n rho_n + sum_r lambda_r C_r >= OPT(P1)
+    (weak duality: that box holds every point of P1, and is no looser than (7)'s)."""
     mu = np.maximum(np.asarray(mu, dtype=np.float64), 0.0)
     lam = np.maximum(np.asarray(lam, dtype=np.float64), 0.0)
-    xi, _ = conjugate(instance, mu[instance.pair_job] + lam[instance.pair_unit])
+    xi, _ = conjugate(instance, mu[instance.pair_job] + lam[instance.pair_unit], implied_upper(instance))
     return float(xi.sum() + mu @ instance.rho + lam @ instance.capacity.reshape(-1))
 
 

@@ -57,8 +57,8 @@ def certified_optimum(instance: MeshInstance, *, solver: str | None = None) -> C
     problems = model.violations(x, tol=1e-9)
     if problems:
         raise SolveFailed(f"P1 (the offline optimum): its repaired solution is infeasible: {problems[0]}")
-    mu = np.asarray(res.duals[0], dtype=np.float64).reshape(-1)
-    lam = np.zeros(instance.n_units)
-    lam[model.used_units] = np.asarray(res.duals[1], dtype=np.float64).reshape(-1)
-    bound = dual_bound(instance, mu, lam)
+    multipliers = model.multipliers(res.duals)
+    if multipliers is None:
+        raise SolveFailed("P1 (the offline optimum): the solver returned no usable multipliers of (4) and (6)")
+    bound = dual_bound(instance, *multipliers)
     return Certificate(model.objective(x), bound, x, time.perf_counter() - start)

@@ -192,15 +192,11 @@ def _welfare_bound(model: Any, duals: tuple[Any, ...], _solution: Any) -> float 
 @cvxpy_dual_bound("onsocmax_offline")
 def _offline_bound(model: Any, duals: tuple[Any, ...], _solution: Any) -> float | None:
     """P2's objective (Proposition 1 of paper 002, ``onsocmax_offline.dual_bound``) at the
-    multipliers of (4) and (6), the form's first two constraints (units no pair uses: 0)."""
+    multipliers of (4) and (6) (``OfflineWelfare.multipliers``: 0 on rows the form leaves out)."""
     from optsched.models.onsocmax_offline import dual_bound
 
-    mu, used = _vector(duals[0]), _vector(duals[1])
-    if mu is None or used is None:
-        return None
-    lam = np.zeros(model.instance.n_units)
-    lam[model.used_units] = used
-    return dual_bound(model.instance, mu, lam)
+    multipliers = model.multipliers(duals)
+    return None if multipliers is None else dual_bound(model.instance, *multipliers)
 
 
 @cvxpy_dual_bound("stationary_allocation")

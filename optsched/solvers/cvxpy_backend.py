@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy, mip_objective_scale
+from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, as_cvxpy, cvxpy_objective_scale, mip_objective_scale
 from optsched.result import Result, Termination
 from optsched.solvers.certificates import (CVXPY_DUAL_BOUNDS, branch_and_bound_proof, certified_cvxpy, highs_pruning,
                                           scip_pruning)
@@ -166,15 +166,16 @@ class CvxpyBackend(Backend):
             raise ValueError(f"options: backend 'cvxpy' option 'solver': {solver} does not solve integer programs "
                              f"(HIGHS does)")
         solver_options = {**solver_options, **(options["solver_options"] or {})}
-        scale = 1.0
         if problem.is_mixed_integer():  # what a HiGHS or SCIP MIP needs (models/forms.py)
             if solver == "HIGHS":
                 solver_options = {**HIGHS_MIP_ORACLE_OPTIONS, **solver_options}
             scale = mip_objective_scale(model)
-            if scale != 1.0:
-                problem = cp.Problem(type(problem.objective)(problem.objective.expr * scale), problem.constraints)
             if "mip_abs_gap" in solver_options:  # the caller's, in the program's units
                 solver_options["mip_abs_gap"] = solver_options["mip_abs_gap"] * scale
+        else:
+            scale = cvxpy_objective_scale(model)
+        if scale != 1.0:
+            problem = cp.Problem(type(problem.objective)(problem.objective.expr * scale), problem.constraints)
         # OSQP prints a setting it refuses (printf); the captured block is also one thread's turn,
         # which the process-wide warning filters need
         with captured_c_output() as printed, warnings.catch_warnings(record=True) as caught:
@@ -206,7 +207,7 @@ class CvxpyBackend(Backend):
             # value belongs to the unclipped x. (A job whose units are all full, upper = 0:
             # Clarabel reported 2.0e-6 for the point x = 0 of value 0.)
             solution = to_solution()
-            duals = tuple(None if c.dual_value is None else np.asarray(c.dual_value, dtype=np.float64)
+            duals = tuple(None if c.dual_value is None else np.asarray(c.dual_value, dtype=np.float64) / scale
                           for c in problem.constraints)
         elif termination in (Termination.TIME_LIMIT, Termination.ITERATION_LIMIT):
             solution = _point_if_feasible(model, to_solution)
