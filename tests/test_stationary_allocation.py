@@ -332,3 +332,82 @@ def test_an_optimal_y_star_at_a_tiny_scale_is_the_optimum_there(seed: int) -> No
         r = optsched.solve(tiny, backend)
         if r.termination is Termination.OPTIMAL:
             assert r.objective == pytest.approx(reference.objective * s, rel=1e-6), backend
+
+
+@pytest.mark.parametrize("contention", [1e-10, 1e-12])
+@pytest.mark.parametrize("seed", range(3))
+def test_stationary_alm_certifies_y_star_at_a_tiny_contention(seed: int, contention: float) -> None:
+    """Probe BD's D6, the rest: stationary_alm stopped when its gap fell below 5e-7 in absolute
+    terms below 1, 5e-4 of a Q of 1.6e-6 at contention 1e-10, and the seam said gap_limit; the
+    gap is now relative at the model's own scale (``objective_magnitude``). There is no oracle
+    at that scale (Clarabel's cones lose the digits), so the proof is checked: the bound is the
+    model's own D(w, mu) at the multipliers returned, within 5e-7 of the objective."""
+    scn, counts, _ = scenario_model(seed, contention=contention)
+    model = stationary_model(scn, counts)
+    r = optsched.solve(model, "stationary_alm")
+    assert r.termination is Termination.OPTIMAL, r.message
+    assert model.violations(r.solution, tol=1e-12) == []
+    assert r.bound == pytest.approx(model.dual_bound(r.extra["w"], r.extra["mu"]), rel=1e-9)
+    assert 0 < r.objective <= r.bound * (1 + 1e-9)
+    assert r.bound - r.objective <= 5e-7 * r.objective * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("factor", [1e8, 1e12])
+@pytest.mark.parametrize("seed", range(3))
+def test_y_star_with_requests_far_above_the_capacities(seed: int, factor: float) -> None:
+    """OGASched's contention 1e10 or 1e12: upper bounds 1e10-1e12 times their groups' capacities.
+    Neither backend certified y* (stationary_alm ran out of iterations, Clarabel failed). (6)
+    with y >= 0 bounds each y_i by its capacity too, so the model with upper = min(u, c) has the
+    same feasible set and optimum: at the usual scale, cvxpy certifies that one, and both
+    backends must reach it on the model as given."""
+    from optsched.generators import generate
+    from optsched.models.base import model_from_dict
+
+    data = generate("stationary_allocation", 20, np.random.default_rng(seed)).to_dict()
+    huge = model_from_dict({**data, "upper": [u * factor for u in data["upper"]]})
+    boxed = model_from_dict({**data, "upper": huge.box.tolist()})
+    reference = optsched.solve(boxed, "cvxpy")
+    assert reference.termination is Termination.OPTIMAL
+    for backend in ("stationary_alm", "cvxpy"):
+        r = optsched.solve(huge, backend)
+        assert r.termination is Termination.OPTIMAL, (backend, r.message)
+        assert huge.violations(r.solution, tol=1e-12) == []
+        assert r.objective == pytest.approx(reference.objective, rel=1e-6), backend
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([1e-3, 1.0, 1e3]))
+def test_every_feasible_point_lies_in_the_box(seed: int, factor: float) -> None:
+    """``box`` = min(u, c_g) holds the model's points: random points made feasible by into_box
+    never leave it, so the backends that solve over it solve the same program."""
+    from optsched.generators import generate
+    from optsched.models.base import model_from_dict
+
+    data = generate("stationary_allocation", 12, np.random.default_rng(seed)).to_dict()
+    model = model_from_dict({**data, "upper": [u * factor for u in data["upper"]]})
+    rng = np.random.default_rng(seed)
+    for _ in range(10):
+        y = model.into_box(rng.uniform(0, 2, model.n_vars) * model.upper)
+        assert model.violations(y, tol=1e-12) == []
+        assert np.all(y <= model.box)
+
+
+@pytest.mark.parametrize("s", [1e-10, 1e-12])
+@pytest.mark.parametrize("seed", range(3))
+def test_stationary_alm_reaches_the_scaled_optimum_at_a_tiny_scale(seed: int, s: float) -> None:
+    """With linear utilities Q(s y) = s Q(y): at upper and capacity times s the optimum is s times
+    the unscaled one. stationary_alm ended gap_limit (its gap test) or iteration_limit (its
+    inner solve called a slope of 1e-15 stationary, absolute below 1) there; it must now be
+    optimal and equal to it."""
+    from optsched.generators import generate
+    from optsched.models.base import model_from_dict
+
+    data = generate("stationary_allocation", 30, np.random.default_rng(seed)).to_dict()
+    data["kind"] = [0] * len(data["kind"])  # linear
+    reference = optsched.solve(model_from_dict(data), "stationary_alm")
+    tiny = model_from_dict({**data, "upper": [u * s for u in data["upper"]], "capacity": [c * s for c in data["capacity"]]})
+    r = optsched.solve(tiny, "stationary_alm")
+    assert reference.termination is Termination.OPTIMAL
+    assert r.termination is Termination.OPTIMAL, r.message
+    assert tiny.violations(r.solution, tol=1e-12) == []
+    assert r.objective == pytest.approx(reference.objective * s, rel=1e-6)

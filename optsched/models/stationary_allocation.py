@@ -17,9 +17,10 @@ Lagrangian dual (the certificate the first-order backend reports). For w_l in th
 max_k o_lk S_lk >= sum_k w_lk o_lk S_lk; with mu_g >= 0 on (6) the Lagrangian separates:
 
     Q* <= D(w, mu) = sum_i phi_i(o_{p(i)} w_{p(i)} + mu_{g(i)}) + sum_g mu_g c_g,
-    phi_i(q) = max_{0 <= y <= u_i} w_i f_i(y) - q y          (closed form, see ``response``)
+    phi_i(q) = max_{0 <= y <= b_i} w_i f_i(y) - q y          (closed form, see ``response``)
 
-for every such (w, mu): ``dual_bound`` evaluates it.
+for every such (w, mu), with b_i = min(u_i, c_g(i)) (``box``: (6) with y >= 0 bounds y_i by
+c_g(i) as well, so the box holds every feasible point): ``dual_bound`` evaluates it.
 
 Solution type: a float64 array y of shape (n,).
 """
@@ -45,7 +46,7 @@ Fn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 UTILITIES: dict[str, tuple[Fn, Fn]] = {
     "linear": (lambda y, a: a * y, lambda y, a: a + 0.0 * y),
     "log": (lambda y, a: a * np.log1p(y), lambda y, a: a / (y + 1.0)),
-    "reciprocal": (lambda y, a: 1.0 / a - 1.0 / (y + a), lambda y, a: 1.0 / (y + a) ** 2),
+    "reciprocal": (lambda y, a: y / (a * (y + a)), lambda y, a: 1.0 / (y + a) ** 2),  # 1/a - 1/(y + a)
     "poly": (lambda y, a: utilities.sqrt_value(a, y), lambda y, a: utilities.sqrt_slope(a, y)),  # = 002's "sqrt"
 }
 UTILITY_CODES = tuple(UTILITIES)
@@ -165,13 +166,21 @@ class StationaryAllocation(Model):
     def zero_solution(self) -> np.ndarray:
         return np.zeros(self.n_vars)
 
+    @frozen_cached_property
+    def box(self) -> np.ndarray:
+        """min(u_i, c_g(i)): (6) with y >= 0 bounds y_i by its group's capacity too, so this box
+        holds every feasible point. The cvxpy form and ``stationary_alm`` take it for (5), and the
+        cvxpy form leaves out the groups (6) that it cannot overfill: requests of 1e10 beside
+        capacities of 10 (OGASched's contention 1e10) left both without a certified y*."""
+        return np.minimum(self.upper, self.capacity[self.group])
+
     def objective_magnitude(self) -> float:
         """A bound on |Q(y)| over the feasible points: each f_i is increasing with f_i(0) = 0 and
         y_i <= min(u_i, c_g(i)), so the gain lies in [0, gain of those tops] and the overhead in
         [0, its value there]. The seam's agreement of objective and bound is absolute below it
         (``Model.objective_magnitude``): at requests of 1e-10 (OGASched's contention 1e-10) Q is
         1e-7, and an answer 10x short of y* agreed with its bound within the 1e-6 of scale 1."""
-        top = np.minimum(self.upper, self.capacity[self.group])
+        top = self.box
         return self.gain(top) + float((self.overhead * self.pair_sums(top)).max(axis=1).sum())
 
     def objective(self, solution: Any) -> float:
@@ -202,7 +211,7 @@ class StationaryAllocation(Model):
         if mu.shape != (self.n_groups,) or (mu < 0).any():
             raise ValueError(f"mu: expected {self.n_groups} non-negative multipliers")
         price = (self.overhead * w).reshape(-1)[self.pair] + mu[self.group]
-        y = response(self.kind, self.weight, self.alpha, self.upper, price)
+        y = response(self.kind, self.weight, self.alpha, self.box, price)
         return self.gain(y) - float(price @ y) + float(mu @ self.capacity)
 
     # --- forms ---------------------------------------------------------------------------------
@@ -244,8 +253,9 @@ class StationaryAllocation(Model):
         K = self.n_resources
         charged = self.charged_ports
         rows = (charged[:, None] * K + np.arange(K)).reshape(-1)
-        upper = np.where(self.weight > 0, self.upper, 0.0)
-        constraints = [y <= upper, groups @ y <= self.capacity]
+        upper = np.where(self.weight > 0, self.box, 0.0)
+        binding = np.flatnonzero(np.bincount(self.group, weights=upper, minlength=self.n_groups) > self.capacity)
+        constraints = [y <= upper, groups[binding] @ y <= self.capacity[binding]]
         overhead: Any = 0.0
         if charged.size:  # the max over k of (7) as an epigraph t_l, so that its multipliers are the port weights w
             import scipy.sparse as sp

@@ -29,9 +29,9 @@ def _value(code, y, a):  # pragma: no cover - numba
         return a * y
     if code == 1:
         return a * (math.log1p(y) if y < 0.01 else math.log(y + 1.0))
-    if code == 2:
-        return 1.0 / a - 1.0 / (y + a)
-    return a * math.sqrt(y + 1.0) - a
+    if code == 2:  # 1/a - 1/(y + a) and a (sqrt(y + 1) - 1), written without their cancellation
+        return y / (a * (y + a))
+    return a * y / (math.sqrt(y + 1.0) + 1.0)
 
 
 @njit(cache=True, inline="always")
@@ -358,7 +358,7 @@ def dual_bound(kind, weight, alpha, upper, group_ptr, group_members, capacity, p
 
 @njit(cache=True)
 def spg(y, kind, kind_ptr, weight, alpha, upper, group, capacity, pair, overhead, scale, w0, rho, coupling, steps,
-        reduction, step):  # pragma: no cover - numba
+        reduction, step, floor):  # pragma: no cover - numba
     """Spectral projected gradient (Birgin-Martinez-Raydan) on Psi(., w0) of :func:`smoothed`
     over Y, from y, until the projected gradient |P(u + s g) - u|_inf / s has shrunk by the
     factor ``reduction`` from its first value, or for ``steps`` steps; returns (y, steps
@@ -371,7 +371,8 @@ def spg(y, kind, kind_ptr, weight, alpha, upper, group, capacity, pair, overhead
     search along it (a failed trial lam is cut to the maximiser of the quadratic through f,
     the slope and the failed value, kept in [0.1, 0.5] lam); the next step length is
     Barzilai-Borwein's s.s / (-s.r), capped so that u + step g stays within ``REACH`` box
-    widths of Y."""
+    widths of Y. A slope below 1e-15 max(``floor``, |f|) is stationary (``floor``: the
+    objective's own scale where it is below 1)."""
     n = y.size
     d_group = group_scaling(y, kind, weight, alpha, upper, group, capacity.size, coupling)
     d = np.empty(n)
@@ -400,7 +401,7 @@ def spg(y, kind, kind_ptr, weight, alpha, upper, group, capacity, pair, overhead
         slope, reach = direction(p, u, g)
         if it == 0:
             first = reach / step
-        if not slope > 1e-15 * max(1.0, abs(f)) or reach / step <= reduction * first:
+        if not slope > 1e-15 * max(floor, abs(f)) or reach / step <= reduction * first:
             break  # stationary, or solved as well as asked
         done = it + 1
         worst = history.min()

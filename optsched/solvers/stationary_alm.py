@@ -28,7 +28,8 @@ proximal smoothing around the current multipliers w0; exact again when w0 is opt
    Lagrangian dual (:meth:`StationaryAllocation.dual_bound`, mu per group by a safeguarded
    regula falsi). The time limit is checked between outer steps.
 
-It stops when UB - LB <= ``gap_tol`` * max(1, |LB|): the answer is then proven optimal to
+It stops when UB - LB <= ``gap_tol`` * max(s, |LB|), s = 1 or the model's smaller scale
+(``Model.objective_magnitude``, the seam's rule): the answer is then proven optimal to
 that relative tolerance (status ``optimal``, ``bound`` = UB). Otherwise, after ``max_outer``
 steps or at the time limit, it returns the best point with its bound (``feasible`` /
 ``time_limit``). Measured against cvxpy/Clarabel in ``benchmarks/bench_ogasched.py`` and
@@ -83,8 +84,9 @@ class _Program:
         self.unit = float(positive.mean()) if positive.size else 1.0
         self.weight = model.weight[self.order] / self.unit
         self.overhead = np.ascontiguousarray(model.overhead / self.unit)
-        self.kind, self.alpha, self.upper = (model.kind[self.order], model.alpha[self.order],
-                                             model.upper[self.order])
+        # the box min(u, c) (StationaryAllocation.box): requests of 1e12 beside capacities of 10
+        # set rho by the requests, and the solve ran out of iterations
+        self.kind, self.alpha, self.upper = model.kind[self.order], model.alpha[self.order], model.box[self.order]
         self.group, self.pair = model.group[self.order], model.pair[self.order]
         self.kind_ptr = np.searchsorted(self.kind, np.arange(len(UTILITIES) + 1))  # kind c: kind_ptr[c]:kind_ptr[c + 1]
         self.capacity = model.capacity
@@ -128,6 +130,14 @@ def min_dual_bound(model: Any, w: np.ndarray) -> float:
     return prog.bound(np.ascontiguousarray(w, dtype=np.float64))[0] * prog.unit
 
 
+def _gap_floor(model: Any) -> float:
+    """The gap is relative above this and absolute below: 1, or the model's own smaller scale
+    (``Model.objective_magnitude``), the seam's rule for ``optimal``. At contention 1e-10, Q is
+    1.6e-6, and a gap of 7.7e-10 (5e-4 relative) ended the solve as if certified."""
+    magnitude = model.objective_magnitude()
+    return min(1.0, magnitude) if magnitude > 0 else 1.0
+
+
 def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int, max_outer: int,
                     deadline: float = math.inf) -> Certified:
     """The method of the module docstring on one ``StationaryAllocation``."""
@@ -140,12 +150,13 @@ def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int,
     best_y, best_lb = y.copy(), prog.objective(y)
     best_ub, best_w, best_mu = math.inf, w0.copy(), np.zeros(model.n_groups)
     inner_total, outer, certified, timed_out = 0, 0, False, False
+    floor = _gap_floor(model) / prog.unit
     step, last_move, crawl = 1.0, math.inf, 0
     for outer in range(1, max_outer + 1):
         budget = inner_steps * (10 + outer) // 10  # later inner solves may need more steps
         y, steps, step = prog.k.spg(y, prog.kind, prog.kind_ptr, prog.weight, prog.alpha, prog.upper, prog.group,
                                     prog.capacity, prog.pair, prog.overhead, prog.port_scale, w0, rho_abs,
-                                    rho_abs * prog.coupling_unit, budget, INNER_REDUCTION, step)
+                                    rho_abs * prog.coupling_unit, budget, INNER_REDUCTION, step, floor)
         inner_total += steps
         w_new = np.empty_like(w0)
         prog.k.smoothed(y, prog.kind_ptr, prog.weight, prog.alpha, prog.pair, prog.overhead, prog.port_scale, w0,
@@ -158,7 +169,7 @@ def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int,
         ub, mu, _ = prog.bound(w0)
         if ub < best_ub:
             best_ub, best_w, best_mu = ub, w0.copy(), mu
-        if best_ub - best_lb <= gap_tol * max(1.0 / prog.unit, abs(best_lb)):
+        if best_ub - best_lb <= gap_tol * max(floor, abs(best_lb)):
             certified = True
             break
         if time.perf_counter() > deadline:
@@ -202,5 +213,5 @@ class StationaryALMBackend(Backend):
                        else Termination.ITERATION_LIMIT)
         gap = sol.bound - sol.objective
         return Result(termination, bound=sol.bound, solution=sol.y, iterations=sol.outer,
-                      extra={"duality_gap": gap, "relative_gap": gap / max(1.0, abs(sol.objective)),
+                      extra={"duality_gap": gap, "relative_gap": gap / max(_gap_floor(model), abs(sol.objective)),
                              "inner_steps": sol.inner, "w": sol.w, "mu": sol.mu})
