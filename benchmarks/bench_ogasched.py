@@ -14,6 +14,7 @@ T = 10000 (per-slot costs do not depend on t), to keep the default run under 3 m
 pass ``--large-slots 10000`` for the full horizon.
 
     python benchmarks/bench_ogasched.py [--repeats 3] [--large-slots 1000] [--preset-large]
+    python benchmarks/bench_ogasched.py --y-star-scenarios 4 [--repeats 2]
 
 ``--preset-large`` also runs ``optsched run ogasched --preset large`` end to end (five policies
 over T = 10000, y* of (10), CSVs and plots) in this process and reports its wall and CPU time.
@@ -113,7 +114,17 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--large-slots", type=int, default=1000)
     ap.add_argument("--preset-large", action="store_true", help="also run the large preset end to end")
+    ap.add_argument("--y-star-scenarios", type=int, default=0, metavar="K",
+                    help="only y* of (10), both backends, on K large scenarios (seeds 0..K-1, binomial arrival "
+                         "totals over T = 10,000)")
     args = ap.parse_args()
+    if args.y_star_scenarios:
+        for seed in range(args.y_star_scenarios):
+            scn = synthetic_scenario(np.random.default_rng(seed), **SCALES["large (|L|=100, |R|=1024, K=6)"])
+            print(f"seed {seed}: ", end="")
+            offline_side_by_side(scn, np.random.default_rng(seed).binomial(10_000, 0.7, scn.n_ports).astype(float),
+                                 args.repeats)
+        return
     horizons = {"default (|L|=10, |R|=128, K=6)": 8000, "large (|L|=100, |R|=1024, K=6)": args.large_slots}
     targets = {"default (|L|=10, |R|=128, K=6)": (8000, 10.0), "large (|L|=100, |R|=1024, K=6)": (10000, 60.0)}
     # import numba and load the cached placement and projection kernels once, outside the timings
