@@ -44,6 +44,23 @@ def user_path(what: str, path: object) -> Path:
     return Path(path)
 
 
+def user_directory(what: str, path: object) -> Path:
+    """An existing directory a caller names: ValueError naming ``what`` when it does not exist,
+    is not a directory or cannot be looked at (a name too long for the system raised OSError
+    from ``Path.is_dir``, and the message named neither the setting nor the problem)."""
+    d = user_path(what, path)
+    shown = str(d) if len(str(d)) <= 200 else f"{str(d)[:120]}... ({len(str(d))} characters)"
+    try:
+        info = os.stat(d)
+    except FileNotFoundError:
+        raise ValueError(f"{what}: {shown} does not exist") from None
+    except OSError as exc:
+        raise ValueError(f"{what}: cannot look at {shown}: {exc.strerror}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise ValueError(f"{what}: {shown} is not a directory")
+    return d
+
+
 def max_input_bytes() -> int:
     """The cap: ``$OPTSCHED_MAX_INPUT_BYTES`` when set, else :data:`MAX_INPUT_BYTES`."""
     raw = os.environ.get(ENV_MAX_INPUT_BYTES, "").strip()

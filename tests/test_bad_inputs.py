@@ -306,7 +306,7 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], Any]]] = {
     "configs/sweep_size_huge.toml": (["sweep", "configs/sweep_size_huge.toml", "--out", "{out}", "--workers", "1"],
                                      "sweep.sizes: sizes must be in 1..1000000", lambda tmp: load_sweep_file("configs/sweep_size_huge.toml")),
     # Alibaba traces, through `optsched run ogasched` with source = "alibaba"
-    "configs/ogasched_missing_trace_dir.toml": cfg("ogasched", "ogasched_missing_trace_dir.toml", "trace: traces/no_such_directory does not exist", at_run=True),
+    "configs/ogasched_missing_trace_dir.toml": cfg("ogasched", "ogasched_missing_trace_dir.toml", "config.trace_dir: traces/no_such_directory does not exist"),
     "configs/ogasched_trace_missing_column.toml": cfg("ogasched", "ogasched_trace_missing_column.toml", "missing required column 'memory_mib'", at_run=True),
     "configs/ogasched_trace_all_rows_bad.toml": cfg("ogasched", "ogasched_trace_all_rows_bad.toml", "none of its 3 row(s) can be parsed (first bad row 2)", at_run=True),
     "configs/ogasched_trace_empty_file.toml": cfg("ogasched", "ogasched_trace_empty_file.toml", "openb_node_list_all_node.csv is empty", at_run=True),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -198,3 +199,24 @@ def test_a_config_built_in_code_takes_numpy_numbers_as_python_ones() -> None:
     for bad in ({"n_nodes": np.float64(2.5)}, {"n_nodes": np.bool_(True)}, {"contention": np.float64("nan")}):
         with pytest.raises(ValueError, match=f"config.{next(iter(bad))}"):
             OgaConfig(**bad)
+
+
+@pytest.mark.parametrize(("trace_dir", "said"), [
+    ("/tmp/" + "a" * 5000, "config.trace_dir: cannot look at /tmp/aaa"),
+    ("/nonexistent/trace", "config.trace_dir: /nonexistent/trace does not exist"),
+    (__file__, "config.trace_dir: " + __file__ + " is not a directory"),
+])
+def test_a_trace_dir_is_checked_with_the_config_and_named_by_its_setting(
+        trace_dir: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Probe BD's m4: a trace_dir of 5,000 characters ended with an OSError naming only the path
+    ("File name too long" from Path.is_dir), after the config was accepted; a missing one said
+    "trace: ... does not exist" at run time. Both are refused with the config, by its key, and a
+    long path is shortened in the one line."""
+    from optsched.ogasched.experiments import OgaConfig
+
+    with pytest.raises(ValueError, match=re.escape(said)):
+        OgaConfig(source="alibaba", trace_dir=trace_dir)
+    (tmp_path / "c.toml").write_text(f'source = "alibaba"\ntrace_dir = "{trace_dir}"\nhorizon = 10\n')
+    assert main(["run", "ogasched", "--config", str(tmp_path / "c.toml"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and said in err[0] and len(err[0]) < 400, err

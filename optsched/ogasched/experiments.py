@@ -27,6 +27,7 @@ from typing import Any, Callable, Literal, Mapping
 import numpy as np
 
 from optsched.config import StrictConfig, probability, require, within_memory
+from optsched.files import user_directory
 from optsched.ogasched.baselines import BASELINES, BaselinePolicy
 from optsched.ogasched.env import SchedulingEnv
 from optsched.ogasched.policy import OGASched
@@ -115,6 +116,8 @@ class OgaConfig(StrictConfig):
 
         check_backend(CapacityProjection, self.backend or DEFAULT_BACKEND, self.options)
         check_backend(StationaryAllocation, self.offline_backend)  # a name that does not solve y* is refused
+        if self.trace_dir:  # last: every setting is checked before the file system is asked
+            user_directory("config.trace_dir", self.trace_dir)
 
 
 # --- building scenarios and policies ---------------------------------------------------------

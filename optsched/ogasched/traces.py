@@ -50,7 +50,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from optsched.files import open_user_file
+from optsched.files import open_user_file, user_directory
 from optsched.io.numbers import parse_float
 from optsched.ogasched.scenario import Scenario
 from optsched.ogasched.utilities import UTILITY_KINDS
@@ -323,11 +323,9 @@ def node_pool(directory: str | Path) -> NodePool:
     """All machines: gpu-v2023 nodes (cpu_milli/1000 cores, memory_mib/1024 GiB, gpus) and
     gpu-v2020 machines (cores, GB, gpus; the GPU model is gpu_type where the machine has GPUs:
     CPU machines have none, MISC ones 8 of types the trace does not name)."""
-    d = Path(directory)
+    d = user_directory("trace", directory)
     f23 = d / "gpu-v2023" / "openb_node_list_all_node.csv"
     f20 = d / "gpu-v2020" / "pai_machine_spec.csv"
-    if not d.is_dir():
-        raise ValueError(f"trace: {d} {'is not a directory' if d.exists() else 'does not exist'}")
     for f in (f23, f20):  # both clusters, always: one file missing silently shrank the pool
         if not (f.exists() or f.is_symlink()):  # anything there is read (a directory or FIFO is refused)
             raise ValueError(f"trace: {d} has no {f.relative_to(d)} (the node pool is the machines of both "
