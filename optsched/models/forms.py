@@ -496,7 +496,8 @@ HIGHS_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({
 #   budget nothing reaches, and optimal 5 where 6 is with weights 5 and 1e8 in one row.
 SCIP_ORACLE_PARAMS: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-12, "numerics/feastol": 1e-9})
 # SCIP's own values of those two (what a route that sets neither gets)
-SCIP_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-9, "numerics/feastol": 1e-6})
+SCIP_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-9, "numerics/feastol": 1e-6,
+                                                                  "numerics/dualfeastol": 1e-7})
 
 
 # Rows whose largest |coefficient| lies in [1/16, 2^20) go to the solvers as they are: scaled,

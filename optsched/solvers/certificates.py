@@ -54,21 +54,23 @@ def highs_pruning(given: Mapping[str, Any], solver: str = "HiGHS") -> dict[str, 
     """The tolerances a HiGHS MIP's proof rests on (:func:`branch_and_bound_proof`), from the
     options it was given, HiGHS's own where unset: ``mip_feasibility_tolerance``, for the
     objective and the rows alike."""
-    tolerance = float({**HIGHS_DEFAULT_TOLERANCES, **given}["mip_feasibility_tolerance"])
-    return {"resolution": tolerance, "feasibility": tolerance, "solver": solver}
+    own = {**HIGHS_DEFAULT_TOLERANCES, **given}
+    tolerance = float(own["mip_feasibility_tolerance"])
+    return {"resolution": tolerance, "feasibility": tolerance, "dual": float(own["dual_feasibility_tolerance"]),
+            "solver": solver}
 
 
 def scip_pruning(given: Mapping[str, Any], solver: str = "SCIP") -> dict[str, Any]:
     """The tolerances a SCIP proof rests on (:func:`branch_and_bound_proof`), from the parameters
     it was given, SCIP's own where unset: ``numerics/epsilon`` for the objective,
-    ``numerics/feastol`` for the rows."""
+    ``numerics/feastol`` for the rows, ``numerics/dualfeastol`` for the costs."""
     params = {**SCIP_DEFAULT_TOLERANCES, **given}
     return {"resolution": float(params["numerics/epsilon"]), "feasibility": float(params["numerics/feastol"]),
-            "solver": solver}
+            "dual": float(params["numerics/dualfeastol"]), "solver": solver}
 
 
 def branch_and_bound_proof(model: Model, objective: float, bound: float | None, extra: dict[str, Any], *,
-                           scale: float, resolution: float, feasibility: float,
+                           scale: float, resolution: float, feasibility: float, dual: float,
                            solver: str) -> tuple[Termination, float | None]:
     """(termination, bound) of an integer program a branch-and-bound solver calls optimal.
 
@@ -89,7 +91,12 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
     that times its row's largest (``StandardForm.row_spread``, a ratio: the same for the row
     however it is scaled) is within the tolerance of zero, and the search proves nothing there:
     SCIP (feasibility tolerance 1e-6) said optimal 5 where 6 is, with weights 5 and 1e8 in one
-    row. Such a program is ``feasible``, without a bound."""
+    row. Such a program is ``feasible``, without a bound.
+
+    A continuous column whose scaled cost over its whole range stays below the solver's dual
+    tolerance ``dual`` is one its LPs may leave anywhere (:func:`unseen_costs`): the proof is
+    widened by what such columns can add. With costs 1e9 and 1 (scaled 2^-30), Pyomo's SCIP left
+    the continuous column at 0, answered 0 where 1 is the optimum, and reported the bound 0.002."""
     form = as_standard(model).to_standard_form() if "standard" in type(model).FORMS else None
     spread = 1.0 if form is None else form.row_spread()
     if spread < feasibility:
@@ -102,6 +109,8 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
         base = max(bound, objective) if model.maximize else min(bound, objective)
     offset = 0.0 if form is None else float(form.offset)
     width = PRUNING_MARGIN * resolution * max(1.0, abs(base - offset) * scale) / scale
+    if form is not None:
+        width += unseen_costs(form, scale, dual, continuous_only=True)
     proved = base + width if model.maximize else base - width
     if not agrees_at_scale(model, objective, base):
         return Termination.OPTIMAL, proved
@@ -109,6 +118,19 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
         return Termination.OPTIMAL, objective  # the next objective value lies a whole grain away
     return judged(model, objective, proved, extra,
                   f"{solver}'s search, which prunes within {resolution:g} of its objective scaled by {scale:g}, proves")
+
+
+def unseen_costs(form: Any, scale: float, dual: float, *, continuous_only: bool = False) -> float:
+    """How far the columns a solver's dual tolerance ``dual`` does not resolve can move the
+    objective, in the program's units: those whose cost (the objective scaled by ``scale``) over
+    their whole range stays below ``dual``, each at most |c_j| (u_j - l_j); with
+    ``continuous_only``, the continuous ones (a branch-and-bound search fixes the integer ones)."""
+    c = np.asarray(form.c, dtype=np.float64)
+    reach = np.abs(c) * (form.col_upper - form.col_lower)  # inf for a free column with a cost
+    unseen = (c != 0) & ~(reach * scale >= dual)
+    if continuous_only:
+        unseen &= ~np.asarray(form.integrality, dtype=bool)
+    return float(reach[unseen].sum())
 
 
 def certified_continuous(model: Model, solution: Any, x: np.ndarray, row_duals: np.ndarray | None,

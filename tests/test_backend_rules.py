@@ -1,0 +1,238 @@
+"""Rules of the solver-backend layer that no test held: each test fails on a mutant of the
+backends, certificates, registry or seam that the rest of the suite let pass (mutation testing,
+2026-11-28; the mutant each guards against is named in its docstring)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import optsched
+from optsched.generators import generate
+from optsched.models.budgeted_ip import BudgetedIP
+from optsched.models.linear_program import LinearProgram
+from optsched.result import Termination
+from optsched.solvers.registry import get_backend
+
+
+def _need(*names: str) -> None:
+    for name in names:
+        if not get_backend(name).available():
+            pytest.skip(f"{name} is not installed")
+
+
+def _mixed_costs_lp() -> LinearProgram:
+    """max 1e9 x0 + x1, x0 integer fixed at 0 by its row, x1 continuous in [0, 1]: optimum 1."""
+    return LinearProgram(c=[1e9, 1.0], A=[[1.0, 0.0]], row_lower=[-np.inf], row_upper=[0.0], col_lower=[0.0, 0.0],
+                         col_upper=[1.0, 1.0], integrality=[True, False], sense="max")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 4])
+def test_a_relative_gap_stop_is_never_called_optimal(seed):
+    """C06 (certificates.branch_and_bound_proof, max/min of bound and objective swapped): HiGHS
+    stopped by mip_rel_gap said optimal at the incumbent, 4 % short, with bound = objective."""
+    _need("highs")
+    model = generate("budgeted_ip", 60, np.random.default_rng(seed))
+    exact = optsched.solve(model, "highs")
+    assert exact.termination is Termination.OPTIMAL
+    early = optsched.solve(model, "highs", mip_rel_gap=0.5)
+    assert early.ok
+    if early.termination is Termination.OPTIMAL:
+        assert early.objective == pytest.approx(exact.objective, rel=1e-9)
+    else:
+        assert early.termination is Termination.GAP_LIMIT
+    assert early.bound is not None and early.bound >= exact.objective * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("backend", ["highs", "scip", "cvxpy", "pyomo"])
+def test_costs_a_whole_grain_apart_are_optimal_at_any_spread(backend):
+    """C10 (the grain case returns the widened bound): optimal 1 became gap_limit with bound 1.21."""
+    _need(backend)
+    model = BudgetedIP(values=[1e9, 1.0], weights=[[2.0, 1.0]], capacity=[1.0])
+    r = optsched.solve(model, backend)
+    assert r.termination is Termination.OPTIMAL
+    assert r.objective == 1.0 and r.bound == pytest.approx(1.0, rel=1e-9)
+
+
+@pytest.mark.parametrize("backend", ["scip", "pyomo", "cvxpy"])
+def test_a_continuous_priced_column_gets_no_grain(backend):
+    """C11 (objective_grain ignores continuous columns): Pyomo's SCIP answered 0 where 1 is the
+    optimum, and the grain rule called it optimal."""
+    _need(backend)
+    r = optsched.solve(_mixed_costs_lp(), backend)
+    assert r.ok
+    if r.termination is Termination.OPTIMAL:
+        assert r.objective == pytest.approx(1.0, rel=1e-9)
+
+
+def test_an_iteration_limit_with_an_infeasible_point_is_a_limit_not_an_error():
+    """H11 (highs: primal_solution_status >= 1 accepted): the infeasible simplex point reached the
+    seam, and the result was error ("returned solution is infeasible") instead of iteration_limit."""
+    _need("highs")
+    rng = np.random.default_rng(0)
+    n, m = 30, 20
+    lp = LinearProgram(c=rng.uniform(1, 2, n), A=rng.uniform(0.5, 2.0, size=(m, n)), row_lower=np.full(m, 10.0),
+                       row_upper=np.full(m, np.inf), col_lower=np.zeros(n), col_upper=np.full(n, 10.0))
+    r = optsched.solve(lp, "highs", highs_options={"presolve": "off", "simplex_iteration_limit": 1})
+    assert r.termination is Termination.ITERATION_LIMIT
+    assert r.solution is None or not lp.violations(r.solution)
+
+
+def test_cpsat_stopped_before_any_solution_is_a_time_limit_not_an_error():
+    """P01 (cpsat STATUS_TABLE "UNKNOWN" -> error): a subset-sum equality CP-SAT cannot settle in
+    0.5 s came back as error ("the backend failed") instead of time_limit. Whatever CP-SAT
+    manages in the time, the result is never an error."""
+    _need("cpsat")
+    rng = np.random.default_rng(1)
+    n = 60
+    a = rng.integers(10**9, 2 * 10**9, size=n).astype(float)
+    b = float(np.floor(a.sum() / 2))
+    lp = LinearProgram(c=rng.integers(1, 10, n).astype(float), A=[a], row_lower=[b], row_upper=[b],
+                       col_lower=np.zeros(n), col_upper=np.ones(n), integrality=np.ones(n, bool), sense="max")
+    r = optsched.solve(lp, "cpsat", time_limit=0.5)
+    assert r.termination is not Termination.ERROR, r.message
+
+
+@pytest.mark.parametrize("small", [(1.0e-7, 1.3e-7), (1.3e-7, 1.0e-7)])
+def test_cpsat_keeps_small_values_beside_a_large_one(small):
+    """P10 (mip_wanted_precision not passed to CP-SAT, default 1e-6): optimal 0.0 with bound 4e-12
+    where 1.3e-7 is the optimum."""
+    _need("cpsat")
+    m = BudgetedIP(values=[1.0, *small], weights=[[10.0, 1.0, 1.0]], capacity=[1.0])
+    r = optsched.solve(m, "cpsat")
+    assert r.ok
+    assert r.bound is None or r.bound >= 1.3e-7 * (1 - 1e-9)
+    if r.termination is Termination.OPTIMAL:
+        assert r.objective == pytest.approx(1.3e-7, rel=1e-9)
+
+
+def test_cpsat_keeps_rows_whose_activity_can_be_negative():
+    """P13 (cpsat: a row's missing lower side became 0, not -2^53): max x0 s.t. -x0 <= 5 came
+    back optimal 0 where 3 is."""
+    _need("cpsat")
+    lp = LinearProgram(c=[1.0], A=[[-1.0]], row_lower=[-np.inf], row_upper=[5.0], col_lower=[0.0], col_upper=[3.0],
+                       integrality=[True], sense="max")
+    r = optsched.solve(lp, "cpsat")
+    assert r.termination is Termination.OPTIMAL and r.objective == 3.0
+
+
+def test_scip_gap_option_stops_early():
+    """S04 (scip: limits/gap not set from the gap option): gap=0.5 was ignored; SCIP ran to
+    optimal (seed 0: it stops at 6337949 with bound 8908341.7 at HEAD)."""
+    _need("scip")
+    model = generate("budgeted_ip", 60, np.random.default_rng(0))
+    r = optsched.solve(model, "scip", gap=0.5)
+    assert r.termination is Termination.GAP_LIMIT
+
+
+def test_cvxpy_absolute_gap_is_in_the_programs_units():
+    """V06 (cvxpy: mip_abs_gap divided by the objective scale instead of multiplied): with
+    mip_abs_gap = 1 the answer came back 6.05e6 (68 %) short of the optimum 8906592."""
+    _need("cvxpy", "highs")
+    knap = generate("budgeted_ip", 60, np.random.default_rng(0))
+    exact = optsched.solve(knap, "highs")
+    r = optsched.solve(knap, "cvxpy", solver_options={"mip_abs_gap": 1.0})
+    assert r.ok and r.objective >= exact.objective - 1.0 - 1e-6
+
+
+def test_pyomo_highs_gets_no_relative_gap():
+    """Y06 (pyomo: rel_gap not passed; HiGHS's own 1e-4 applies): budgeted_ip(100, seed 3) came
+    back gap_limit (79218257 with bound 79224469) where HEAD says optimal, no gap option given."""
+    _need("pyomo")
+    k = generate("budgeted_ip", 100, np.random.default_rng(3))
+    r = optsched.solve(k, "pyomo")
+    assert r.termination is Termination.OPTIMAL and r.objective == 79218257.0
+
+
+def test_a_missing_solver_package_is_unavailable():
+    """R01 (registry.modules_available: find_spec check dropped): a backend whose package is not
+    installed was reported available (then failed at its first solve)."""
+    from optsched.solvers.registry import modules_available
+
+    avail = modules_available("optsched_probe_no_such_module")
+    assert not avail and "not installed" in avail.reason
+
+
+def test_the_time_already_spent_counts_against_the_limit():
+    """R02 (registry.remaining: set-up time not deducted): a solver got the whole limit after its
+    set-up. Deterministic: a start 5 s in the past leaves at most 5 s of a 10 s limit."""
+    import time
+
+    from optsched.solvers.registry import remaining
+
+    left = remaining(10.0, time.perf_counter() - 5.0)
+    assert left is not None and left <= 5.0
+
+
+def test_the_default_backend_is_the_exact_one_of_lowest_priority():
+    """R05 (fitting_backends sorted by -PRIORITY): the default for a knapsack became brute_force."""
+    from optsched.solvers.registry import fitting_backends
+
+    knap = generate("budgeted_ip", 8, np.random.default_rng(3))
+    exact = [b for b in fitting_backends(knap) if b.EXACT]
+    assert [b.PRIORITY for b in exact] == sorted(b.PRIORITY for b in exact)
+    assert optsched.solve(knap).backend == exact[0].NAME
+
+
+def test_a_qp_instance_does_not_fit_a_backend_without_quadratic_objectives():
+    """R08 (trait_reason's quadratic test dropped): scip was listed for a projection QP and,
+    solving it without its Hessian, answered gap_limit at 26.38 where 25.92 is the optimum."""
+    from optsched.solvers.registry import fitting_backends
+
+    proj = generate("capacity_projection", 10, np.random.default_rng(0))
+    names = [b.NAME for b in fitting_backends(proj, available_only=False)]
+    assert "scip" not in names and "cpsat" not in names
+    with pytest.raises(ValueError, match="quadratic"):
+        optsched.solve(proj, "scip")
+
+
+def test_a_plugin_saying_false_is_unavailable():
+    """R11 (backend_available: a bare False from a plugin's available() read as available)."""
+    from optsched.solvers.registry import Backend, backend_available
+
+    class Absent(Backend):  # never registered
+        NAME = "probe_be_absent"
+        DESCRIPTION = "probe"
+        EXACT = False
+
+        def available(self):
+            return False
+
+    assert not backend_available(Absent())
+
+
+def test_unbounded_under_a_loosened_feasibility_tolerance_is_an_error():
+    """E13 (solve.finish: the loosened-feasibility rule applied to infeasible only): a free LP with
+    a looser primal tolerance came back unbounded instead of error."""
+    _need("highs")
+    lp = LinearProgram(c=[-1.0, 0.0], A=[[1.0, -1.0]], row_lower=[-np.inf], row_upper=[1.0], col_lower=[0.0, 0.0],
+                       col_upper=[np.inf, np.inf])
+    assert optsched.solve(lp, "highs").termination is Termination.UNBOUNDED
+    r = optsched.solve(lp, "highs", highs_options={"primal_feasibility_tolerance": 1e-5})
+    assert r.termination is Termination.ERROR and "highs_options" in r.message
+
+
+def test_a_set_index_past_the_end_is_a_value_error():
+    """A05 (validate.solution_indices: idx.max() > n): Model.objective of a selection naming set n
+    raised IndexError instead of the ValueError naming the solution."""
+    m = generate("set_packing", 6, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="solution"):
+        m.objective([m.n_sets])
+
+
+@pytest.mark.parametrize("big", [1e7, 1e9, 1e12])
+@pytest.mark.parametrize("backend", ["scip", "pyomo", "cvxpy"])
+def test_a_bound_covers_continuous_columns_below_the_dual_tolerance(backend, big):
+    """max big x0 + x1 (x0 integer fixed at 0 by its row, x1 continuous in [0, 1]; optimum 1):
+    scaled to costs of order 1, x1's cost falls below the solver's dual tolerance, and Pyomo's
+    SCIP left it at 0, answered 0 and reported the bound 0.00215, below the optimum
+    (branch_and_bound_proof widened only by the pruning tolerance). Whatever a route answers,
+    its bound is a bound, and 0 is never optimal."""
+    _need(backend)
+    lp = LinearProgram(c=[big, 1.0], A=[[1.0, 0.0]], row_lower=[-np.inf], row_upper=[0.0], col_lower=[0.0, 0.0],
+                       col_upper=[1.0, 1.0], integrality=[True, False], sense="max")
+    r = optsched.solve(lp, backend)
+    assert r.ok, r.message
+    assert r.bound is None or r.bound >= 1.0 - 1e-9, (r.termination, r.objective, r.bound)
+    if r.termination is Termination.OPTIMAL:
+        assert r.objective == pytest.approx(1.0, rel=1e-9)
