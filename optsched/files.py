@@ -56,6 +56,8 @@ def user_directory(what: str, path: object) -> Path:
         raise ValueError(f"{what}: {shown} does not exist") from None
     except OSError as exc:
         raise ValueError(f"{what}: cannot look at {shown}: {exc.strerror}") from None
+    except ValueError as exc:  # a NUL byte in the name
+        raise ValueError(f"{what}: cannot look at {shown!r}: {exc}") from None
     if not stat.S_ISDIR(info.st_mode):
         raise ValueError(f"{what}: {shown} is not a directory")
     return d

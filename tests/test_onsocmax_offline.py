@@ -274,3 +274,54 @@ def test_conjugate_over_a_smaller_box() -> None:
     assert np.all(x <= upper)
     assert np.all(xi >= values.max(axis=0) - 1e-12)
     assert np.all(xi <= values.max(axis=0) + 1e-6)
+
+
+# --- probe BF: P1 through the cvxpy backend at a welfare of 6e-7 (x of 1e-10): its objective
+# scale once followed the steepest slope and the seam's agreement was absolute below 1, so
+# Clarabel's answer at half the optimum was called optimal. OfflineWelfare.objective_magnitude
+# now sets both scales.
+CASE57 = {"capacity": [[2512270.8443515114, 2512270.8443515114]], "tau": 1.0, "arrival": [1.0, 1.0, 0.0, 0.0],
+          "deadline": [1.5, 1.5, 1.5, 0.5],
+          "rho": [2.1848487786727767e-10, 2.9502372498724454e-10, 0.0, 5.16135004165611e-10],
+          "nodes": [[0], [0], [0], [0]], "kind": ["linear", "linear", "sqrt", "sqrt"],
+          "xbar": [1.7942225589106448e-09, 1.98834922384261e-09, 1.4706906565705556e-09, 1.8671253831999424e-09,
+                   2.4566988455729307e-09],
+          "a": [1202.661357077767, 707.0207263338682, 0.0, 767.4342756138632, 648.9011719256837],
+          "beta": [0.0, 0.0, 0.0, 23952501442.860916, 0.0]}
+
+
+def _p1_oracle(inst):
+    import cvxpy as cp
+    from optsched.models.onsocmax_offline import repair
+    P = inst.n_pairs
+    x = cp.Variable(P)
+    slope = inst.a * np.where(inst.pair_kind == 2, 0.5, 1.0) + inst.beta / inst.pair_capacity
+    s = 1.0 / slope.max()
+    terms = []
+    for code in range(3):
+        idx = np.flatnonzero(inst.pair_kind == code)
+        if idx.size:
+            a = inst.a[idx] * s
+            terms.append([a @ x[idx], a @ cp.log1p(x[idx]), a @ (cp.sqrt(1 + x[idx]) - 1)][code])
+    terms.append((inst.beta / inst.pair_capacity * s) @ x)
+    J = np.zeros((inst.n_jobs, P)); J[inst.pair_job, np.arange(P)] = 1
+    U = np.zeros((inst.n_units, P)); U[inst.pair_unit, np.arange(P)] = 1
+    prob = cp.Problem(cp.Maximize(cp.sum(cp.hstack(terms))),
+                      [J @ x <= inst.rho, U @ x <= inst.capacity.reshape(-1), x >= 0, x <= inst.xbar])
+    prob.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=500)
+    return repair(inst, x.value)
+
+
+def test_offline_cvxpy_optimal_is_optimum():
+    from optsched.models.mesh import MeshInstance
+    from optsched.models.onsocmax_offline import OfflineWelfare
+    from optsched.solve import solve
+    inst = MeshInstance.from_dict(CASE57)
+    model = OfflineWelfare(inst)
+    x = _p1_oracle(inst)
+    assert not model.violations(x)
+    best = inst.welfare(x)  # 6.388115e-7, a feasible value: OPT >= best
+    r = solve(model, "cvxpy")
+    assert r.bound >= best * (1 - 1e-9)
+    if r.termination.value == "optimal":
+        assert r.objective >= best * (1 - 1e-6), (r.objective, best)

@@ -493,8 +493,11 @@ HIGHS_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({
 #   and 1e-9 it answered 1.0 "optimal" where 1.000000001 is (tests/test_fuzz.py);
 # - numerics/feastol 1e-9, the models' own feasibility tolerance: at SCIP's 1e-6 (relative) it
 #   said optimal 2 for a knapsack of capacity 2(1 - 5e-7) whose optimum is 1, optimal 5 for a
-#   budget nothing reaches, and optimal 5 where 6 is with weights 5 and 1e8 in one row.
-SCIP_ORACLE_PARAMS: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-12, "numerics/feastol": 1e-9})
+#   budget nothing reaches, and optimal 5 where 6 is with weights 5 and 1e8 in one row;
+# - numerics/dualfeastol 1e-9 (SoPlex's smallest): a search's bound may fall short by it times
+#   the columns' ranges (certificates.branch_and_bound_proof), 100x less than at SCIP's 1e-7.
+SCIP_ORACLE_PARAMS: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-12, "numerics/feastol": 1e-9,
+                                                             "numerics/dualfeastol": 1e-9})
 # SCIP's own values of those two (what a route that sets neither gets)
 SCIP_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-9, "numerics/feastol": 1e-6,
                                                                   "numerics/dualfeastol": 1e-7})

@@ -160,13 +160,21 @@ class OfflineWelfare(MeshWelfare):
     def cvxpy_default_solver(self) -> tuple[str, dict[str, Any]]:
         return "CLARABEL", dict(CLARABEL_TOLERANCES)
 
+    def objective_magnitude(self) -> float:
+        """The welfare at the top of the box, :attr:`upper`: every f_nr is increasing with
+        f_nr(0) = 0 and beta_nr >= 0, so P1's welfare lies in [0, this]. The seam's agreement
+        of objective and bound is absolute below it (``Model.objective_magnitude``): with a
+        welfare of 6e-7, Clarabel's answer half the optimum agreed with its bound within the
+        absolute 1e-6 of scale 1, and was called optimal."""
+        return float(self.instance.pair_welfare(self.upper).sum())
+
     def cvxpy_objective_scale(self) -> float:
-        """The power of two that brings the objective's largest slope at x = 0 (a_nr, or a_nr / 2
-        for sqrt, plus beta_nr / C_r) near 1: Clarabel's tolerances are absolute near 0, and
-        a_high = 1e12 made it call P1 unbounded. A power of two scales exactly."""
-        inst = self.instance
-        steepest = float(np.max(inst.a + inst.beta / inst.pair_capacity, initial=0.0))
-        return 2.0 ** -math.frexp(steepest)[1] if 0.0 < steepest < math.inf else 1.0
+        """The power of two that brings an :meth:`objective_magnitude` above 1 near 1 (a_high =
+        1e12 made Clarabel call P1 unbounded; a power of two scales exactly). A smaller one is
+        left as it is: the welfare is small because x is (x of 1e-10, welfare 6e-7), and scaled
+        up the costs reached 1e10 and Clarabel called P1 unbounded again."""
+        magnitude = self.objective_magnitude()
+        return 2.0 ** -math.frexp(magnitude)[1] if 1.0 < magnitude < math.inf else 1.0
 
     def multipliers(self, duals: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray] | None:
         """(mu per job, lambda per unit) from the duals of the cvxpy form's first two constraints

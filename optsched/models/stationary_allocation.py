@@ -46,7 +46,7 @@ Fn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 UTILITIES: dict[str, tuple[Fn, Fn]] = {
     "linear": (lambda y, a: a * y, lambda y, a: a + 0.0 * y),
     "log": (lambda y, a: a * np.log1p(y), lambda y, a: a / (y + 1.0)),
-    "reciprocal": (lambda y, a: y / (a * (y + a)), lambda y, a: 1.0 / (y + a) ** 2),  # 1/a - 1/(y + a)
+    "reciprocal": (lambda y, a: utilities.reciprocal_value(a, y), lambda y, a: 1.0 / (y + a) ** 2),
     "poly": (lambda y, a: utilities.sqrt_value(a, y), lambda y, a: utilities.sqrt_slope(a, y)),  # = 002's "sqrt"
 }
 UTILITY_CODES = tuple(UTILITIES)

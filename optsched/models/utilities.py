@@ -53,9 +53,21 @@ def _pc(kind: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def sqrt_value(a: Any, x: Any) -> np.ndarray:
     """a (sqrt(1 + x) - 1): the shifted square-root utility, paper 002's "sqrt" kind and paper
-    003's "poly" of (54) (one function for both papers), as a x / (sqrt(1 + x) + 1), which
-    keeps its relative accuracy near x = 0 (the difference lost 6 digits at x = 1e-10)."""
-    return a * x / (np.sqrt(np.maximum(1.0 + x, 0.0)) + 1.0)
+    003's "poly" of (54) (one function for both papers), as a (x / (sqrt(1 + x) + 1)), which
+    keeps its relative accuracy near x = 0 (the difference lost 6 digits at x = 1e-10) and
+    overflows no sooner than the value (x >= -1; +inf at x = +inf)."""
+    x = np.maximum(np.asarray(x, dtype=np.float64), -1.0)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isposinf(x), np.inf * np.asarray(a), a * (x / (np.sqrt(1.0 + x) + 1.0)))
+
+
+def reciprocal_value(a: Any, y: Any) -> np.ndarray:
+    """1/a - 1/(y + a): paper 003's "reciprocal" of (54), as (y / (y + a)) / a, which keeps its
+    relative accuracy near y = 0 (the difference lost 6 digits at y = 1e-10), never forms a^2
+    (0/0 below a = 1.5e-162) and gives 1/a at y = +inf."""
+    y = np.asarray(y, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isposinf(y), 1.0 / np.asarray(a, dtype=np.float64), (y / (y + a)) / a)
 
 
 def sqrt_slope(a: Any, x: Any) -> np.ndarray:

@@ -54,11 +54,11 @@ def slot_terms(x, y, port_ptr, kind_ptr, channel, beta, alpha):  # pragma: no co
         for j in range(kind_ptr[l, RECIPROCAL], kind_ptr[l, RECIPROCAL + 1]):
             i = channel[j]
             a = alpha[i]
-            gain += y[i] / (a * (y[i] + a))  # 1/a - 1/(y + a) without its cancellation near y = 0
+            gain += (y[i] / (y[i] + a)) / a  # 1/a - 1/(y + a) without its cancellation near y = 0
         for j in range(kind_ptr[l, POLY], kind_ptr[l, POLY + 1]):
             i = channel[j]
             a = alpha[i]
-            gain += a * y[i] / (math.sqrt(y[i] + 1.0) + 1.0)  # a (sqrt(y + 1) - 1), likewise
+            gain += a * (y[i] / (math.sqrt(y[i] + 1.0) + 1.0))  # a (sqrt(y + 1) - 1), likewise
         kstar = _port_kstar(y, port_ptr[l], port_ptr[l + 1], beta, port_sum)
         top = port_sum[kstar] * beta[kstar]
         gain_total += xl * gain
@@ -149,13 +149,13 @@ def slot_terms_gradient(x, y, port_ptr, kind_ptr, channel, beta, alpha, grad):  
             i = channel[j]
             a = alpha[i]
             v = y[i] + a
-            gain += y[i] / (a * v)
+            gain += (y[i] / v) / a
             grad[i] = 1.0 / (v * v)
         for j in range(kind_ptr[l, POLY], kind_ptr[l, POLY + 1]):
             i = channel[j]
             a = alpha[i]
             root = math.sqrt(y[i] + 1.0)
-            gain += a * y[i] / (root + 1.0)
+            gain += a * (y[i] / (root + 1.0))
             grad[i] = 0.5 * a / root
         kstar = _port_kstar(y, port_ptr[l], port_ptr[l + 1], beta, port_sum)
         b = beta[kstar]

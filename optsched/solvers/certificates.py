@@ -93,10 +93,14 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
     SCIP (feasibility tolerance 1e-6) said optimal 5 where 6 is, with weights 5 and 1e8 in one
     row. Such a program is ``feasible``, without a bound.
 
-    A continuous column whose scaled cost over its whole range stays below the solver's dual
-    tolerance ``dual`` is one its LPs may leave anywhere (:func:`unseen_costs`): the proof is
-    widened by what such columns can add. With costs 1e9 and 1 (scaled 2^-30), Pyomo's SCIP left
-    the continuous column at 0, answered 0 where 1 is the optimum, and reported the bound 0.002."""
+    The LPs of the search are solved within the dual tolerance ``dual``: a reduced cost that
+    small is taken as 0, so each LP bound, and the search's, may fall short by up to ``dual``
+    times the sum of the columns' ranges (their bounds tightened by the rows,
+    ``StandardForm.implied_bounds``) on the scaled objective (the safe bound of Neumaier and
+    Shcherbina). The proof is widened by that too; a column without a finite range leaves no
+    bound. With costs 1e9 and 1 (scaled 2^-30), Pyomo's SCIP left the continuous column at 0,
+    answered 0 where 1 is the optimum and reported the bound 0.002; with costs 1e8 and -1e-5 on a
+    column of range 1e7, SCIP said the bound -50.0003 where -100 is feasible."""
     form = as_standard(model).to_standard_form() if "standard" in type(model).FORMS else None
     spread = 1.0 if form is None else form.row_spread()
     if spread < feasibility:
@@ -110,7 +114,13 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
     offset = 0.0 if form is None else float(form.offset)
     width = PRUNING_MARGIN * resolution * max(1.0, abs(base - offset) * scale) / scale
     if form is not None:
-        width += unseen_costs(form, scale, dual, continuous_only=True)
+        low, up = form.implied_bounds()
+        reach = float(np.sum(up - low))
+        if not np.isfinite(reach):
+            extra["optimality"] = (f"not certified: a column has no finite range, so {solver}'s dual tolerance "
+                                   f"{dual:g} bounds nothing")
+            return Termination.FEASIBLE, None
+        width += dual * reach / scale
     proved = base + width if model.maximize else base - width
     if not agrees_at_scale(model, objective, base):
         return Termination.OPTIMAL, proved
@@ -118,19 +128,6 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
         return Termination.OPTIMAL, objective  # the next objective value lies a whole grain away
     return judged(model, objective, proved, extra,
                   f"{solver}'s search, which prunes within {resolution:g} of its objective scaled by {scale:g}, proves")
-
-
-def unseen_costs(form: Any, scale: float, dual: float, *, continuous_only: bool = False) -> float:
-    """How far the columns a solver's dual tolerance ``dual`` does not resolve can move the
-    objective, in the program's units: those whose cost (the objective scaled by ``scale``) over
-    their whole range stays below ``dual``, each at most |c_j| (u_j - l_j); with
-    ``continuous_only``, the continuous ones (a branch-and-bound search fixes the integer ones)."""
-    c = np.asarray(form.c, dtype=np.float64)
-    reach = np.abs(c) * (form.col_upper - form.col_lower)  # inf for a free column with a cost
-    unseen = (c != 0) & ~(reach * scale >= dual)
-    if continuous_only:
-        unseen &= ~np.asarray(form.integrality, dtype=bool)
-    return float(reach[unseen].sum())
 
 
 def certified_continuous(model: Model, solution: Any, x: np.ndarray, row_duals: np.ndarray | None,

@@ -29,9 +29,9 @@ def _value(code, y, a):  # pragma: no cover - numba
         return a * y
     if code == 1:
         return a * (math.log1p(y) if y < 0.01 else math.log(y + 1.0))
-    if code == 2:  # 1/a - 1/(y + a) and a (sqrt(y + 1) - 1), written without their cancellation
-        return y / (a * (y + a))
-    return a * y / (math.sqrt(y + 1.0) + 1.0)
+    if code == 2:  # 1/a - 1/(y + a) and a (sqrt(y + 1) - 1) without their cancellation (finite y >= 0)
+        return (y / (y + a)) / a
+    return a * (y / (math.sqrt(y + 1.0) + 1.0))
 
 
 @njit(cache=True, inline="always")
