@@ -325,3 +325,36 @@ def test_offline_cvxpy_optimal_is_optimum():
     assert r.bound >= best * (1 - 1e-9)
     if r.termination.value == "optimal":
         assert r.objective >= best * (1 - 1e-6), (r.objective, best)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([1e-9, 1.0, 1e6]))
+def test_objective_magnitudes_bound_every_feasible_objective(seed: int, s: float) -> None:
+    """P1's and P3's objective_magnitude (the seam's scale for agreeing objective and bound,
+    these kinds having no standard form) bound |objective| at every feasible point: random
+    points made feasible, and each backend's answer."""
+    from optsched.generators import generate
+    from optsched.models.base import model_from_dict
+    from optsched.models.onsocmax_offline import repair
+
+    rng = np.random.default_rng(seed)
+    inst = draw(seed, str(rng.choice(["linear", "log", "sqrt"])), 2.0, n_nodes=3, n_slots=6, n_jobs=6,
+                xbar_mean=7.0 * s, xbar_std=s, rho_mean=18.0 * s, rho_std=3.0 * s, floor=0.1 * min(s, 1.0))
+    p1 = OfflineWelfare(inst)
+    points = [repair(inst, rng.uniform(0, 2, inst.n_pairs) * inst.xbar) for _ in range(10)]
+    points.append(optsched.solve(p1, "cvxpy").solution)
+    for x in points:
+        if x is not None:
+            assert p1.violations(x) == []
+            assert abs(p1.objective(x)) <= p1.objective_magnitude() * (1 + 1e-12)
+    data = generate("pseudo_welfare", 6, rng).to_dict()
+    p3 = model_from_dict({**data, "xbar": [v * s for v in data["xbar"]], "rho": data["rho"] * s})
+    for _ in range(10):
+        x = rng.uniform(0, 1, p3.n_units) * np.maximum(p3.upper, 0.0)
+        x *= min(1.0, p3.rho / max(x.sum(), 1e-300))
+        assert p3.violations(x) == []
+        assert abs(p3.objective(x)) <= p3.objective_magnitude() * (1 + 1e-12)
+    for backend in ("kkt", "cvxpy"):
+        r = optsched.solve(p3, backend)
+        if r.solution is not None:
+            assert abs(r.objective) <= p3.objective_magnitude() * (1 + 1e-12)
