@@ -3,7 +3,7 @@
 1/a - 1/(y + a) and a (sqrt(1 + y) - 1) cancel near y = 0: at y = 1e-10 the difference keeps
 about 6 digits. At OGASched's contention 1e-10 every y is that small, and y*'s duality gap,
 taken between two such sums, came out negative (the bound 4.6e-8 below the objective). Each
-place now writes them as y / (a (y + a)) and a y / (sqrt(1 + y) + 1). The reference is exact
+place now writes them as (y / (y + a)) / a and a (y / (sqrt(1 + y) + 1)). The reference is exact
 rational arithmetic (reciprocal) or 650-digit decimals (sqrt, log).
 """
 
