@@ -169,12 +169,20 @@ class OfflineWelfare(MeshWelfare):
         return float(self.instance.pair_welfare(self.upper).sum())
 
     def cvxpy_objective_scale(self) -> float:
-        """The power of two that brings an :meth:`objective_magnitude` above 1 near 1 (a_high =
-        1e12 made Clarabel call P1 unbounded; a power of two scales exactly). A smaller one is
-        left as it is: the welfare is small because x is (x of 1e-10, welfare 6e-7), and scaled
-        up the costs reached 1e10 and Clarabel called P1 unbounded again."""
+        """A power of two (exact) that scales the objective down where both its largest slope at
+        x = 0 (a_nr, plus beta_nr / C_r) and :meth:`objective_magnitude` exceed 1: by the
+        smaller of the two, so neither ends below 1. With costs of 1e12 (a_high = 1e12) Clarabel
+        called P1 unbounded. Scaled down by the magnitude alone (1.3e6 at the ``scale`` preset,
+        costs of order 1), its answer fell 7.7e-7 short and took 3x as long; by the slope alone
+        (1e4 where x is 1e-10 and the welfare 6e-7), the objective fell below Clarabel's
+        tolerance and it stopped at half the optimum. Scaled up, costs reached 1e10 and Clarabel
+        called P1 unbounded again."""
+        inst = self.instance
+        steepest = float(np.max(inst.a + inst.beta / inst.pair_capacity, initial=0.0))
         magnitude = self.objective_magnitude()
-        return 2.0 ** -math.frexp(magnitude)[1] if 1.0 < magnitude < math.inf else 1.0
+        if not (1.0 < steepest < math.inf and 1.0 < magnitude < math.inf):
+            return 1.0
+        return 2.0 ** -min(math.frexp(steepest)[1], math.frexp(magnitude)[1])
 
     def multipliers(self, duals: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray] | None:
         """(mu per job, lambda per unit) from the duals of the cvxpy form's first two constraints
