@@ -85,8 +85,14 @@ def agrees_at_scale(model: Any, objective: float, other: float) -> bool:
         return True
     if abs(objective) >= 1.0:
         return False
+    return agree(objective, other, agreement_floor(model))
+
+
+def agreement_floor(model: Any) -> float:
+    """Where agreement turns from relative to absolute for ``model``: 1, or the model's own
+    smaller scale (``Model.objective_magnitude``) when that is positive."""
     magnitude = model.objective_magnitude()
-    return agree(objective, other, min(1.0, magnitude) if magnitude > 0 else 1.0)
+    return min(1.0, magnitude) if magnitude > 0 else 1.0
 
 
 class SolveFailed(RuntimeError):

@@ -46,7 +46,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.result import Result, Termination
+from optsched.result import Result, Termination, agreement_floor
 from optsched.solvers.registry import Backend, Option, register_backend
 
 INNER_REDUCTION = 0.05  # an inner solve ends when its projected gradient is 1/20 of its first
@@ -130,14 +130,6 @@ def min_dual_bound(model: Any, w: np.ndarray) -> float:
     return prog.bound(np.ascontiguousarray(w, dtype=np.float64))[0] * prog.unit
 
 
-def _gap_floor(model: Any) -> float:
-    """The gap is relative above this and absolute below: 1, or the model's own smaller scale
-    (``Model.objective_magnitude``), the seam's rule for ``optimal``. At contention 1e-10, Q is
-    1.6e-6, and a gap of 7.7e-10 (5e-4 relative) ended the solve as if certified."""
-    magnitude = model.objective_magnitude()
-    return min(1.0, magnitude) if magnitude > 0 else 1.0
-
-
 def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int, max_outer: int,
                     deadline: float = math.inf) -> Certified:
     """The method of the module docstring on one ``StationaryAllocation``."""
@@ -150,7 +142,9 @@ def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int,
     best_y, best_lb = y.copy(), prog.objective(y)
     best_ub, best_w, best_mu = math.inf, w0.copy(), np.zeros(model.n_groups)
     inner_total, outer, certified, timed_out = 0, 0, False, False
-    floor = _gap_floor(model) / prog.unit
+    # relative above the model's own scale, as the seam's rule for "optimal": at contention
+    # 1e-10, Q is 1.6e-6, and a gap of 7.7e-10 (5e-4 relative) had ended the solve as certified
+    floor = agreement_floor(model) / prog.unit
     step, last_move, crawl = 1.0, math.inf, 0
     for outer in range(1, max_outer + 1):
         budget = inner_steps * (10 + outer) // 10  # later inner solves may need more steps
@@ -213,5 +207,5 @@ class StationaryALMBackend(Backend):
                        else Termination.ITERATION_LIMIT)
         gap = sol.bound - sol.objective
         return Result(termination, bound=sol.bound, solution=sol.y, iterations=sol.outer,
-                      extra={"duality_gap": gap, "relative_gap": gap / max(_gap_floor(model), abs(sol.objective)),
+                      extra={"duality_gap": gap, "relative_gap": gap / max(agreement_floor(model), abs(sol.objective)),
                              "inner_steps": sol.inner, "w": sol.w, "mu": sol.mu})
