@@ -246,29 +246,25 @@ def test_a_bound_covers_continuous_columns_below_the_dual_tolerance(backend, big
 # the optimum (every case below failed at e5bcf8f and at the first fix alike).
 @pytest.mark.parametrize("backend", ["scip", "pyomo", "cvxpy"])
 def test_mip_bound_below_optimum_min(backend):
-    from optsched.models.linear_program import LinearProgram
-    from optsched.solve import solve
     m = LinearProgram(c=[1e8, -1e-5], A=[[1.0, 0.0]], row_lower=[-np.inf], row_upper=[1.0],
                       col_lower=[0, 0], col_upper=[1, 1e7], integrality=[1, 0], sense="min")
     optimum = -100.0  # x = (0, 1e7)
     assert m.objective(np.array([0.0, 1e7])) == pytest.approx(optimum)
     assert not m.violations(np.array([0.0, 1e7]))
-    r = solve(m, backend)
+    r = optsched.solve(m, backend)
     if r.bound is not None:
         assert r.bound <= optimum + 1e-6 * abs(optimum), (r.termination, r.objective, r.bound)
-    if r.termination.value == "optimal":
+    if r.termination is Termination.OPTIMAL:
         assert r.objective == pytest.approx(optimum, rel=1e-6)
 
 
 def test_mip_pyomo_optimal_short_max():
-    from optsched.models.linear_program import LinearProgram
-    from optsched.solve import solve
     m = LinearProgram(c=[1e9, 1.0], A=[[1.0, 0.0]], row_lower=[-np.inf], row_upper=[1.0],
                       col_lower=[0, 0], col_upper=[1, 1e6], integrality=[1, 0], sense="max")
     optimum = 1e9 + 1e6
-    r = solve(m, "pyomo")
+    r = optsched.solve(m, "pyomo")
     assert r.bound is None or r.bound >= optimum * (1 - 1e-9), (r.termination, r.objective, r.bound)
-    if r.termination.value == "optimal":
+    if r.termination is Termination.OPTIMAL:
         assert r.objective == pytest.approx(optimum, rel=1e-6)
 
 
@@ -287,8 +283,6 @@ MIP_CASES = [
 @pytest.mark.parametrize("backend", ["scip", "pyomo", "cvxpy"])
 @pytest.mark.parametrize("case", range(len(MIP_CASES)))
 def test_mip_bound_not_beaten_by_feasible_point(backend, case):
-    from optsched.models.linear_program import LinearProgram
-    from optsched.solve import solve
     d, point = MIP_CASES[case]
     n = len(d["c"])
     m = LinearProgram(c=d["c"], A=d["A"], row_lower=[-np.inf] * len(d["ru"]), row_upper=d["ru"], col_lower=[0.0] * n,
@@ -296,10 +290,10 @@ def test_mip_bound_not_beaten_by_feasible_point(backend, case):
     x = np.array(point)
     assert not m.violations(x, tol=1e-12)
     value = m.objective(x)
-    r = solve(m, backend)
+    r = optsched.solve(m, backend)
     if r.bound is not None:
         assert r.bound >= value - 1e-9 * abs(value), (r.termination, r.objective, r.bound, value)
-    if r.termination.value == "optimal":
+    if r.termination is Termination.OPTIMAL:
         assert r.objective >= value - 1e-6 * abs(value)
 
 

@@ -246,8 +246,6 @@ def test_multipliers_come_back_in_the_models_units() -> None:
     """The objective is solved scaled by a power of two (a_high 1e12 here); the multipliers the
     seam hands out are divided by it again, so weak duality at them bounds the unscaled P1,
     and a form's left-out row gets 0."""
-    from optsched.models.onsocmax_offline import dual_bound
-
     inst = extreme("max_a_high", 1e12, "linear", 0)
     model = OfflineWelfare(inst)
     assert model.cvxpy_objective_scale() < 1e-11
@@ -279,7 +277,7 @@ def test_conjugate_over_a_smaller_box() -> None:
 # --- probe BF: P1 through the cvxpy backend at a welfare of 6e-7 (x of 1e-10): its objective
 # scale once followed the steepest slope and the seam's agreement was absolute below 1, so
 # Clarabel's answer at half the optimum was called optimal. OfflineWelfare.objective_magnitude
-# now sets both scales.
+# now sets the seam's scale, and the objective is never scaled up.
 CASE57 = {"capacity": [[2512270.8443515114, 2512270.8443515114]], "tau": 1.0, "arrival": [1.0, 1.0, 0.0, 0.0],
           "deadline": [1.5, 1.5, 1.5, 0.5],
           "rho": [2.1848487786727767e-10, 2.9502372498724454e-10, 0.0, 5.16135004165611e-10],
@@ -313,15 +311,12 @@ def _p1_oracle(inst):
 
 
 def test_offline_cvxpy_optimal_is_optimum():
-    from optsched.models.mesh import MeshInstance
-    from optsched.models.onsocmax_offline import OfflineWelfare
-    from optsched.solve import solve
     inst = MeshInstance.from_dict(CASE57)
     model = OfflineWelfare(inst)
     x = _p1_oracle(inst)
     assert not model.violations(x)
     best = inst.welfare(x)  # 6.388115e-7, a feasible value: OPT >= best
-    r = solve(model, "cvxpy")
+    r = optsched.solve(model, "cvxpy")
     assert r.bound >= best * (1 - 1e-9)
     if r.termination.value == "optimal":
         assert r.objective >= best * (1 - 1e-6), (r.objective, best)

@@ -93,7 +93,7 @@ def _kind_ptr(code: int) -> np.ndarray:
 # --- probe BF: the first rewrite, y / (a (y + a)) and a y / (sqrt(1 + y) + 1), formed a^2 (0/0
 # below a = 1.5e-162) and a y (an overflow before the value), and gave NaN at y = inf.
 def test_reciprocal_value_at_zero_tiny_alpha():
-    from optsched.models.stationary_allocation import StationaryAllocation, UTILITIES
+    from optsched.models.stationary_allocation import StationaryAllocation
     assert UTILITIES["reciprocal"][0](np.float64(0.0), np.float64(1e-170)) == 0.0
     m = StationaryAllocation(weight=[1.0], alpha=[1e-170], kind=[2], upper=[1.0], group=[0], capacity=[1.0],
                              port=[0], resource=[0], overhead=[[0.0]])
@@ -101,9 +101,7 @@ def test_reciprocal_value_at_zero_tiny_alpha():
 
 
 def test_utilities_at_infinity_not_nan():
-    # f(inf) was inf (sqrt) and 1/a (reciprocal) at e5bcf8f; now inf/inf = nan
-    from optsched.models import utilities
-    from optsched.models.stationary_allocation import UTILITIES
+    # f(inf) is inf (sqrt) and 1/a (reciprocal), as at e5bcf8f; the first rewrite gave inf/inf = nan
     assert utilities.sqrt_value(2.0, np.inf) == np.inf
     assert UTILITIES["reciprocal"][0](np.float64(np.inf), np.float64(2.0)) == 0.5
 
@@ -111,7 +109,5 @@ def test_utilities_at_infinity_not_nan():
 def test_utilities_no_spurious_overflow():
     # a (sqrt(1 + y) - 1) at a = 1e12, y = 1e300 is 1e162; a * y overflows first. 1/a - 1/(y + a) at
     # a = 1e12, y = 1e300 is 1e-12; a * (y + a) overflows and gives 0.
-    from optsched.models import utilities
-    from optsched.models.stationary_allocation import UTILITIES
     assert utilities.sqrt_value(1e12, 1e300) == pytest.approx(1e162, rel=1e-9)
     assert UTILITIES["reciprocal"][0](np.float64(1e300), np.float64(1e12)) == pytest.approx(1e-12, rel=1e-9)
