@@ -394,3 +394,48 @@ def test_every_feasible_point_lies_in_the_box(seed: int, factor: float) -> None:
         y = model.into_box(rng.uniform(0, 2, model.n_vars) * model.upper)
         assert model.violations(y, tol=1e-12) == []
         assert np.all(y <= model.box)
+
+
+def scaled_program(seed: int) -> StationaryAllocation:
+    """A generated y* program with its weights, alphas, overheads, capacities and bounds each
+    scaled (or not) by a factor in 1e-4..1e4, and some weights set to 0 (the fuzz of the
+    inner-budget rule; every draw from ``seed``)."""
+    from optsched.generators import generate
+    from optsched.models.base import model_from_dict
+
+    rng = np.random.default_rng(seed)
+    data = generate("stationary_allocation", int(rng.integers(3, 40)), rng).to_dict()
+    sw, sa, so, sc, su = 10.0 ** rng.uniform(-4, 4, 5)
+    if rng.random() < 0.5:
+        data["weight"] = [w * sw for w in data["weight"]]
+    if rng.random() < 0.5:
+        data["alpha"] = [a * sa for a in data["alpha"]]
+    if rng.random() < 0.5:
+        data["overhead"] = [[o * so for o in row] for row in data["overhead"]]
+    if rng.random() < 0.5:
+        data["capacity"] = [c * sc for c in data["capacity"]]
+    if rng.random() < 0.3:
+        data["upper"] = [u * su for u in data["upper"]]
+    if rng.random() < 0.2:
+        data["weight"] = [0.0 if rng.random() < 0.3 else w for w in data["weight"]]
+    return model_from_dict(data)
+
+
+@pytest.mark.parametrize("seed", [25, 35, 70, 75, 165, 274, 304])
+def test_stationary_alm_certifies_programs_whose_inner_solves_stall(seed: int) -> None:
+    """Programs of the scaled fuzz on which stationary_alm's bound stalled 1e-6 to 2e-4 above the
+    optimum for its 500 outer steps (``iteration_limit``), its inner solves ending on their step
+    budget every time: the multipliers of an ALM move only as far as its inner solves are exact.
+    The budget now doubles when the certified gap stalls (``BUDGET_STALL``): optimal, feasible,
+    with the model's own dual as its bound and cvxpy's optimum within the bracket."""
+    model = scaled_program(seed)
+    r = optsched.solve(model, "stationary_alm")
+    assert r.termination is Termination.OPTIMAL, r.message
+    assert model.violations(r.solution, tol=1e-12) == []
+    assert r.bound == pytest.approx(model.dual_bound(r.extra["w"], r.extra["mu"]), rel=1e-9)
+    oracle = optsched.solve(model, "cvxpy")
+    assert oracle.termination is Termination.OPTIMAL
+    scale = max(abs(oracle.objective), 1.0)
+    assert r.objective <= oracle.objective + 1e-6 * scale
+    assert oracle.objective <= r.bound + 1e-6 * scale
+    assert r.objective == pytest.approx(oracle.objective, rel=1e-6, abs=1e-6)

@@ -21,7 +21,8 @@ proximal smoothing around the current multipliers w0; exact again when w0 is opt
    rescaled per group (node, resource) by the local curvature; a scale constant on a group
    keeps the projection a capacity projection, so the exact kernel still applies. An inner
    solve ends when its projected gradient has shrunk ``INNER_REDUCTION``-fold or after
-   ``inner_steps`` * (1 + outer / 10) steps;
+   ``inner_steps`` * (1 + outer / 10) steps, that budget doubled each time the certified gap
+   stalls while inner solves run out of it (``BUDGET_STALL``);
 2. outer: w0 <- Pi_simplex(w0 + rho / o_l,max * o_l * S_l(y)) (the multiplier update); rho
    doubles when the multipliers crawl (``RHO_STALL``: an LP-like near-tie of linear utilities);
 3. certificate after every outer step: LB = Q(y) (y in Y), UB = min_mu D(w0, mu) of the
@@ -52,6 +53,13 @@ from optsched.solvers.registry import Backend, Option, register_backend
 INNER_REDUCTION = 0.05  # an inner solve ends when its projected gradient is 1/20 of its first
 RHO_STALL = (0.95, 3)  # rho doubles after 3 multiplier steps in a row each > 0.95 of the previous
 RHO_GROWTH_CAP = 1e6
+# the inner budget doubles when the certified gap has not halved over the last 5 outer steps and
+# the last inner solve used its whole budget, at most to 64 times the base budget. Inner solves
+# too inexact for the ALM's multipliers left its bound 1e-6 to 2e-4 above the optimum after 500
+# outer steps on 10 of 600 generated programs whose weights, alphas, overheads, capacities and
+# bounds were scaled by 1e-4..1e4 (3 of 600 with this rule)
+BUDGET_STALL = (5, 0.5)
+BUDGET_GROWTH_CAP = 64
 
 
 @dataclass(frozen=True)
@@ -146,8 +154,10 @@ def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int,
     # 1e-10, Q is 1.6e-6, and a gap of 7.7e-10 (5e-4 relative) had ended the solve as certified
     floor = agreement_floor(model) / prog.unit
     step, last_move, crawl = 1.0, math.inf, 0
+    gaps: list[float] = []
+    growth, last_growth = 1, 0
     for outer in range(1, max_outer + 1):
-        budget = inner_steps * (10 + outer) // 10  # later inner solves may need more steps
+        budget = growth * inner_steps * (10 + outer) // 10  # later inner solves may need more steps
         y, steps, step = prog.k.spg(y, prog.kind, prog.kind_ptr, prog.weight, prog.alpha, prog.upper, prog.group,
                                     prog.capacity, prog.pair, prog.overhead, prog.port_scale, w0, rho_abs,
                                     rho_abs * prog.coupling_unit, budget, INNER_REDUCTION, step, floor)
@@ -166,6 +176,11 @@ def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int,
         if best_ub - best_lb <= gap_tol * max(floor, abs(best_lb)):
             certified = True
             break
+        gaps.append(best_ub - best_lb)
+        window, shrink = BUDGET_STALL
+        if (steps >= budget and growth < BUDGET_GROWTH_CAP and outer - last_growth >= window
+                and len(gaps) > window and gaps[-1] > shrink * gaps[-1 - window]):
+            growth, last_growth = 2 * growth, outer
         if time.perf_counter() > deadline:
             timed_out = True
             break
