@@ -56,6 +56,41 @@ def test_costs_a_whole_grain_apart_are_optimal_at_any_spread(backend):
     assert r.objective == 1.0 and r.bound == pytest.approx(1.0, rel=1e-9)
 
 
+@pytest.mark.parametrize("backend", ["highs", "scip", "pyomo"])
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 10.0])
+def test_an_optimum_of_nothing_with_large_values_is_optimal(backend, scale):
+    """An integer program whose optimum is to choose nothing (every weight above its capacity):
+    with values of 3e3-1e4 HiGHS's proof, 1e-10 of its objective scaled to costs of order 1,
+    reached only 3.9e-6 above 0, and the exact backends ended ``feasible`` (scaled fuzz,
+    2026-11-28). A point better than choosing nothing chooses an item, so it is better by a whole
+    value at least (``objective_grain`` at the incumbent)."""
+    _need(backend)
+    values = [3170.1818262681513 * scale, 9510.545478804454 * scale, 6340.363652536303 * scale]
+    model = BudgetedIP(values=values, weights=[[41.5, 20.8, 20.8]], capacity=[3.0])
+    r = optsched.solve(model, backend)
+    assert r.termination is Termination.OPTIMAL, r.message
+    assert r.objective == 0.0 and r.bound == 0.0
+
+
+def test_the_grain_at_an_incumbent_of_nothing():
+    """``objective_grain``: the smallest value above an incumbent of 0 only where every cost
+    favours choosing nothing on columns >= 0; else the power-of-two lattice alone."""
+    from optsched.solvers.certificates import objective_grain
+
+    def form(c, *, lower=0.0, sense="max", integrality=True):
+        n = len(c)
+        return LinearProgram(c=c, A=[[1.0] * n], row_lower=[-np.inf], row_upper=[1.0], col_lower=[lower] * n,
+                             col_upper=[1.0] * n, integrality=[integrality] * n, sense=sense).to_standard_form()
+
+    assert objective_grain(form([3170.5, 9510.25]), 0.0) == 3170.5
+    assert objective_grain(form([3170.5, 9510.25]), 3170.5) == 0.25  # not at nothing: the lattice
+    assert objective_grain(form([3170.5, -9510.25]), 0.0) == 0.25  # a cost that rewards a column
+    assert objective_grain(form([-3170.5, -9510.25], sense="min"), 0.0) == 3170.5
+    assert objective_grain(form([3170.5, 9510.25], sense="min"), 0.0) == 0.25
+    assert objective_grain(form([3170.5, 9510.25], lower=-1.0), 0.0) == 0.25  # a column can go below 0
+    assert objective_grain(form([3170.5, 9510.25], integrality=False), 0.0) == 0.0
+
+
 @pytest.mark.parametrize("backend", ["scip", "pyomo", "cvxpy"])
 def test_a_continuous_priced_column_gets_no_grain(backend):
     """C11 (objective_grain ignores continuous columns): Pyomo's SCIP answered 0 where 1 is the

@@ -36,18 +36,33 @@ def judged(model: Model, objective: float, bound: float, extra: dict[str, Any],
 PRUNING_MARGIN = 2.0
 
 
-def objective_grain(form: Any) -> float:
-    """The largest power of two u with every cost an integer multiple of u, when only integer
-    columns have costs (0 otherwise): any two integer points' objectives then differ by a
-    multiple of u, so no better point hides closer than u to the incumbent."""
+def objective_grain(form: Any, objective: float | None = None) -> float:
+    """How close to the incumbent's ``objective`` a better point can lie, when only integer
+    columns have costs (0 otherwise, and for a quadratic objective):
+
+    - the largest power of two u with every cost an integer multiple of u: any two integer
+      points' objectives differ by a multiple of u;
+    - at an incumbent of value ``offset`` whose costs all favour 0 (maximising with costs > 0,
+      minimising with costs < 0) on columns >= 0: any point better than it has a priced column
+      at 1 or more, so it is better by at least the smallest |cost|. An optimum of 0 with
+      values of 3e3-1e4 (nothing fits) was otherwise left uncertified: HiGHS resolves 1e-10 of
+      its objective scaled to costs of order 1, 1.6e-6 or more in the model's units, and the
+      seam's rule at 0 is 1e-6.
+
+    No better point then hides closer than that to the incumbent."""
     c = np.asarray(form.c, dtype=np.float64)
     priced = c != 0
-    if not priced.any() or not np.all(form.integrality[priced]) or not np.isfinite(c[priced]).all():
+    if (not priced.any() or not np.all(form.integrality[priced]) or not np.isfinite(c[priced]).all()
+            or getattr(form, "hessian", None) is not None):
         return 0.0
     mantissa, exponent = np.frexp(np.abs(c[priced]))
     whole = (mantissa * 2.0**53).astype(np.int64)  # exact: the mantissa holds 53 bits
     lowest = (whole & -whole).astype(np.float64)  # the lowest set bit of each
-    return float(np.min(np.ldexp(lowest, exponent - 53)))
+    grain = float(np.min(np.ldexp(lowest, exponent - 53)))
+    favour_zero = np.all(c[priced] > 0) if form.maximize else np.all(c[priced] < 0)
+    if objective is not None and objective == form.offset and favour_zero and np.all(form.col_lower[priced] >= 0):
+        grain = max(grain, float(np.abs(c[priced]).min()))
+    return grain
 
 
 def highs_pruning(given: Mapping[str, Any], solver: str = "HiGHS") -> dict[str, Any]:
@@ -124,7 +139,7 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
     proved = base + width if model.maximize else base - width
     if not agrees_at_scale(model, objective, base):
         return Termination.OPTIMAL, proved
-    if form is not None and abs(proved - objective) < objective_grain(form):
+    if form is not None and abs(proved - objective) < objective_grain(form, objective):
         return Termination.OPTIMAL, objective  # the next objective value lies a whole grain away
     return judged(model, objective, proved, extra,
                   f"{solver}'s search, which prunes within {resolution:g} of its objective scaled by {scale:g}, proves")
