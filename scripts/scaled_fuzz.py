@@ -98,7 +98,7 @@ def survey(kind: str, instances: int, first_seed: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kinds", nargs="*", default=sorted(kind_specs()))
-    ap.add_argument("--instances", type=int, default=100)
+    ap.add_argument("--instances", type=int, default=200, help="seeds a kind")
     ap.add_argument("--seed", type=int, default=0, help="first seed")
     args = ap.parse_args()
     for kind in args.kinds:
