@@ -224,3 +224,22 @@ def test_the_stationary_dual_bound_takes_only_simplex_rows():
         with pytest.raises(ValueError, match="w:"):
             m.dual_bound([[w]], [0.0])
     assert m.dual_bound([[1 + 1e-10]], [0.0]) >= 0.5  # within rounding: divided by its sum
+
+
+def test_the_envelope_pick_of_an_emptied_front_is_an_error_not_a_crash(monkeypatch):
+    """Probe BH's AE4 (the envelope's threshold above its incumbent) pruned every root point, and
+    the DP kernel's walk read past its arrays: the process died (SIGSEGV, exit 139). The kernel
+    raises instead, and the seam makes that an ``error`` result."""
+    from optsched.solvers import budget_dp_kernel, escb_aescb
+
+    with pytest.raises(RuntimeError, match="no point"):
+        budget_dp_kernel.front_pick(3, np.zeros(0), np.zeros(0), np.zeros(0, np.int64), 0, 0)
+    real = escb_aescb.fill_fronts
+
+    def above_every_point(plan, max_cells, visited, envelope, threshold, stop):
+        return real(plan, max_cells, visited, envelope, threshold + 1e6, stop)
+
+    monkeypatch.setattr(escb_aescb, "fill_fronts", above_every_point)
+    m = EscbIndex(mean=[0.5, 0.2, 0.4], variance=[0.1, 0.3, 0.2], weights=[[1.0, 1.0, 1.0]], capacity=[2.0])
+    r = optsched.solve(m, "aescb")
+    assert r.termination is Termination.ERROR and "no point" in r.message

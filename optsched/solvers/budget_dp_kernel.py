@@ -514,7 +514,10 @@ def scalar_pick(values, b, level_start, child_skip, child_take, lam, h):
 
 @njit(cache=True)
 def front_pick(n, pu, pv, pref, root_start, root_len):
-    """The root point maximising u + sqrt(v) (17), the smallest u on ties, and its x."""
+    """The root point maximising u + sqrt(v) (17), the smallest u on ties, and its x. A root
+    without a point (or with NaN scores) raises RuntimeError (the seam: status error): the walk
+    below reads without bounds checks, and a front pruned empty (a mutant's threshold above the
+    incumbent, probe BH) ended the process with SIGSEGV."""
     best = -np.inf
     p_best = -1
     for k in range(root_len):
@@ -523,6 +526,8 @@ def front_pick(n, pu, pv, pref, root_start, root_len):
         if sc > best:
             best = sc
             p_best = p
+    if p_best < 0:
+        raise RuntimeError("front_pick: no point at the root of the fronts")
     x = np.zeros(n, dtype=np.bool_)
     q = p_best
     for i in range(n):
