@@ -20,7 +20,8 @@ since its budget rule) and integer programs whose optimum is to choose nothing l
 by HiGHS, SCIP and Pyomo (``feasible``: 12 budget families, 2 knapsacks, 7-8 integral P1s; 0
 since ``certificates.objective_grain`` at an incumbent of nothing). What it still shows is
 cvxpy/Clarabel losing digits on scaled data (``feasible``, or ``error`` where it says infeasible
-or fails), and the SCIP, cvxpy and Pyomo LPs that the dual tolerance leaves uncertified.
+or fails), and mixed-integer programs whose proofs stay short by what the solvers' tolerances
+leave unproven (``certificates.branch_and_bound_proof``: ``feasible``).
 """
 
 from __future__ import annotations

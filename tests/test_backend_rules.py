@@ -73,8 +73,8 @@ def test_an_optimum_of_nothing_with_large_values_is_optimal(backend, scale):
 
 
 def test_the_grain_at_an_incumbent_of_nothing():
-    """``objective_grain``: the smallest value above an incumbent of 0 only where every cost
-    favours choosing nothing on columns >= 0; else the power-of-two lattice alone."""
+    """``objective_grain``: the smallest |cost| at an incumbent of nothing only where every cost
+    rewards choosing its column (columns >= 0); else the power-of-two lattice alone."""
     from optsched.solvers.certificates import objective_grain
 
     def form(c, *, lower=0.0, sense="max", integrality=True):

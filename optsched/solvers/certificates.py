@@ -42,9 +42,10 @@ def objective_grain(form: Any, objective: float | None = None) -> float:
 
     - the largest power of two u with every cost an integer multiple of u: any two integer
       points' objectives differ by a multiple of u;
-    - at an incumbent of value ``offset`` whose costs all favour 0 (maximising with costs > 0,
-      minimising with costs < 0) on columns >= 0: any point better than it has a priced column
-      at 1 or more, so it is better by at least the smallest |cost|. An optimum of 0 with
+    - at an incumbent of value ``offset`` (choosing nothing) where every cost rewards its column
+      (maximising with costs > 0, minimising with costs < 0) on columns >= 0: any point that
+      chooses something is better than nothing by at least the smallest |cost|, so none lies
+      between the incumbent and that far past it. An optimum of 0 with
       values of 3e3-1e4 (nothing fits) was otherwise left uncertified: HiGHS resolves 1e-10 of
       its objective scaled to costs of order 1, 1.6e-6 or more in the model's units, and the
       seam's rule at 0 is 1e-6.
@@ -59,8 +60,9 @@ def objective_grain(form: Any, objective: float | None = None) -> float:
     whole = (mantissa * 2.0**53).astype(np.int64)  # exact: the mantissa holds 53 bits
     lowest = (whole & -whole).astype(np.float64)  # the lowest set bit of each
     grain = float(np.min(np.ldexp(lowest, exponent - 53)))
-    favour_zero = np.all(c[priced] > 0) if form.maximize else np.all(c[priced] < 0)
-    if objective is not None and objective == form.offset and favour_zero and np.all(form.col_lower[priced] >= 0):
+    every_choice_gains = np.all(c[priced] > 0) if form.maximize else np.all(c[priced] < 0)
+    nothing = objective is not None and objective == form.offset and np.all(form.col_lower[priced] >= 0)
+    if nothing and every_choice_gains:
         grain = max(grain, float(np.abs(c[priced]).min()))
     return grain
 
