@@ -27,7 +27,8 @@ proximal smoothing around the current multipliers w0; exact again when w0 is opt
    doubles when the multipliers crawl (``RHO_STALL``: an LP-like near-tie of linear utilities);
 3. certificate after every outer step: LB = Q(y) (y in Y), UB = min_mu D(w0, mu) of the
    Lagrangian dual (:meth:`StationaryAllocation.dual_bound`, mu per group by a safeguarded
-   regula falsi). The time limit is checked between outer steps.
+   regula falsi). The time limit is checked between outer steps, and an inner solve under it
+   takes no more steps than the time left holds at the rate of the steps so far.
 
 It stops when UB - LB <= ``gap_tol`` * max(s, |LB|), s = 1 or the model's smaller scale
 (``Model.objective_magnitude``, the seam's rule): the answer is then proven optimal to
@@ -156,12 +157,17 @@ def certified_solve(model: Any, *, gap_tol: float, rho: float, inner_steps: int,
     floor = agreement_floor(model) / prog.unit
     step, last_move, crawl = 1.0, math.inf, 0
     gaps: list[float] = []
-    growth, last_growth = 1, 0
+    growth, last_growth, inner_seconds = 1, 0, 0.0
     for outer in range(1, max_outer + 1):
         budget = growth * inner_steps * (10 + outer) // 10  # later inner solves may need more steps
+        if deadline < math.inf and inner_total:  # no more steps than the time left holds at the rate so far
+            left = deadline - time.perf_counter()
+            budget = max(1, min(budget, int(left * inner_total / max(inner_seconds, 1e-9)) + 1))
+        start = time.perf_counter()
         y, steps, step = prog.k.spg(y, prog.kind, prog.kind_ptr, prog.weight, prog.alpha, prog.upper, prog.group,
                                     prog.capacity, prog.pair, prog.overhead, prog.port_scale, w0, rho_abs,
                                     rho_abs * prog.coupling_unit, budget, INNER_REDUCTION, step, floor)
+        inner_seconds += time.perf_counter() - start
         inner_total += steps
         w_new = np.empty_like(w0)
         prog.k.smoothed(y, prog.kind_ptr, prog.weight, prog.alpha, prog.pair, prog.overhead, prog.port_scale, w0,
