@@ -60,10 +60,10 @@ def test_costs_a_whole_grain_apart_are_optimal_at_any_spread(backend):
 @pytest.mark.parametrize("scale", [1e-3, 1.0, 10.0])
 def test_an_optimum_of_nothing_with_large_values_is_optimal(backend, scale):
     """An integer program whose optimum is to choose nothing (every weight above its capacity):
-    with values of 3e3-1e4 HiGHS's proof, 1e-10 of its objective scaled to costs of order 1,
-    reached only 3.9e-6 above 0, and the exact backends ended ``feasible`` (scaled fuzz,
-    2026-11-28). A point better than choosing nothing chooses an item, so it is better by a whole
-    value at least (``objective_grain`` at the incumbent)."""
+    with values of 3e3 and more HiGHS's proof, 1e-10 of its objective scaled to costs of order 1,
+    reached only 3.9e-6 to 4.8e-5 above 0, and the exact backends ended ``feasible`` (at values of
+    3, optimal with the widened bound 3.8e-9; scaled fuzz, 2026-11-28). No point can choose an
+    item (``nothing_can_be_chosen``), so 0 is the optimum, exactly."""
     _need(backend)
     values = [3170.1818262681513 * scale, 9510.545478804454 * scale, 6340.363652536303 * scale]
     model = BudgetedIP(values=values, weights=[[41.5, 20.8, 20.8]], capacity=[3.0])
@@ -72,23 +72,42 @@ def test_an_optimum_of_nothing_with_large_values_is_optimal(backend, scale):
     assert r.objective == 0.0 and r.bound == 0.0
 
 
-def test_the_grain_at_an_incumbent_of_nothing():
-    """``objective_grain``: the smallest |cost| at an incumbent of nothing only where every cost
-    rewards choosing its column (columns >= 0); else the power-of-two lattice alone."""
-    from optsched.solvers.certificates import objective_grain
+def test_nothing_can_be_chosen_only_where_every_item_breaks_a_row_clearly():
+    """``nothing_can_be_chosen``: every priced integer column >= 0 breaks a row at 1 (or its bound
+    is below 1) by more than the margin; an item that breaks its row by 5e-10 relative, which the
+    models call feasible, does not count (probe BI: the first rule, on the solvers' bounds,
+    certified 0 there where that item is worth 12345.678)."""
+    from optsched.solvers.certificates import nothing_can_be_chosen
 
-    def form(c, *, lower=0.0, sense="max", integrality=True):
+    def form(weights, capacity, *, lower=0.0, upper=1.0, integrality=True, c=(3170.5, 9510.25)):
         n = len(c)
-        return LinearProgram(c=c, A=[[1.0] * n], row_lower=[-np.inf], row_upper=[1.0], col_lower=[lower] * n,
-                             col_upper=[1.0] * n, integrality=[integrality] * n, sense=sense).to_standard_form()
+        return LinearProgram(c=list(c), A=[weights], row_lower=[-np.inf], row_upper=[capacity], col_lower=[lower] * n,
+                             col_upper=[upper] * n, integrality=[integrality] * n, sense="max").to_standard_form()
 
-    assert objective_grain(form([3170.5, 9510.25]), 0.0) == 3170.5
-    assert objective_grain(form([3170.5, 9510.25]), 3170.5) == 0.25  # not at nothing: the lattice
-    assert objective_grain(form([3170.5, -9510.25]), 0.0) == 0.25  # a cost that rewards a column
-    assert objective_grain(form([-3170.5, -9510.25], sense="min"), 0.0) == 3170.5
-    assert objective_grain(form([3170.5, 9510.25], sense="min"), 0.0) == 0.25
-    assert objective_grain(form([3170.5, 9510.25], lower=-1.0), 0.0) == 0.25  # a column can go below 0
-    assert objective_grain(form([3170.5, 9510.25], integrality=False), 0.0) == 0.0
+    assert nothing_can_be_chosen(form([41.5, 20.8], 3.0))
+    assert nothing_can_be_chosen(form([41.5, 20.8], 3.0, c=(3170.5, -9510.25)))  # any cost: nothing fits
+    assert nothing_can_be_chosen(form([1.0, 1.0], 0.0))  # a budget of 0
+    assert nothing_can_be_chosen(form([1.0, 1.0], 10.0, upper=0.5))  # integer below 1: 0
+    assert not nothing_can_be_chosen(form([1000.0000005, 2e3], 1000.0))  # within any tolerance of fitting
+    assert not nothing_can_be_chosen(form([41.5, 2.0], 3.0))  # the second fits
+    assert not nothing_can_be_chosen(form([41.5, 20.8], 3.0, lower=-1.0))  # a column can go below 0
+    assert not nothing_can_be_chosen(form([41.5, 20.8], 3.0, integrality=False))  # 0.07 of an item fits
+    both = LinearProgram(c=[5.0, 0.0], A=[[10.0, -10.0]], row_lower=[-np.inf], row_upper=[3.0], col_lower=[0.0, 0.0],
+                         col_upper=[1.0, 1.0], integrality=[True, False], sense="max").to_standard_form()
+    assert not nothing_can_be_chosen(both)  # the unpriced column makes room
+
+
+@pytest.mark.parametrize("backend", ["highs", "scip", "pyomo", "cvxpy"])
+def test_an_item_within_tolerance_of_fitting_is_never_certified_away(backend):
+    """Probe BI: item 0 outweighs the capacity by 5e-10 relative; the model calls it feasible,
+    worth 12345.678 (brute force). The solvers drop it (HiGHS checks rows to 1e-10 absolute), and
+    their answer of 0 must not be ``optimal``."""
+    _need(backend)
+    m = BudgetedIP(values=[12345.678, 23456.789, 34567.891], weights=[[1000.0000005, 2e3, 2e3]], capacity=[1000.0])
+    assert m.violations(np.array([0])) == []
+    r = optsched.solve(m, backend)
+    if r.termination is Termination.OPTIMAL:
+        assert r.objective == pytest.approx(12345.678, rel=1e-9)
 
 
 @pytest.mark.parametrize("backend", ["scip", "pyomo", "cvxpy"])

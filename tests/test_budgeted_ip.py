@@ -362,20 +362,26 @@ def test_budget_exact_solves_each_budget_at_most_once_whatever_the_inner_answer(
 
 
 def test_a_member_left_feasible_makes_the_family_feasible_not_an_error() -> None:
-    """Values 1 and 1e12, the item of 1e12 fitting nowhere: HiGHS proves P4(0)'s optimum 0 only
-    within 220 (its pruning tolerance at the scale of 1e12), so the member ends feasible, and
+    """Values 1 and 1e12, the item of 1e12 fitting nowhere: HiGHS proves P4(0)'s optimum 1 only
+    within 385 (its pruning tolerance at the scale of 1e12), so the member ends feasible, and
     budget_exact returned an error with no solution (7 of 300 such fuzzed families). It keeps
     the verified member now: feasible, the right values, a bound that holds; and AESCB through
-    it claims no Theorem 1 bound on a family not solved exactly."""
+    it claims no Theorem 1 bound on a family not solved exactly. (With the item of value 1
+    masked, the member's optimum is to choose nothing, proved since without the search:
+    ``certificates.nothing_can_be_chosen``.)"""
     from optsched.models.escb_index import EscbIndex
 
     fam = BudgetFamily(values=[1.0, 1e12], weights=[[0.0, 2.0], [2.0, 2.0]], capacity=[1.0, 2.0],
-                       budget_coeffs=[0.0, 2.0], max_budget=1, budget=0, mask=[0, 1])
+                       budget_coeffs=[0.0, 2.0], max_budget=1, budget=0)
     exact = optsched.solve(fam, "dp")
-    assert exact.termination is Termination.OPTIMAL and exact.extra["values"] == [0.0, None]
+    assert exact.termination is Termination.OPTIMAL and exact.extra["values"] == [1.0, None]
     r = optsched.solve(fam, "budget_exact")
-    assert r.termination is Termination.FEASIBLE and r.extra["values"] == [0.0, None]
-    assert r.objective == 0.0 and r.bound is not None and r.bound >= 0.0
+    assert r.termination is Termination.FEASIBLE and r.extra["values"] == [1.0, None]
+    assert r.objective == 1.0 and r.bound is not None and r.bound >= 1.0
+    masked = BudgetFamily(values=[1.0, 1e12], weights=[[0.0, 2.0], [2.0, 2.0]], capacity=[1.0, 2.0],
+                          budget_coeffs=[0.0, 2.0], max_budget=1, budget=0, mask=[0, 1])
+    nothing = optsched.solve(masked, "budget_exact")
+    assert nothing.termination is Termination.OPTIMAL and nothing.extra["values"] == [0.0, None] and nothing.bound == 0.0
     assert r.extra["optimality"].endswith("proved no optimum for 1 budget (0)")
     assert optsched.solve(fam, "budget_exact", inner="brute_force").termination is Termination.OPTIMAL
     index = EscbIndex(mean=[1e-3, 1e-3], variance=[1.0, 1e12], weights=[[0, 2], [2, 2]], capacity=[1, 2])

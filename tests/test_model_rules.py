@@ -224,6 +224,9 @@ def test_the_stationary_dual_bound_takes_only_simplex_rows():
         with pytest.raises(ValueError, match="w:"):
             m.dual_bound([[w]], [0.0])
     assert m.dual_bound([[1 + 1e-10]], [0.0]) >= 0.5  # within rounding: divided by its sum
+    for mu in (np.nan, np.inf, -1.0):  # probe BI: NaN and inf came back as a NaN "bound"
+        with pytest.raises(ValueError, match="mu:"):
+            m.dual_bound([[1.0]], [mu])
 
 
 def test_the_envelope_pick_of_an_emptied_front_is_an_error_not_a_crash(monkeypatch):

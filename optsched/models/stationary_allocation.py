@@ -211,8 +211,8 @@ class StationaryAllocation(Model):
         if w.shape != self.overhead.shape or not (w >= 0).all() or not (np.abs(w.sum(axis=1) - 1.0) <= 1e-9).all():
             raise ValueError(f"w: expected {self.overhead.shape} rows in the probability simplex")
         w = w / w.sum(axis=1, keepdims=True)
-        if mu.shape != (self.n_groups,) or (mu < 0).any():
-            raise ValueError(f"mu: expected {self.n_groups} non-negative multipliers")
+        if mu.shape != (self.n_groups,) or not (np.isfinite(mu) & (mu >= 0)).all():  # NaN gave a NaN "bound"
+            raise ValueError(f"mu: expected {self.n_groups} finite non-negative multipliers")
         price = (self.overhead * w).reshape(-1)[self.pair] + mu[self.group]
         y = response(self.kind, self.weight, self.alpha, self.box, price)
         return self.gain(y) - float(price @ y) + float(mu @ self.capacity)

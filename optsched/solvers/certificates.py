@@ -36,35 +36,62 @@ def judged(model: Model, objective: float, bound: float, extra: dict[str, Any],
 PRUNING_MARGIN = 2.0
 
 
-def objective_grain(form: Any, objective: float | None = None) -> float:
-    """How close to the incumbent's ``objective`` a better point can lie, when only integer
-    columns have costs (0 otherwise, and for a quadratic objective):
-
-    - the largest power of two u with every cost an integer multiple of u: any two integer
-      points' objectives differ by a multiple of u;
-    - at an incumbent of value ``offset`` (choosing nothing) where every cost rewards its column
-      (maximising with costs > 0, minimising with costs < 0) on columns >= 0: any point that
-      chooses something is better than nothing by at least the smallest |cost|, so none lies
-      between the incumbent and that far past it. An optimum of 0 with
-      values of 3e3-1e4 (nothing fits) was otherwise left uncertified: HiGHS resolves 1e-10 of
-      its objective scaled to costs of order 1, 1.6e-6 or more in the model's units, and the
-      seam's rule at 0 is 1e-6.
-
-    No better point then hides closer than that to the incumbent."""
+def objective_grain(form: Any) -> float:
+    """The largest power of two u with every cost an integer multiple of u, when only integer
+    columns have costs (0 otherwise): any two integer points' objectives then differ by a
+    multiple of u, so no better point hides closer than u to the incumbent."""
     c = np.asarray(form.c, dtype=np.float64)
     priced = c != 0
-    if (not priced.any() or not np.all(form.integrality[priced]) or not np.isfinite(c[priced]).all()
-            or getattr(form, "hessian", None) is not None):
+    if not priced.any() or not np.all(form.integrality[priced]) or not np.isfinite(c[priced]).all():
         return 0.0
     mantissa, exponent = np.frexp(np.abs(c[priced]))
     whole = (mantissa * 2.0**53).astype(np.int64)  # exact: the mantissa holds 53 bits
     lowest = (whole & -whole).astype(np.float64)  # the lowest set bit of each
-    grain = float(np.min(np.ldexp(lowest, exponent - 53)))
-    every_choice_gains = np.all(c[priced] > 0) if form.maximize else np.all(c[priced] < 0)
-    nothing = objective is not None and objective == form.offset and np.all(form.col_lower[priced] >= 0)
-    if nothing and every_choice_gains:
-        grain = max(grain, float(np.abs(c[priced]).min()))
-    return grain
+    return float(np.min(np.ldexp(lowest, exponent - 53)))
+
+
+NOTHING_MARGIN = 1e-5  # an item is out when it breaks a row by this much (relative), far past any model's tolerance
+
+
+def nothing_can_be_chosen(form: Any) -> bool:
+    """True when every priced column is an integer column >= 0 that no point can set to 1 or
+    more: a row whose least activity with that column at 1 breaks it by more than
+    ``NOTHING_MARGIN`` max(1, |side|) (a knapsack whose every item outweighs its capacity, a
+    budget family's member of budget 0), or an upper bound below 1. Every point, within any
+    model's feasibility tolerance, then has the objective ``offset``, whatever a solver's
+    tolerances prove: with values of 3e3-1e5 HiGHS's proof of such an optimum of 0 reached only
+    3.9e-6 to 4.8e-5 above it (it resolves 1e-10 of its objective scaled to costs of order 1),
+    past the seam's 1e-6 there, and it ended ``feasible``. An item outweighing its capacity by
+    5e-10 relative proves nothing: the models take it as feasible, and worth its value."""
+    c = np.asarray(form.c, dtype=np.float64)
+    priced = np.flatnonzero(c != 0)
+    lo, up = np.asarray(form.col_lower, dtype=np.float64), np.asarray(form.col_upper, dtype=np.float64)
+    if not priced.size:
+        return True
+    if not np.all(form.integrality[priced]) or not np.all(lo[priced] >= 0) or form.hessian is not None:
+        return False
+    coo = form.A.tocoo()
+    with np.errstate(invalid="ignore"):  # 0 * inf of a stored zero: no finite activity, no proof
+        at_lo, at_up = coo.data * lo[coo.col], coo.data * up[coo.col]
+        least_terms = np.nan_to_num(np.where(coo.data > 0, at_lo, at_up), nan=-np.inf)
+        most_terms = np.nan_to_num(np.where(coo.data > 0, at_up, at_lo), nan=np.inf)
+    least = np.full(form.n_rows, 0.0)
+    most = np.full(form.n_rows, 0.0)
+    np.add.at(least, coo.row, least_terms)  # the rows' least and largest activities over the box
+    np.add.at(most, coo.row, most_terms)
+    columns = form.A.tocsc()
+    for j in priced:
+        if up[j] < 1.0:
+            continue
+        span = slice(columns.indptr[j], columns.indptr[j + 1])
+        rows, a = columns.indices[span], columns.data[span]
+        upper, lower = form.row_upper[rows], form.row_lower[rows]
+        with np.errstate(invalid="ignore"):  # the row's activity with x_j at 1, the others at their least (most)
+            over = (a > 0) & (least[rows] + a * (1.0 - lo[j]) - upper > NOTHING_MARGIN * np.maximum(1.0, np.abs(upper)))
+            under = (a < 0) & (lower - most[rows] - a * (1.0 - lo[j]) > NOTHING_MARGIN * np.maximum(1.0, np.abs(lower)))
+        if not (over | under).any():
+            return False
+    return True
 
 
 def highs_pruning(given: Mapping[str, Any], solver: str = "HiGHS") -> dict[str, Any]:
@@ -119,6 +146,8 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
     answered 0 where 1 is the optimum and reported the bound 0.002; with costs 1e8 and -1e-5 on a
     column of range 1e7, SCIP said the bound -50.0003 where -100 is feasible."""
     form = as_standard(model).to_standard_form() if "standard" in type(model).FORMS else None
+    if form is not None and objective == form.offset and nothing_can_be_chosen(form):
+        return Termination.OPTIMAL, objective  # every point is worth the offset: no search proof needed
     spread = 1.0 if form is None else form.row_spread()
     if spread < feasibility:
         extra["optimality"] = (f"not certified: a row holds an entry {spread:.3g} times its largest, "
@@ -141,7 +170,7 @@ def branch_and_bound_proof(model: Model, objective: float, bound: float | None, 
     proved = base + width if model.maximize else base - width
     if not agrees_at_scale(model, objective, base):
         return Termination.OPTIMAL, proved
-    if form is not None and abs(proved - objective) < objective_grain(form, objective):
+    if form is not None and abs(proved - objective) < objective_grain(form):
         return Termination.OPTIMAL, objective  # the next objective value lies a whole grain away
     return judged(model, objective, proved, extra,
                   f"{solver}'s search, which prunes within {resolution:g} of its objective scaled by {scale:g}, proves")
