@@ -2,8 +2,9 @@
 
     python scripts/scaled_fuzz.py [--kinds K ...] [--instances N] [--seed S]
 
-Each instance is ``optsched.generators.generate(kind, size, rng)`` with every numeric field (not
-the index fields) multiplied, with probability 1/2, by its own factor 10^U(-4, 4); what the model
+Each instance is ``optsched.generators.generate(kind, size, rng)`` with every numeric field but
+those of ``INDEX_FIELDS`` (indices, kinds, masks, budgets, budget coefficients, the mesh's times)
+multiplied, with probability 1/2, by its own factor 10^U(-4, 4); what the model
 refuses (a ValueError) is skipped. Every available backend that fits solves it through
 ``optsched.solve`` (verification on). Printed per kind and backend: how many instances ended in
 each termination, and, across backends, the counts of
@@ -18,7 +19,7 @@ The tests' fuzz (tests/test_fuzz.py) draws unscaled data. At 200 seeds a kind, t
 at 1d9e9f7 the first-order y* stalling (``stationary_alm`` ``iteration_limit`` on 5 instances, 0
 since its budget rule) and integer programs whose optimum is to choose nothing left uncertified
 by HiGHS, SCIP and Pyomo (``feasible``: 12 budget families, 2 knapsacks, 7-8 integral P1s; 0
-since ``certificates.objective_grain`` at an incumbent of nothing). What it still shows is
+since ``certificates.nothing_can_be_chosen``). What it still shows is
 cvxpy/Clarabel losing digits on scaled data (``feasible``, or ``error`` where it says infeasible
 or fails), and mixed-integer programs whose proofs stay short by what the solvers' tolerances
 leave unproven (``certificates.branch_and_bound_proof``: ``feasible``).
