@@ -95,6 +95,10 @@ def test_nothing_can_be_chosen_only_where_every_item_breaks_a_row_clearly():
     both = LinearProgram(c=[5.0, 0.0], A=[[10.0, -10.0]], row_lower=[-np.inf], row_upper=[3.0], col_lower=[0.0, 0.0],
                          col_upper=[1.0, 1.0], integrality=[True, False], sense="max").to_standard_form()
     assert not nothing_can_be_chosen(both)  # the unpriced column makes room
+    wide = LinearProgram(c=[-12345.678, -23456.789], A=[[1.0, 1.0]], row_lower=[-np.inf], row_upper=[0.9999],
+                         col_lower=[0.0, 0.0], col_upper=[1e6, 1e6], integrality=[True, True], offset=7.25, sense="min")
+    assert wide.violations(np.array([1.0, 0.0])) == []  # slack 1e-9 of the reach 2e6: x0 = 1 passes
+    assert not nothing_can_be_chosen(wide.to_standard_form())
 
 
 @pytest.mark.parametrize("backend", ["highs", "scip", "pyomo", "cvxpy"])

@@ -56,13 +56,16 @@ NOTHING_MARGIN = 1e-5  # an item is out when it breaks a row by this much (relat
 def nothing_can_be_chosen(form: Any) -> bool:
     """True when every priced column is an integer column >= 0 that no point can set to 1 or
     more: a row whose least activity with that column at 1 breaks it by more than
-    ``NOTHING_MARGIN`` max(1, |side|) (a knapsack whose every item outweighs its capacity, a
-    budget family's member of budget 0), or an upper bound below 1. Every point, within any
+    ``NOTHING_MARGIN`` max(1, |side|, sum_k |a_ik| max(|l_k|, |u_k|)) (a knapsack whose every item
+    outweighs its capacity, a budget family's member of budget 0), or an upper bound below 1: the
+    models' row slack is 1e-9 of the larger of the side and that reach. Every point, within any
     model's feasibility tolerance, then has the objective ``offset``, whatever a solver's
     tolerances prove: with values of 3e3-1e5 HiGHS's proof of such an optimum of 0 reached only
     3.9e-6 to 4.8e-5 above it (it resolves 1e-10 of its objective scaled to costs of order 1),
     past the seam's 1e-6 there, and it ended ``feasible``. An item outweighing its capacity by
-    5e-10 relative proves nothing: the models take it as feasible, and worth its value."""
+    5e-10 relative proves nothing: the models take it as feasible, and worth its value; nor does
+    x1 + x2 <= 0.9999 on integer columns of range 1e6, whose slack, 1e-9 of the reach 2e6, lets
+    x1 = 1 pass (probe BI)."""
     c = np.asarray(form.c, dtype=np.float64)
     priced = np.flatnonzero(c != 0)
     lo, up = np.asarray(form.col_lower, dtype=np.float64), np.asarray(form.col_upper, dtype=np.float64)
@@ -77,8 +80,11 @@ def nothing_can_be_chosen(form: Any) -> bool:
         most_terms = np.nan_to_num(np.where(coo.data > 0, at_up, at_lo), nan=np.inf)
     least = np.full(form.n_rows, 0.0)
     most = np.full(form.n_rows, 0.0)
+    reach = np.full(form.n_rows, 0.0)
     np.add.at(least, coo.row, least_terms)  # the rows' least and largest activities over the box
     np.add.at(most, coo.row, most_terms)
+    # sum_k |a_ik| max(|lo_k|, |up_k|): the models' row slack grows with it (LinearProgram.violations)
+    np.add.at(reach, coo.row, np.abs(coo.data) * np.maximum(np.abs(lo), np.abs(up))[coo.col])
     columns = form.A.tocsc()
     for j in priced:
         if up[j] < 1.0:
@@ -86,9 +92,11 @@ def nothing_can_be_chosen(form: Any) -> bool:
         span = slice(columns.indptr[j], columns.indptr[j + 1])
         rows, a = columns.indices[span], columns.data[span]
         upper, lower = form.row_upper[rows], form.row_lower[rows]
+        scale = np.maximum(1.0, reach[rows])
         with np.errstate(invalid="ignore"):  # the row's activity with x_j at 1, the others at their least (most)
-            over = (a > 0) & (least[rows] + a * (1.0 - lo[j]) - upper > NOTHING_MARGIN * np.maximum(1.0, np.abs(upper)))
-            under = (a < 0) & (lower - most[rows] - a * (1.0 - lo[j]) > NOTHING_MARGIN * np.maximum(1.0, np.abs(lower)))
+            over = least[rows] + a * (1.0 - lo[j]) - upper > NOTHING_MARGIN * np.maximum(scale, np.abs(upper))
+            under = lower - most[rows] - a * (1.0 - lo[j]) > NOTHING_MARGIN * np.maximum(scale, np.abs(lower))
+        over, under = over & (a > 0), under & (a < 0)
         if not (over | under).any():
             return False
     return True
