@@ -10,6 +10,7 @@ they do prove.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -58,8 +59,10 @@ def nothing_can_be_chosen(form: Any) -> bool:
     more: a row whose least activity with that column at 1 breaks it by more than
     ``NOTHING_MARGIN`` max(1, |side|, sum_k |a_ik| max(|l_k|, |u_k|)) (a knapsack whose every item
     outweighs its capacity, a budget family's member of budget 0), or an upper bound below 1: the
-    models' row slack is 1e-9 of the larger of the side and that reach. Every point, within any
-    model's feasibility tolerance, then has the objective ``offset``, whatever a solver's
+    models' row slack is 1e-9 of the larger of the side and that reach. That is: every priced
+    column's implied upper bound (``StandardForm.implied_bounds``) lies below 1 in the program
+    whose rows' sides are moved out by that margin. Every point, within any model's feasibility
+    tolerance, then has the objective ``offset``, whatever a solver's
     tolerances prove: with values of 3e3-1e5 HiGHS's proof of such an optimum of 0 reached only
     3.9e-6 to 4.8e-5 above it (it resolves 1e-10 of its objective scaled to costs of order 1),
     past the seam's 1e-6 there, and it ended ``feasible``. An item outweighing its capacity by
@@ -73,33 +76,13 @@ def nothing_can_be_chosen(form: Any) -> bool:
         return True
     if not np.all(form.integrality[priced]) or not np.all(lo[priced] >= 0) or form.hessian is not None:
         return False
-    coo = form.A.tocoo()
-    with np.errstate(invalid="ignore"):  # 0 * inf of a stored zero: no finite activity, no proof
-        at_lo, at_up = coo.data * lo[coo.col], coo.data * up[coo.col]
-        least_terms = np.nan_to_num(np.where(coo.data > 0, at_lo, at_up), nan=-np.inf)
-        most_terms = np.nan_to_num(np.where(coo.data > 0, at_up, at_lo), nan=np.inf)
-    least = np.full(form.n_rows, 0.0)
-    most = np.full(form.n_rows, 0.0)
-    reach = np.full(form.n_rows, 0.0)
-    np.add.at(least, coo.row, least_terms)  # the rows' least and largest activities over the box
-    np.add.at(most, coo.row, most_terms)
-    # sum_k |a_ik| max(|lo_k|, |up_k|): the models' row slack grows with it (LinearProgram.violations)
-    np.add.at(reach, coo.row, np.abs(coo.data) * np.maximum(np.abs(lo), np.abs(up))[coo.col])
-    columns = form.A.tocsc()
-    for j in priced:
-        if up[j] < 1.0:
-            continue
-        span = slice(columns.indptr[j], columns.indptr[j + 1])
-        rows, a = columns.indices[span], columns.data[span]
-        upper, lower = form.row_upper[rows], form.row_lower[rows]
-        scale = np.maximum(1.0, reach[rows])
-        with np.errstate(invalid="ignore"):  # the row's activity with x_j at 1, the others at their least (most)
-            over = least[rows] + a * (1.0 - lo[j]) - upper > NOTHING_MARGIN * np.maximum(scale, np.abs(upper))
-            under = lower - most[rows] - a * (1.0 - lo[j]) > NOTHING_MARGIN * np.maximum(scale, np.abs(lower))
-        over, under = over & (a > 0), under & (a < 0)
-        if not (over | under).any():
-            return False
-    return True
+    # each row's sides moved out by the margin; a stored zero times an infinite bound (NaN) or an
+    # unbounded column (inf) leaves its row no finite side, and so no proof
+    with np.errstate(invalid="ignore"):
+        reach = np.maximum(1.0, abs(form.A) @ np.maximum(np.abs(lo), np.abs(up)))
+        loose = replace(form, row_upper=form.row_upper + NOTHING_MARGIN * np.maximum(reach, np.abs(form.row_upper)),
+                        row_lower=form.row_lower - NOTHING_MARGIN * np.maximum(reach, np.abs(form.row_lower)))
+    return bool(np.all(loose.implied_bounds()[1][priced] < 1.0))
 
 
 def highs_pruning(given: Mapping[str, Any], solver: str = "HiGHS") -> dict[str, Any]:
