@@ -45,6 +45,15 @@ def package_versions() -> dict[str, str]:
     return out
 
 
+def provenance() -> dict[str, Any]:
+    """What ran, for every record the CLI writes (runs, sweeps, bench, captures): the package
+    versions and, in a git checkout, the :func:`source_revision`."""
+    out: dict[str, Any] = {"versions": package_versions()}
+    if source_revision():
+        out["source"] = source_revision()
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def source_revision() -> dict[str, Any]:
     """The git commit of the optsched checkout this process imported, and whether its tracked
@@ -217,9 +226,7 @@ def run_metadata(*, experiment: str, seed: int, config: Any) -> dict[str, Any]:
     from optsched.observe import active_observer
 
     cfg = asdict(config) if is_dataclass(config) else dict(config)
-    meta = {"experiment": experiment, "seed": seed, "config": cfg, "versions": package_versions()}
-    if source_revision():
-        meta["source"] = source_revision()
+    meta = {"experiment": experiment, "seed": seed, "config": cfg, **provenance()}
     inputs = inputs_read()
     if inputs:
         meta["inputs"] = inputs

@@ -400,7 +400,7 @@ def run_bench(cfg: BenchConfig, out: Path, *, log: Callable[[str], None] = print
 def _run_bench(cfg: BenchConfig, out: Path, inputs: Mapping[str, Any], log: Callable[[str], None]) -> list[Path]:
     import pandas as pd
 
-    from optsched.artifacts import begin_set, package_versions, write_csv, write_manifest, write_text
+    from optsched.artifacts import begin_set, package_versions, provenance, write_csv, write_manifest, write_text
 
     if cfg.data_dir is not None and not Path(cfg.data_dir).is_dir():  # only the default may be absent
         raise ValueError(f"--data: {cfg.data_dir} is not a directory")
@@ -464,7 +464,7 @@ def _run_bench(cfg: BenchConfig, out: Path, inputs: Mapping[str, Any], log: Call
     text = summary_markdown(df, cfg, notes=notes, wall_s=wall, load=(load0, load1), versions=package_versions())
     paths.append(write_text(out / "summary.md", text))
     read = captured is None and cfg.use_files and data_dir.is_dir()
-    meta = {"config": dataclasses.asdict(cfg), "versions": package_versions(), "wall_s": wall,
+    meta = {"config": dataclasses.asdict(cfg), **provenance(), "wall_s": wall,
             "data_dir_read": str(data_dir.resolve()) if read else None, "inputs": dict(sorted(inputs.items())),
             "loadavg_start": load0, "loadavg_end": load1, "notes": notes, "rows": len(df)}
     paths.append(write_manifest(out / "bench.json", meta, paths))

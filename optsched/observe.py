@@ -290,13 +290,13 @@ class Observer:
 
     def write(self, out_dir: str | Path) -> list[Path]:
         """``shadow.csv`` and ``shadow.png`` (with shadows), ``DIR/run.json`` (with capture)."""
-        from optsched.artifacts import package_versions, write_manifest
+        from optsched.artifacts import provenance, write_manifest
 
         paths: list[Path] = []
         if self.capture_dir is not None:
             captured = [Path(self.capture_dir) / f"{kind}.jsonl" for kind in sorted(self._captured)]
             paths.append(write_manifest(Path(self.capture_dir) / "run.json",
-                                        {**self.run_info, "versions": package_versions(),
+                                        {**self.run_info, **provenance(),
                                          "captured": dict(self._captured), "every": self.capture_every}, captured))
         if self.shadow:
             import pandas as pd

@@ -542,6 +542,36 @@ def test_a_second_ctrl_c_ends_a_solve_the_first_could_not_stop(tmp_path: Path) -
     assert (proc.returncode, err, out) == (130, "optsched: interrupted\n", "")
 
 
+def test_two_ctrl_cs_end_a_pool_sweep(tmp_path: Path) -> None:
+    """Probe BJ (2026-11-28): Ctrl-C pressed twice during a pool sweep (or ``timeout -s INT``,
+    which signals twice) hung it for good: the first press left the workers finishing their
+    batches, the interpreter's exit waited for them, and the second press broke that wait, after
+    which multiprocessing's exit hook waited on workers nothing would stop. The workers are now
+    ended with the sweep, and it exits 130; the runs stored before are kept."""
+    import signal
+
+    sweep = tmp_path / "long.toml"
+    sweep.write_text('kind = "experiment"\nexperiment = "esdp"\nseeds = [0, 1, 2, 3, 4]\n'
+                     'policies = ["ESDP", "LCF", "HSWF", "Oracle"]\n[base]\nhorizon = 4000\nn_servers = 12\n'
+                     'n_ports = 4\n[grid]\nalpha = [0.3, 0.6]\narrival_prob = [0.5, 0.9]\n')
+    proc = subprocess.Popen([sys.executable, "-m", "optsched", "sweep", str(sweep), "--out", str(tmp_path / "out"),
+                             "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(4)  # past the imports and the start of the workers' first batches
+    assert proc.poll() is None, proc.communicate()
+    os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(0.3)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGINT)
+    try:  # a hang guard, not a timing: it hung for good, and ends within seconds now
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the sweep was still running 60 s after two Ctrl-Cs")
+    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "optsched: interrupted", err
+
+
 def test_the_cli_gives_ctrl_c_back_to_python_when_it_returns(capsys: pytest.CaptureFixture[str]) -> None:
     """The second-press handler is the CLI's while it runs, not the caller's afterwards."""
     import signal

@@ -167,3 +167,26 @@ def test_a_dask_scheduler_port_must_be_in_1_to_65535(port: int, ok: bool) -> Non
         else:
             with pytest.raises(ValueError, match="--dask"):
                 check_dask_address(address, None)
+
+
+def test_a_sweep_records_its_code_and_refuses_to_resume_on_another(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Probe BJ (2026-11-28): sweeps recorded no code revision, and a sweep resumed after a commit
+    mixed rows of the old code with rows of the new in silence. Each row's ``source`` cell and
+    sweep.json name the code that ran (``artifacts.source_revision``); a resume by other code is
+    a ValueError naming both, and nothing runs."""
+    from optsched.artifacts import source_revision
+    from optsched.sweep import executors, runner
+
+    sweep = spec(kind="solve", models=["set_packing"], backends=["greedy"], sizes=[5], seeds=[0, 1])
+    run_sweep(sweep, tmp_path, executor="serial", progress=False)
+    rows = read_rows(tmp_path / "results.csv")
+    assert {json.loads(r["source"]) == source_revision() for r in rows} == {True}
+    assert json.loads((tmp_path / "sweep.json").read_text()).get("source") == (source_revision() or None)
+    other = json.dumps({"commit": "0123456789abcdef", "dirty": False})
+    monkeypatch.setattr(runner, "run_source", lambda: other)
+    monkeypatch.setattr(executors, "run_source", lambda: other)
+    wider = spec(kind="solve", models=["set_packing"], backends=["greedy"], sizes=[5], seeds=[0, 1, 2])
+    with pytest.raises(ValueError, match="stored by .* and this is commit 0123456789ab; resuming would mix"):
+        run_sweep(wider, tmp_path, executor="serial", progress=False)
+    assert len(read_rows(tmp_path / "results.csv")) == 2  # the third run did not run

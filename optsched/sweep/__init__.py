@@ -12,7 +12,9 @@ the paper's config dataclass, except those no sweep run reads (``SweepSummary.un
 study, figure axes, repeats), which are refused; a scalar for a list-typed key means a
 one-element list. One run
 = one policy on one config and seed; its row holds the grid values, the metrics of the paper's
-:class:`~optsched.papers.SweepSummary`, the full config (JSON) and the package versions (JSON).
+:class:`~optsched.papers.SweepSummary`, the full config (JSON), the package versions (JSON) and
+the code that ran it (``source``: git commit and uncommitted changes, JSON; a sweep whose stored
+rows other code ran is refused, :func:`~optsched.sweep.runner.check_source_unchanged`).
 
 ``kind = "solve"``: ``models`` (kinds of :mod:`optsched.generators`) x ``sizes`` x ``seeds``
 x ``backends`` (pairs where the backend does not fit the model kind are left out; a backend
@@ -31,7 +33,7 @@ the sweep's rows are consolidated, sorted by key, into ``OUT/results.csv`` (no t
 byte-identical for the same config whatever the executor, batching or interruptions, given
 deterministic backends), ``OUT/timings.csv`` (``key, runtime_s, cpu_s, executor, workers``:
 the session that ran each row, as a resumed sweep's rows can come from several) and
-``OUT/sweep.json`` (the sweep, counts, this session's executor, wall time, versions). All three
+``OUT/sweep.json`` (the sweep, counts, this session's executor, wall time, versions, source). All three
 are written atomically. A run that read files (a trace directory) names each with its SHA-256
 in its row's ``inputs`` column.
 

@@ -41,6 +41,15 @@ def _versions() -> str:
     return canonical_json(package_versions())
 
 
+@functools.lru_cache(maxsize=1)
+def run_source() -> str:
+    """The ``source`` cell of a row: the git commit (and uncommitted changes) of the code that
+    ran it, as JSON (``{}`` outside a git checkout; ``artifacts.source_revision``)."""
+    from optsched.artifacts import source_revision
+
+    return canonical_json(source_revision())
+
+
 def _run_experiment(run: SweepRun, config: dict[str, Any]) -> dict[str, Any]:
     from optsched.papers import get_paper
 
@@ -129,7 +138,7 @@ def run_one(run: SweepRun) -> Row:
     timing = {"runtime_s": time.perf_counter() - start, "cpu_s": time.process_time() - cpu}
     timing.update({k: metrics.pop(k) for k in TIMING_COLUMNS if k in metrics})
     params = json.loads(run.params)
-    reserved = {*lead, "config", "versions", "inputs", WARNINGS, *TIMING_COLUMNS, *RAN_ON}
+    reserved = {*lead, "config", "versions", "source", "inputs", WARNINGS, *TIMING_COLUMNS, *RAN_ON}
     clash = sorted((set(config) & set(metrics)) | ((set(params) | set(metrics)) & reserved))
     if clash:  # a result named like a setting: consolidate() tells the grid's columns by the config's keys
         raise RuntimeError(f"sweep: column {clash[0]!r} is both a setting and a result")
@@ -139,6 +148,7 @@ def run_one(run: SweepRun) -> Row:
     out = {k: cell(v) for k, v in row.items()}
     out["config"] = run.config
     out["versions"] = _versions()
+    out["source"] = run_source()
     said = list(dict.fromkeys(caught))
     if said:
         out[WARNINGS] = json.dumps(said)
@@ -321,9 +331,25 @@ def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[
                 batches.done(rows)
                 on_done(rows)
     except BaseException:
+        workers_now = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
         pool.shutdown(wait=False, cancel_futures=True)
+        _stop_workers(workers_now)
         raise
     pool.shutdown(wait=True)
+
+
+def _stop_workers(processes: Sequence[Any]) -> None:
+    """End a stopping pool's worker processes now (a Ctrl-C, a lost worker, a failed run).
+    Left to finish their batches, they kept the interpreter's exit waiting in
+    ``concurrent.futures``' exit hook; a second Ctrl-C there broke that wait and left
+    multiprocessing's own hook waiting on workers nothing would stop (probe BJ: hung for good,
+    3 of 3). The rows of the batches under way are lost, as on any stop; those stored stay."""
+    for process in processes:
+        with contextlib.suppress(Exception):  # already gone
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(timeout=5)
 
 
 @dataclass(frozen=True)

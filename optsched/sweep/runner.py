@@ -15,7 +15,7 @@ from typing import Mapping
 from optsched.config import MAX_WORKERS, whole_number
 from optsched.sweep.batches import Batches
 from optsched.sweep.executors import (RAN_ON, TIMING_COLUMNS, WARNINGS, DaskTLS, check_dask_address, lead_columns, run_dask, run_pool,
-                                      run_serial)
+                                      run_serial, run_source)
 from optsched.sweep.grid import SweepConfig, SweepRun, canonical_json, expand, load_sweep
 from optsched.sweep.store import Row, Store, cell, column_order, write_table
 
@@ -110,12 +110,13 @@ def run_sweep(
         raise ValueError("sweep: two runs have the same settings (a value repeated in the grid, seeds or lists?)")
     out = Path(out_dir)
     with Store(out / STORE).locked() as store:  # one writer per store, from clean-up to sweep.json
-        from optsched.artifacts import begin_set, package_versions, write_manifest
+        from optsched.artifacts import begin_set, provenance, write_manifest
 
         begin_set(out / METADATA, out / RESULTS, out / TIMINGS)  # the set's manifest (optsched.artifacts), written last
         store.clean()
         stored_rows = store.rows()
         check_inputs_unchanged(runs, stored_rows, out / STORE)
+        check_source_unchanged(runs, stored_rows, out / STORE)
         stored = set(stored_rows)
         pending = [r for r in runs if r.key not in stored]
         if executor == "dask" and dask_address == "local":  # a cluster no larger than the runs (as the pool's)
@@ -163,10 +164,41 @@ def run_sweep(
         meta = {"sweep": asdict(spec), "runs": len(runs), "stored_before": len(runs) - len(pending), "ran": len(pending),
                 "executor": executor, "workers": n_workers, "batch_size": max(batches.sizes, default=0),
                 "batches": len(batches.sizes), "wall_s": wall}
-        meta["versions"] = package_versions()
+        meta.update(provenance())
         files.append(write_manifest(out / METADATA, meta, files))
         return SweepReport(len(runs), len(runs) - len(pending), len(pending), executor, n_workers,
                            max(batches.sizes, default=0), len(batches.sizes), wall, tuple(files))
+
+
+def check_source_unchanged(runs: list[SweepRun], stored: Mapping[str, Row], store: Path) -> None:
+    """ValueError naming the first stored run of ``runs`` whose row another version of the code
+    stored (its ``source`` cell: the git commit and uncommitted changes, :func:`run_source`):
+    a resumed sweep mixed rows of two versions in silence (probe BJ: 19 rows of the old code, 61
+    of a commit that doubled ``asw``). A row from before the cell was kept names no version and
+    is refused too."""
+    now = run_source()
+    for run in runs:
+        row = stored.get(run.key)
+        if row is not None and row.get("source") != now:
+            then = _described(row.get("source"))
+            raise ValueError(f"sweep: run {run.key} was stored by {then}, and this is {_described(now)}; resuming "
+                             f"would mix the results of two versions of the code: remove {store} (or choose another "
+                             "--out) to run the sweep again")
+
+
+def _described(source: str | None) -> str:
+    """A ``source`` cell in words."""
+    try:
+        said = json.loads(source) if source is not None else None
+    except ValueError:
+        said = None
+    if not isinstance(said, dict):
+        return "code that recorded no version"
+    if not said:
+        return "code outside a git checkout"
+    commit = str(said.get("commit", "?"))[:12]
+    return f"commit {commit}" + (f" with uncommitted changes (diff {str(said.get('diff_sha256', '?'))[:12]})"
+                                 if said.get("dirty") else "")
 
 
 def check_inputs_unchanged(runs: list[SweepRun], stored: Mapping[str, Row], store: Path) -> None:
