@@ -431,3 +431,55 @@ def test_random_mixed_programs_every_bound_holds() -> None:
                 assert abs(r.objective - best) <= tol or (r.objective > best if lp.maximize else r.objective < best), where
     assert checked >= n // 2
     print(f"\nrandom mixed programs: {checked} of {n} feasible, {len(routes)} routes each, every bound held")
+
+
+# 0-1 knapsacks on which HiGHS 1.14's MIP presolve answered a wrong "optimal" (2026-11-28): a
+# reduction to the empty program that dropped item 0 (3.4088 where 4.0323 is), and one of 2,000
+# random knapsacks (seed 815 of a survey)
+_PRESOLVE_WRONG = [
+    BudgetedIP(values=[0.6234723612533449, 0.7024352023570626, 0.9097558837718259, 0.8725634873933383,
+                       0.877222376339866, 0.7492925796020096],
+               weights=[[130436.48109507673, 944348.7944949856, 695338.1827891759, 194714.09908094854,
+                         96677.79012286018, 631314.3601998942]], capacity=[2401437.825783446]),
+    BudgetedIP(values=[4.28716768559491, 3.496705632505374, 3.7597623290214877, 3.7123381742945107, 3.7934980635909357],
+               weights=[[38945.70838878938, 46600.29056436912, 87167.5195148505, 37635.692387577175, 69446.56957182185],
+                        [74496.31043663048, 78465.86077335343, 16421.840876356644, 58780.04885504379,
+                         47368.26189129285]], capacity=[245751.98898875143, 117948.60148624924]),
+]
+
+
+@pytest.mark.parametrize("index", range(len(_PRESOLVE_WRONG)))
+def test_highs_mips_run_without_presolve(index):
+    """Every route to a HiGHS MIP (highs, cvxpy, Pyomo) solves without presolve
+    (``HIGHS_MIP_ORACLE_OPTIONS``) and finds brute force's optimum; presolve switched back on
+    by the caller is not certified."""
+    model = _PRESOLVE_WRONG[index]
+    truth = optsched.solve(model, "brute_force")
+    for backend in ("highs", "cvxpy", "pyomo"):
+        if not get_backend(backend).available():
+            continue
+        r = optsched.solve(model, backend)
+        assert r.termination is Termination.OPTIMAL and r.objective == pytest.approx(truth.objective, rel=1e-12), \
+            (backend, r.objective, truth.objective)
+    _need("highs")
+    again = optsched.solve(model, "highs", highs_options={"presolve": "on"})
+    assert again.termination is not Termination.OPTIMAL
+
+
+def test_scip_runs_without_its_dominated_columns_presolver():
+    """At numerics/epsilon 1e-12 (``SCIP_ORACLE_PARAMS``) SCIP's dominated-columns presolver
+    dropped item 3, which fits (26,656 + 8,914 + 15,305 <= 74,013), and said optimal 739.9 where
+    871.8 is (5 of 2,000 random knapsacks, 2026-11-28); with it off, on the routes to SCIP."""
+    model = BudgetedIP(values=[341.7615251625559, 225.09366450809952, 447.723377142045, 131.88330557784235,
+                               292.18445243839557, 286.042424300612],
+                       weights=[[93532.15640884197, 67400.74786623853, 26655.830962063104, 8913.835323784595,
+                                 15304.938827241305, 75444.25892327291]], capacity=[74013.1745712997])
+    truth = optsched.solve(model, "brute_force")
+    assert sorted(truth.solution) == [2, 3, 4]
+    routes = [("scip", {}), ("pyomo", {"solver": "scip_direct"})]
+    for backend, options in routes:
+        if not get_backend(backend).available():
+            continue
+        r = optsched.solve(model, backend, **options)
+        assert r.termination is Termination.OPTIMAL and r.objective == pytest.approx(truth.objective, rel=1e-12), \
+            (backend, r.objective)

@@ -362,29 +362,36 @@ def test_budget_exact_solves_each_budget_at_most_once_whatever_the_inner_answer(
 
 
 def test_a_member_left_feasible_makes_the_family_feasible_not_an_error() -> None:
-    """Values 1 and 1e12, the item of 1e12 fitting nowhere: HiGHS proves P4(0)'s optimum 1 only
-    within 385 (its pruning tolerance at the scale of 1e12), so the member ends feasible, and
-    budget_exact returned an error with no solution (7 of 300 such fuzzed families). It keeps
-    the verified member now: feasible, the right values, a bound that holds; and AESCB through
-    it claims no Theorem 1 bound on a family not solved exactly. (With the item of value 1
-    masked, the member's optimum is to choose nothing, proved since without the search:
-    ``certificates.nothing_can_be_chosen``.)"""
+    """Values 1 and 1e12, the item of 1e12 excluded where the budget asks for the item of 1 (one
+    row holds one of the two): HiGHS proves P4(1)'s optimum 1 only within 385 (its pruning
+    tolerance at the scale of 1e12), so the member ends feasible, and budget_exact returned an
+    error with no solution (7 of 300 such fuzzed families). It keeps the verified member now:
+    feasible, the right values, a bound that holds; and AESCB through it claims no Theorem 1
+    bound on a family not solved exactly. (An item of 1e12 that fits no row alone is fixed at 0
+    before HiGHS sees it, ``StandardForm.tightened``, and such a member is proved: the first
+    version of this test. With the item of value 1 masked, the member's optimum is to choose
+    nothing, proved since without the search: ``certificates.nothing_can_be_chosen``.)"""
     from optsched.models.escb_index import EscbIndex
 
-    fam = BudgetFamily(values=[1.0, 1e12], weights=[[0.0, 2.0], [2.0, 2.0]], capacity=[1.0, 2.0],
-                       budget_coeffs=[0.0, 2.0], max_budget=1, budget=0)
+    fam = BudgetFamily(values=[1.0, 1e12], weights=[[1.0, 1.0]], capacity=[1.0], budget_coeffs=[2.0, 0.0],
+                       max_budget=1, budget=1)
     exact = optsched.solve(fam, "dp")
-    assert exact.termination is Termination.OPTIMAL and exact.extra["values"] == [1.0, None]
+    assert exact.termination is Termination.OPTIMAL and exact.extra["values"] == [1e12, 1.0]
     r = optsched.solve(fam, "budget_exact")
-    assert r.termination is Termination.FEASIBLE and r.extra["values"] == [1.0, None]
+    assert r.termination is Termination.FEASIBLE and r.extra["values"] == [1e12, 1.0]
     assert r.objective == 1.0 and r.bound is not None and r.bound >= 1.0
+    fitting_nowhere = BudgetFamily(values=[1.0, 1e12], weights=[[0.0, 2.0], [2.0, 2.0]], capacity=[1.0, 2.0],
+                                   budget_coeffs=[0.0, 2.0], max_budget=1, budget=0)
+    proved = optsched.solve(fitting_nowhere, "budget_exact")
+    assert proved.termination is Termination.OPTIMAL and proved.extra["values"] == [1.0, None]
     masked = BudgetFamily(values=[1.0, 1e12], weights=[[0.0, 2.0], [2.0, 2.0]], capacity=[1.0, 2.0],
                           budget_coeffs=[0.0, 2.0], max_budget=1, budget=0, mask=[0, 1])
     nothing = optsched.solve(masked, "budget_exact")
     assert nothing.termination is Termination.OPTIMAL and nothing.extra["values"] == [0.0, None] and nothing.bound == 0.0
-    assert r.extra["optimality"].endswith("proved no optimum for 1 budget (0)")
+    assert r.extra["optimality"].endswith("proved no optimum for 1 budget (1)")
     assert optsched.solve(fam, "budget_exact", inner="brute_force").termination is Termination.OPTIMAL
-    index = EscbIndex(mean=[1e-3, 1e-3], variance=[1.0, 1e12], weights=[[0, 2], [2, 2]], capacity=[1, 2])
-    for backend, proven in (("dp", True), ("budget_exact", False)):  # scaled variances 1 and 1e12 at xi = 1
+    # scaled variances 1 and 1e12 at xi = 1; the mean of 2 puts item 0 in the budget's members
+    index = EscbIndex(mean=[2.0, 0.0], variance=[1.0, 1e12], weights=[[1, 1]], capacity=[1])
+    for backend, proven in (("dp", True), ("budget_exact", False)):
         res = optsched.solve(index, "aescb", family_backend=backend, xi=1)
         assert res.ok and (res.bound is not None) == proven, (backend, res)

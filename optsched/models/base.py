@@ -272,6 +272,10 @@ class Model(FrozenArrays):
     # solver saying "unbounded" about one is wrong (cvxpy did, on P3 with utilities of 1e12).
     BOUNDED: ClassVar[bool] = True
     FORMS: ClassVar[frozenset[str]] = frozenset()  # derived by register_model, never declared
+    # What an integer program's rows are to the exact solvers (StandardForm.widened): moved out
+    # by ``violations``' slack of the selection's own load ("load", validate.row_slack), or as
+    # written (None: a kind whose slack is a verification allowance, not the program's rows)
+    ROW_SLACK: ClassVar[str | None] = "load"
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ()
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ()
 

@@ -171,9 +171,10 @@ class BudgetedIP(Model):
         return np.flatnonzero(np.asarray(x) > 0.5).astype(np.int64)
 
     def to_pyomo(self) -> Any:
-        """The reference formulation, each row times the power of two that brings it to order 1
-        (``scaled_capacity_rows``: the same rows exactly; the solvers' tolerances are absolute,
-        and with weights up to 5.7e11 Pyomo's HiGHS said optimal 34 where 36 is)."""
+        """The reference formulation, its sides at the model's tolerance
+        (:meth:`StandardForm.widened`) and each row times the power of two that brings it to
+        order 1 (``scaled_capacity_rows``: the same rows exactly; the solvers' tolerances are
+        absolute, and with weights up to 5.7e11 Pyomo's HiGHS said optimal 34 where 36 is)."""
         import pyomo.environ as pyo
 
         m = pyo.ConcreteModel(name="budgeted_ip")
@@ -182,8 +183,11 @@ class BudgetedIP(Model):
         m.x = pyo.Var(m.I, domain=pyo.Binary)
         for i in np.flatnonzero(~self.mask):
             m.x[int(i)].fix(0)
-        w, c = scaled_capacity_rows(self.weights, self.capacity)
-        coeffs, budget = scaled_capacity_rows(self.budget_coeffs[None, :], np.array([self.budget]))
+        wide = self.to_standard_form().widened(slack=self.ROW_SLACK)  # the rows at the model's own tolerance
+        k = self.weights.shape[0]
+        w, c = scaled_capacity_rows(self.weights, wide.row_upper[:k])
+        coeffs, budget = scaled_capacity_rows(self.budget_coeffs[None, :], wide.row_lower[k:] if self.has_budget
+                                              else np.array([self.budget]))
 
         def capacity(mm: Any, k: int) -> Any:
             used = np.flatnonzero(w[k])

@@ -141,6 +141,29 @@ class StandardForm:
         crossed = tight_low > tight_up
         return np.where(crossed, lower, tight_low), np.where(crossed, upper, tight_up)
 
+    def tightened(self) -> "StandardForm":
+        """An integer program with each integer column's bounds rounded in to the whole numbers
+        its rows imply (:meth:`implied_bounds`, give or take 1e-9 of the bound for rounding)
+        and the cost of a column so fixed at 0 dropped; anything else as it is. The same
+        integer points: what HiGHS's presolve did before it was switched off
+        (``HIGHS_MIP_ORACLE_OPTIONS``), without its wrong reductions. Values 1 and 1e12, the
+        item of 1e12 fitting nowhere: its cost set HiGHS's objective scale, and without
+        presolve the item of 1 fell below the search's resolution (0 where 1 is)."""
+        if not self.is_mip:
+            return self
+        low, up = self.implied_bounds()
+        ints = self.integrality
+        with np.errstate(invalid="ignore"):
+            new_up = np.where(ints & np.isfinite(up), np.floor(up + 1e-9 * np.maximum(1.0, np.abs(up))), self.col_upper)
+            new_low = np.where(ints & np.isfinite(low), np.ceil(low - 1e-9 * np.maximum(1.0, np.abs(low))), self.col_lower)
+        new_up, new_low = np.minimum(new_up, self.col_upper), np.maximum(new_low, self.col_lower)
+        keep = new_low > new_up  # crossed: the rows leave no whole number; the solver says so
+        new_low, new_up = np.where(keep, self.col_lower, new_low), np.where(keep, self.col_upper, new_up)
+        if np.array_equal(new_low, self.col_lower) and np.array_equal(new_up, self.col_upper):
+            return self
+        zero = (new_low == 0) & (new_up == 0)
+        return replace(self, col_lower=new_low, col_upper=new_up, c=np.where(zero, 0.0, self.c))
+
     def scaled_continuous(self) -> tuple["StandardForm", "Unscaling"]:
         """An LP or QP as the highs backend solves it: x_j = s_j x'_j with s_j the power of two
         that brings column j's largest finite |bound| (:meth:`implied_bounds`) into [1, 2) in an
@@ -208,6 +231,61 @@ class StandardForm:
         import scipy.sparse as sp
 
         return replace(self, A=sp.diags(g) @ a, row_lower=self.row_lower * g, row_upper=self.row_upper * g), g
+
+    def widened(self, tol: float | None = None, *, slack: str | None = "load") -> "StandardForm":
+        """An integer program with each row's sides moved out to what a model accepts at ``tol``
+        (``FEASIBILITY_TOL`` by default); a continuous program, or ``slack=None``, as it is.
+
+        What a 0-1 kind calls feasible is its ``violations`` at ``FEASIBILITY_TOL``: a row may be
+        passed by ``row_slack(tol, side, load)``, the load being the selection's own
+        sum_j |a_ij| x_j (``slack="load"``, ``Model.ROW_SLACK``). An exact solver given the rows
+        as written searched a smaller set: an item 5e-10 over its capacity is feasible to the
+        model (brute force took it, worth 1e4) but not to HiGHS, whose "optimal 0" was then no
+        bound on the model's optimum. Solvers get this program on every route (HiGHS, SCIP,
+        CP-SAT, Pyomo, cvxpy), so their bound holds for the model.
+
+        A row of nonnegative coefficients over nonnegative columns (its load is its activity)
+        is moved exactly to the model's: u >= 0 up to u / (1 - tol), l down by tol |l|. Other
+        rows move by the slack of their reach, sum_j |a_ij| max(|l_j|, |u_j|) over the finite
+        bounds, which is at least the load's: a point from the band between is not certified
+        (``certificates.outside_model_tolerance``). A row of whole coefficients over integer
+        columns gets the whole numbers within its sides (its own sides below a slack of 1,
+        1e9 + 1 for a capacity of 1e9). A row over a continuous column stays as written: the
+        slack there is room for the solver's own tolerance (a vertex on the widened side sat on
+        the model's very edge). A ``LinearProgram`` (``ROW_SLACK = None``) is solved as written:
+        its slack grows with the box (1e-9 of x0's range 1e12 is 1000 on the row x0 + x1 <= 1),
+        an allowance for a solver's point at that scale, not the program's rows."""
+        if slack not in ("load", None):
+            raise ValueError(f"slack: expected 'load' or None, got {slack!r}")
+        if not self.is_mip or slack is None:
+            return self
+        from optsched.models.validate import FEASIBILITY_TOL, row_slack
+
+        tol = FEASIBILITY_TOL if tol is None else tol
+        a = self.A.tocsr()
+        rows = np.repeat(np.arange(self.n_rows), np.diff(a.indptr))
+        magnitude = np.maximum(np.abs(self.col_lower), np.abs(self.col_upper))
+        magnitude = np.where(np.isfinite(magnitude), magnitude, 0.0)
+        reach = np.bincount(rows, weights=np.abs(a.data) * magnitude[a.indices], minlength=self.n_rows)
+        with np.errstate(invalid="ignore"):  # an infinite side stays infinite
+            lower = self.row_lower - row_slack(tol, self.row_lower, reach)
+            upper = self.row_upper + row_slack(tol, self.row_upper, reach)
+        negative = (a.data < 0) | (self.col_lower[a.indices] < 0)
+        own = np.bincount(rows[negative], minlength=self.n_rows) == 0  # empty rows too: activity 0
+        own_lower, own_upper = load_sides(self.row_lower, self.row_upper, tol)
+        lower, upper = np.where(own, own_lower, lower), np.where(own, own_upper, upper)
+        # a row of whole coefficients over integer columns takes whole activities: its sides are
+        # the whole numbers within them (the rows as written below a slack of 1; the solvers keep
+        # the row's integer structure)
+        continuous = np.bincount(rows[~self.integrality[a.indices]], minlength=self.n_rows) > 0
+        whole = (np.bincount(rows[a.data != np.round(a.data)], minlength=self.n_rows) == 0) & ~continuous
+        with np.errstate(invalid="ignore"):
+            lower, upper = np.where(whole, np.ceil(lower), lower), np.where(whole, np.floor(upper), upper)
+        # a row over a continuous column stays as written: the slack is the room of the solver's
+        # own tolerance there (its vertex on the widened side sat on the model's very edge)
+        lower, upper = np.where(continuous, self.row_lower, lower), np.where(continuous, self.row_upper, upper)
+        return replace(self, row_lower=np.where(np.isfinite(self.row_lower), lower, self.row_lower),
+                       row_upper=np.where(np.isfinite(self.row_upper), upper, self.row_upper))
 
     def lagrangian_gap(self, x: np.ndarray, row_duals: np.ndarray) -> float:
         """How far below f(x) the Lagrangian bound of row multipliers ``row_duals`` (y) lies, for a
@@ -464,8 +542,14 @@ READ_MATRIX_VALUES = (1e-9, 1e15)
 
 # What a HiGHS MIP needs to be an oracle, for every route optsched takes to HiGHS (the highs
 # backend, cvxpy, Pyomo); the measurements behind each are in optsched/solvers/highs.py.
-# - presolve rule 13 (parallel rows and columns) off: HiGHS 1.14 returns wrong "optimal" answers
-#   on programs with duplicate 0-1 columns;
+# - presolve off: HiGHS 1.14's MIP presolve and its restarts (which presolve again) returned
+#   wrong "optimal" answers on 0-1 knapsacks of 6 items (1 of 2,000 random ones, 4 of 1,300
+#   whose subsets sit at their capacities; a reduction to the empty program that dropped an
+#   item, a restart that fixed one), with no rule that can be switched off alone (rule 13,
+#   parallel rows and columns, did so on programs with duplicate 0-1 columns; ``escb_oa`` ran
+#   without presolve already). Measured 2026-11-28: knapsacks of 30-120 items 0.45-0.84x the
+#   time, set packing of 50-200 sets 0.77-1.01x, the DIMACS clique graphs 1-3.3x (keller4
+#   7.1 -> 16.6 s, san200_0.7_1 2.7 -> 8.6 s);
 # - tight tolerances: HiGHS's defaults treat a cost of 1e-9 beside 1 as zero;
 # - the objective scaled to costs of order 1 (``StandardForm.objective_scale``, a power of two,
 #   so exact): an integral objective lets HiGHS prune a node whose bound cannot beat the
@@ -473,15 +557,17 @@ READ_MATRIX_VALUES = (1e-9, 1e15)
 #   93,543 the LP bound's rounding (2e-10 on 1.7e6) exceeded 1e-10 and HiGHS said "optimal" at
 #   17 steps where 18 are feasible (a budgeted IP of benchmarks/bench_budget_dp.py).
 PRESOLVE_RULE_13 = 1 << 13  # HiGHS's "parallel rows and columns" (wrong MIP optima: solvers/highs.py)
-HIGHS_MIP_ORACLE_OPTIONS: Mapping[str, float] = MappingProxyType({
+HIGHS_MIP_ORACLE_OPTIONS: Mapping[str, Any] = MappingProxyType({
+    "presolve": "off",
     "small_matrix_value": 1e-12,
     "primal_feasibility_tolerance": 1e-10,
     "dual_feasibility_tolerance": 1e-10,
     "mip_feasibility_tolerance": 1e-10,
     "presolve_rule_off": PRESOLVE_RULE_13,
 })
-# HiGHS's own values of those tolerances (what a non-MIP gets back; what a route that sets none has)
-HIGHS_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({
+# HiGHS's own values of those options (what a non-MIP gets back; what a route that sets none has)
+HIGHS_DEFAULT_TOLERANCES: Mapping[str, Any] = MappingProxyType({
+    "presolve": "choose",
     "small_matrix_value": 1e-9,
     "primal_feasibility_tolerance": 1e-7,
     "dual_feasibility_tolerance": 1e-7,
@@ -495,9 +581,12 @@ HIGHS_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({
 #   said optimal 2 for a knapsack of capacity 2(1 - 5e-7) whose optimum is 1, optimal 5 for a
 #   budget nothing reaches, and optimal 5 where 6 is with weights 5 and 1e8 in one row;
 # - numerics/dualfeastol 1e-9 (SoPlex's smallest): a search's bound may fall short by it times
-#   the columns' ranges (certificates.branch_and_bound_proof), 100x less than at SCIP's 1e-7.
-SCIP_ORACLE_PARAMS: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-12, "numerics/feastol": 1e-9,
-                                                             "numerics/dualfeastol": 1e-9})
+#   the columns' ranges (certificates.branch_and_bound_proof), 100x less than at SCIP's 1e-7;
+# - presolving/domcol/maxrounds 0: at that epsilon the dominated-columns presolver dropped items
+#   that fit (5 of 2,000 random 0-1 knapsacks of 3-8 items, 2026-11-28: "optimal" 739.9 where
+#   871.8 is; also at epsilon 1e-11; none at 1e-10 or with the presolver off).
+SCIP_ORACLE_PARAMS: Mapping[str, Any] = MappingProxyType({"numerics/epsilon": 1e-12, "numerics/feastol": 1e-9,
+                                                          "numerics/dualfeastol": 1e-9, "presolving/domcol/maxrounds": 0})
 # SCIP's own values of those two (what a route that sets neither gets)
 SCIP_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-9, "numerics/feastol": 1e-6,
                                                                   "numerics/dualfeastol": 1e-7})
@@ -558,6 +647,22 @@ def power_of_two_scale(largest: float) -> float:
     multiplying by it is exact, and it brings data to the order 1 that solvers' absolute
     tolerances assume."""
     return 1.0 if largest == 0.0 else math.ldexp(1.0, min(1000, max(-1000, -math.frexp(largest)[1])))
+
+
+def load_sides(lower: Any, upper: Any, tol: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The sides of rows whose load is their activity (nonnegative coefficients over
+    nonnegative columns) at a model's tolerance (``FEASIBILITY_TOL`` by default): the load may
+    pass u by ``row_slack(tol, u, load)``, so u >= 0 up to u / (1 - tol), and fall short of l
+    by tol |l| (a load short of l is below |l|). ``StandardForm.widened`` for those rows, and
+    the capacities of the routes that build their rows themselves (ESCB's P3)."""
+    from optsched.models.validate import FEASIBILITY_TOL
+
+    tol = FEASIBILITY_TOL if tol is None else tol
+    lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+    with np.errstate(invalid="ignore"):  # an infinite side stays infinite
+        wide_upper = np.where(upper >= 0, upper / (1.0 - tol), upper + tol * np.abs(upper))
+        wide_lower = lower - tol * np.abs(lower)
+    return np.where(np.isfinite(lower), wide_lower, lower), np.where(np.isfinite(upper), wide_upper, upper)
 
 
 def scaled_capacity_rows(weights: np.ndarray, capacity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -771,7 +876,7 @@ def standard_form_to_cvxpy(model: Any) -> tuple[Any, Callable[[], Any]]:
     :meth:`StandardForm.scaled_rows`: its solvers' tolerances are absolute), mapped back by
     ``solution_from_vector``."""
     form = model.to_standard_form()
-    problem, x = (form.scaled_rows()[0] if form.is_mip else form).to_cvxpy()
+    problem, x = (form.widened(slack=model.ROW_SLACK).scaled_rows()[0] if form.is_mip else form).to_cvxpy()
 
     def to_solution() -> Any:
         v = np.asarray(x.value, dtype=np.float64)
@@ -793,9 +898,9 @@ def pyomo_values(var: Any, n: int) -> np.ndarray:
 
 def standard_form_to_pyomo(model: Any) -> Any:
     """The ``"pyomo"`` form of a kind that states its math only as a standard form:
-    :meth:`StandardForm.to_pyomo` (a MIP's rows scaled to order 1, as for cvxpy)."""
+    :meth:`StandardForm.to_pyomo` (a MIP's rows widened and scaled to order 1, as for cvxpy)."""
     form = model.to_standard_form()
-    return (form.scaled_rows()[0] if form.is_mip else form).to_pyomo()
+    return (form.widened(slack=model.ROW_SLACK).scaled_rows()[0] if form.is_mip else form).to_pyomo()
 
 
 def standard_form_solution_from_pyomo(model: Any, m: Any) -> Any:

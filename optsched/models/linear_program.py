@@ -106,6 +106,9 @@ class LinearProgram(Model):
 
     name: ClassVar[str] = "linear_program"
     BOUNDED: ClassVar[bool] = False  # free variables: a program can be unbounded
+    # violations' slack, tol x max(|side|, sum_j |a_ij| max(|x_j|, its bounds)), grows with the
+    # box: an allowance for a solver's point, not the rows (StandardForm.widened)
+    ROW_SLACK: ClassVar[str | None] = None
     SIZE_LABEL: ClassVar[str] = "variables"
     JSON_REQUIRED: ClassVar[tuple[str, ...]] = ("c", "A", "row_lower", "row_upper", "col_lower", "col_upper")
     JSON_OPTIONAL: ClassVar[tuple[str, ...]] = ("integrality", "sense", "offset", "hessian")

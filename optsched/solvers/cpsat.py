@@ -16,8 +16,9 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_standard
+from optsched.models.validate import FEASIBILITY_TOL
 from optsched.result import Result, Termination
-from optsched.solvers.certificates import judged
+from optsched.solvers.certificates import judged, outside_model_tolerance
 from optsched.solvers.interrupt import interruptible
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend, remaining
 
@@ -146,12 +147,22 @@ class CpSatBackend(Backend):
             for j in range(form.n_vars)
         ]
         a = form.A.tocsr()
+        # whole activities within the model's tolerance (StandardForm.widened): a side moves by a
+        # whole unit only where the slack reaches one (capacities from 1e9 on)
+        row_lower, row_upper = form.row_lower, form.row_upper
+        sides = np.abs(np.concatenate([row_lower, row_upper]))
+        largest = max(np.abs(a.data).sum() * max(float(np.abs(lo).max(initial=0)), float(np.abs(hi).max(initial=0))),
+                      float(sides[np.isfinite(sides)].max(initial=0.0)))  # at least every row's reach and side
+        moved = FEASIBILITY_TOL * largest >= 0.5  # else the rows as written are the model's, in whole numbers
+        if moved:
+            wide = form.widened(slack=model.ROW_SLACK)  # whole sides: CP-SAT's data are whole numbers
+            row_lower, row_upper = wide.row_lower, wide.row_upper
         for i in range(form.n_rows):
             cols = a.indices[a.indptr[i] : a.indptr[i + 1]]
             coefs = a.data[a.indptr[i] : a.indptr[i + 1]].astype(np.int64)
             expr = cp_model.LinearExpr.weighted_sum([xs[j] for j in cols], coefs.tolist())
-            rlo = int(form.row_lower[i]) if np.isfinite(form.row_lower[i]) else -_BIG
-            rhi = int(form.row_upper[i]) if np.isfinite(form.row_upper[i]) else _BIG
+            rlo = int(row_lower[i]) if np.isfinite(row_lower[i]) else -_BIG
+            rhi = int(row_upper[i]) if np.isfinite(row_upper[i]) else _BIG
             m.add_linear_constraint(expr, rlo, rhi)
         # costs of order 1: mip_wanted_precision is absolute (weights of 1e-12 came back "optimal" 37 % short)
         scaled, back = form.scaled_objective()
@@ -204,6 +215,8 @@ class CpSatBackend(Backend):
                 if options["absolute_gap_limit"] == 0:  # else the seam says gap_limit (the option loosens the proof)
                     termination, bound = judged(model, objective_value, bound, extra,
                                                 "CP-SAT's proof, less its integer rounding of the objective, proves")
+                if termination is Termination.OPTIMAL and moved and outside_model_tolerance(model, solution, extra, "CP-SAT"):
+                    termination = Termination.FEASIBLE
             if name == "FEASIBLE":  # CP-SAT stops short of a proof only at a limit, and time is the only one set
                 termination = Termination.TIME_LIMIT
         return Result(termination, objective=objective_value, bound=bound, solution=solution,

@@ -225,7 +225,7 @@ class CvxpyBackend(Backend):
               and not self.loosened(options)):
             pruning = (scip_pruning(solver_options.get("scip_params") or {}, "cvxpy's SCIP") if solver == "SCIP"
                        else highs_pruning(solver_options, f"cvxpy's {solver}"))
-            termination, bound = branch_and_bound_proof(model, model.objective(solution), None, uncertified, scale=scale,
+            termination, bound = branch_and_bound_proof(model, solution, model.objective(solution), None, uncertified, scale=scale,
                                                         **pruning)
         tiny = below_tolerance_scale(model)
         if termination is Termination.OPTIMAL and tiny is not None:

@@ -33,8 +33,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, power_of_two_scale, scaled_capacity_rows
+from optsched.models.forms import HIGHS_MIP_ORACLE_OPTIONS, load_sides, power_of_two_scale, scaled_capacity_rows
 from optsched.result import Result, Termination
+from optsched.solvers.certificates import outside_model_tolerance
 from optsched.solvers.highs import highs_termination, mip_start, new_highs, run_highs, set_option
 from optsched.solvers.registry import Backend, Option, PrepareFn, register_backend
 
@@ -68,7 +69,7 @@ class EscbOuterApproximationBackend(Backend):
         m: Any = model
         scale = _scale(m.mean, m.variance)
         n, var, mean = m.n_items, np.asarray(m.variance) * scale * scale, np.asarray(m.mean) * scale
-        weights, capacity = scaled_capacity_rows(m.weights, m.capacity)
+        weights, capacity = scaled_capacity_rows(m.weights, load_sides(-np.inf, m.capacity)[1])  # model's tolerance
         h = new_highs(options["threads"])
         h.setOptionValue("mip_rel_gap", 0.0)
         # HiGHS 1.14.0 presolve also answered a wrong "optimal" 1.2127 (x = {0, 1}) on the first
@@ -131,8 +132,10 @@ class EscbOuterApproximationBackend(Backend):
                 best_x, best_val = x, value
             bound = min(bound, float(h.getInfo().mip_dual_bound))
             if t <= math.sqrt(u) + tol * max(1.0, math.sqrt(u)) or bound <= best_val + tol * max(1.0, abs(best_val)):
-                return Result(Termination.OPTIMAL, objective=best_val / scale, bound=max(bound, best_val) / scale,
-                              solution=m.solution_from_vector(best_x), iterations=it)
+                solution, said = m.solution_from_vector(best_x), {}
+                done = Termination.FEASIBLE if outside_model_tolerance(m, solution, said, "HiGHS") else Termination.OPTIMAL
+                return Result(done, objective=best_val / scale, bound=max(bound, best_val) / scale,
+                              solution=solution, iterations=it, extra=said)
             if x.tobytes() in cut:  # its cut did not hold within HiGHS's tolerance: no progress left
                 return self._stop(m, Termination.ITERATION_LIMIT, best_x, best_val, bound, it, scale,
                                   why="the MILP returned an x whose cut it had already (within its tolerance)")

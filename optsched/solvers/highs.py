@@ -81,11 +81,14 @@ _HIGHS_TOLERANCES = tolerance_keys(
 
 def highs_loosens(table: Any) -> bool:
     """``Option.loosens`` of a table of HiGHS options (also cvxpy's for its HiGHS): a tolerance,
-    or a ``presolve_rule_off`` that leaves rule 13 on (its wrong optima above came back certified)."""
+    presolve switched back on, or a ``presolve_rule_off`` that leaves rule 13 on (their wrong
+    MIP optima came back certified; ``HIGHS_MIP_ORACLE_OPTIONS``). An LP's or QP's optimum stays
+    proven by its multipliers (``certified_continuous``)."""
     if not table:
         return False
     rules = table.get("presolve_rule_off")
-    return _HIGHS_TOLERANCES(table) or (isinstance(rules, int) and not rules & PRESOLVE_RULE_13)
+    return (_HIGHS_TOLERANCES(table) or table.get("presolve", "off") != "off"
+            or (isinstance(rules, int) and not rules & PRESOLVE_RULE_13))
 
 
 def check_highs_options(table: Mapping[str, Any] | None, where: str) -> None:
@@ -328,8 +331,11 @@ class HighsBackend(Backend):
         form = as_standard(model).to_standard_form()
         if form.hessian is not None and form.is_mip:
             return Result(Termination.ERROR, extra={"message": "HiGHS has no MIQP"})
-        # a MIP's costs of order 1 (HIGHS_MIP_ORACLE_OPTIONS); an LP's or QP's columns and objective
-        form, back = form.scaled_objective() if form.is_mip else form.scaled_continuous()
+        # a MIP's rows at the model's tolerance (StandardForm.widened), its columns' bounds as its
+        # rows imply (tightened: HiGHS runs without presolve), its costs of order 1
+        # (HIGHS_MIP_ORACLE_OPTIONS); an LP's or QP's columns and objective
+        form, back = (form.widened(slack=model.ROW_SLACK).tightened().scaled_objective() if form.is_mip
+                      else form.scaled_continuous())
         form, row_scale = form.scaled_rows()  # each row's coefficients of order 1 (its tolerances act there)
         session: HighsSession = state
         h = session.h
@@ -387,7 +393,7 @@ class HighsBackend(Backend):
             if np.isfinite(info.mip_dual_bound) and solution is not None:
                 bound = back.value(info.mip_dual_bound)
             if termination is Termination.OPTIMAL and solution is not None and not self.loosened(options):
-                termination, bound = branch_and_bound_proof(model, objective, bound, extra, scale=back.objective,
+                termination, bound = branch_and_bound_proof(model, solution, objective, bound, extra, scale=back.objective,
                                                             **highs_pruning({**HIGHS_MIP_ORACLE_OPTIONS, **own}))
         elif termination is Termination.OPTIMAL and solution is not None:
             termination, bound = certified_continuous(model, solution, x, None if duals is None else duals[0], extra)

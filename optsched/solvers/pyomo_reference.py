@@ -174,7 +174,8 @@ class PyomoBackend(Backend):
             if family == "highs":  # what a HiGHS MIP needs to be an oracle (models/forms.py)
                 kwargs["solver_options"].setdefault("mip_abs_gap", 0.0)  # as the highs backend
                 for key, value in HIGHS_MIP_ORACLE_OPTIONS.items():
-                    kwargs["solver_options"].setdefault(key, value)
+                    if key != "presolve" or _integral(model):  # an LP keeps HiGHS's presolve
+                        kwargs["solver_options"].setdefault(key, value)
             scale = mip_objective_scale(model)  # costs of order 1, for HiGHS and SCIP alike
             if scale != 1.0:
                 objective = next(m.component_data_objects(pyo.Objective, active=True))
@@ -224,7 +225,7 @@ class PyomoBackend(Backend):
                 extra["unproven_bound"], bound = bound, None
         elif termination is Termination.OPTIMAL and solution is not None and integral and not self.loosened(options):
             assert family is not None
-            termination, bound = branch_and_bound_proof(model, objective, bound, extra, scale=scale,
+            termination, bound = branch_and_bound_proof(model, solution, objective, bound, extra, scale=scale,
                                                         **_PRUNING[family](kwargs["solver_options"]))
         elif termination is Termination.OPTIMAL and solution is not None and continuous:
             # an LP's or QP's optimal is checked as the highs backend checks it (certificates.certified_continuous)

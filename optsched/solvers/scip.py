@@ -19,7 +19,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import (SCIP_ORACLE_PARAMS, StandardForm, Unscaling, as_binary, as_standard,
+from optsched.models.forms import (SCIP_ORACLE_PARAMS, StandardForm, Unscaling, as_binary, as_standard, load_sides,
                                    scaled_capacity_rows)
 from optsched.result import OBJECTIVE_RTOL, Result, Termination
 from optsched.solvers.c_output import captured_c_output
@@ -115,7 +115,7 @@ def _add_escb(m: Any, model: Any) -> tuple[list[Any], float]:
 
     c = _scale(model.mean, model.variance)
     mean, variance = np.asarray(model.mean) * c, np.asarray(model.variance) * c * c
-    weights, capacity = scaled_capacity_rows(model.weights, model.capacity)
+    weights, capacity = scaled_capacity_rows(model.weights, load_sides(-np.inf, model.capacity)[1])  # model's tolerance
     n = model.n_items
     xs = [m.addVar(vtype="B") for _ in range(n)]
     t = m.addVar(lb=0.0, ub=float(np.sqrt(variance.sum())))
@@ -139,7 +139,7 @@ def _scip_program(model: Model) -> tuple[StandardForm, Unscaling]:
     gets them (its tolerances are absolute: with costs of 1e-12 it called x = 0 optimal, the
     optimum -1e-12), and rows of order 1."""
     def build() -> tuple[StandardForm, Unscaling]:
-        form = as_standard(model).to_standard_form()
+        form = as_standard(model).to_standard_form().widened(slack=model.ROW_SLACK)  # a MIP's rows at the model's tolerance
         form, back = form.scaled_objective() if form.is_mip else form.scaled_continuous()
         return form.scaled_rows()[0], back
 
@@ -250,7 +250,7 @@ class ScipBackend(Backend):
             if (termination is Termination.OPTIMAL and (model.name == "escb_index" or form.is_mip)
                     and not self.loosened(options)):
                 termination, bound = branch_and_bound_proof(
-                    model, model.objective(solution), bound, extra, scale=back.objective,
+                    model, solution, model.objective(solution), bound, extra, scale=back.objective,
                     **scip_pruning({**SCIP_ORACLE_PARAMS, **(options["scip_params"] or {})}))
             elif termination is Termination.OPTIMAL and model.name != "escb_index" and not form.is_mip:  # an LP
                 unseen = _costs_below_tolerance(form, back, model.objective(solution), m.getParam("numerics/dualfeastol"))
