@@ -11,10 +11,11 @@ is marked ``WRONG``.
 
     python benchmarks/bench_cliques.py [--graphs johnson8-2-4 ...] [--time-limit 300] [--repeats 21]
 
-Measured 2026-11-26 (2 cores, another process on the other; all 14 graphs, 300 s): HiGHS and
+Measured 2026-11-28 (2 cores, another process on the other; all 14 graphs, 300 s): HiGHS and
 CP-SAT prove every known clique (no WRONG); greedy / optimum median 0.900 (0.693 johnson16-2-4
-to 1.000); greedy 3.4-39 us; HiGHS up to 75 s (p_hat300-1), CP-SAT up to 75 s (brock200_4);
-runtime ratios to greedy median 143715x (HiGHS) and 54916x (CP-SAT).
+to 1.000); greedy 3.6-36 us; HiGHS up to 129 s (brock200_4; HiGHS runs MIPs without presolve
+since that day: 76.5 s on p_hat300-1 with it, 115 s without), CP-SAT up to 72 s (brock200_4);
+runtime ratios to greedy median 140102x (HiGHS) and 45562x (CP-SAT).
 """
 
 from __future__ import annotations

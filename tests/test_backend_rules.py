@@ -483,3 +483,54 @@ def test_scip_runs_without_its_dominated_columns_presolver():
         r = optsched.solve(model, backend, **options)
         assert r.termination is Termination.OPTIMAL and r.objective == pytest.approx(truth.objective, rel=1e-12), \
             (backend, r.objective)
+
+
+def test_a_column_no_row_admits_is_fixed_before_the_solver_sees_its_cost():
+    """Values 1 and 1e12, the item of 1e12 fitting no row (weight 2, capacity 1): its cost set
+    the objective's scale, and the item of 1 fell below the search's resolution: HiGHS without
+    presolve, its cvxpy and Pyomo routes and SCIP said feasible 0 (bounds 385-1651) where 1 is.
+    ``StandardForm.tightened`` fixes it at 0 and drops its cost first: each proves 1."""
+    from optsched.models.budget_family import BudgetFamily
+
+    member = BudgetFamily(values=[1.0, 1e12], weights=[[0.0, 2.0], [2.0, 2.0]], capacity=[1.0, 2.0],
+                          budget_coeffs=[0.0, 2.0], max_budget=1, budget=0).member(0)
+    assert member.to_standard_form().widened().tightened().col_upper.tolist() == [1.0, 0.0]
+    for backend in ("highs", "cvxpy", "pyomo", "scip"):
+        if not get_backend(backend).available():
+            continue
+        r = optsched.solve(member, backend)
+        assert r.termination is Termination.OPTIMAL and r.objective == 1.0, (backend, r.termination, r.objective)
+
+
+def test_cpsat_runs_without_its_inclusion_presolve():
+    """Probe BK (2026-11-28): OR-Tools 9.15's presolve said optimal 17 where 19 is on a 6-item
+    knapsack with a budget row ({0, 1, 2, 4}: load 8.62e9 of 1.01e10, far inside every row), the
+    capacity being the model's widened side; its inclusion detection is off now."""
+    _need("cpsat")
+    model = BudgetedIP(values=[4.0, 8.0, 5.0, 1.0, 2.0, 2.0],
+                       weights=[[3242974313.0, 1509849459.0, 3591408106.0, 3304766537.0, 279193832.0, 2489239634.0]],
+                       capacity=[10139148957.0],
+                       budget_coeffs=[211816349.0, 845850902.0, 624937252.0, 614534662.0, 601943934.0, 967237718.0],
+                       budget=1451288265.0)
+    assert optsched.solve(model, "brute_force").objective == 19.0
+    r = optsched.solve(model, "cpsat")
+    assert r.termination is Termination.OPTIMAL and r.objective == 19.0, (r.termination, r.objective)
+
+
+@pytest.mark.parametrize("backend, options", [("highs", {"highs_options": {"presolve": "on"}}),
+                                              ("highs", {"highs_options": {"presolve": "choose"}}),
+                                              ("cvxpy", {"solver": "HIGHS", "solver_options": {"presolve": "on"}}),
+                                              ("pyomo", {"solver_options": {"presolve": "on"}})])
+def test_presolve_on_leaves_an_lp_certified(backend, options):
+    """Probe BK: presolve switched back on counted as loosening for every program, so an LP's
+    optimal came back feasible and an infeasible LP an error; only a MIP's presolve is unsound."""
+    _need(backend)
+    lp = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0]], row_lower=[-np.inf], row_upper=[1.0], col_lower=[0.0, 0.0],
+                       col_upper=[1.0, 1.0], sense="max")
+    r = optsched.solve(lp, backend, **options)
+    assert r.termination is Termination.OPTIMAL and r.objective == pytest.approx(2.0), (r.termination, r.message)
+    empty = LinearProgram(c=[1.0], A=[[1.0]], row_lower=[2.0], row_upper=[np.inf], col_lower=[0.0], col_upper=[1.0],
+                          sense="max")
+    assert optsched.solve(empty, backend, **options).termination is Termination.INFEASIBLE
+    mip = _PRESOLVE_WRONG[0]
+    assert optsched.solve(mip, backend, **options).termination is not Termination.OPTIMAL

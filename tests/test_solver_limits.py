@@ -273,19 +273,25 @@ def test_scip_refuses_values_it_treats_as_huge(bound: float) -> None:
     """max x0 + 2 x1 s.t. x0 + x1 <= 1, x0 in [0, b], x1 in {0, 1}: from b = 1e17 SCIP (raw
     PySCIPOpt too) said "optimal" 1 where 2 is, past its numerics/hugeval of 1e15. The backend
     refuses values from there on, naming the reason; below, it solves to HiGHS's optimum. The
-    objective and rows it scales itself are not limited (weights of 1e19 above)."""
+    objective and rows it scales itself are not limited (weights of 1e19 above). Since SCIP is
+    given each integer column's bounds as its rows imply them (``StandardForm.tightened``), the
+    row x0 + x1 <= 1 bounds x0 by 1 and SCIP solves it at every b; a bound of b that no row
+    tightens (the row x1 <= 1 alone) is still refused."""
     if not get_backend("scip").available():
         pytest.skip("pyscipopt is not installed")
     lp = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0]], row_lower=[None], row_upper=[1.0], col_lower=[0, 0],
                        col_upper=[bound, 1.0], integrality=[True, True], sense="max")
-    if bound > 1e15:
-        assert "numerics/hugeval" in get_backend("scip").admits(lp)
-        with pytest.raises(ValueError, match="scip: this instance holds the value"):
-            optsched.solve(lp, "scip")
-    else:
-        result = optsched.solve(lp, "scip")
-        assert result.termination is Termination.OPTIMAL and result.objective == pytest.approx(2.0, abs=1e-9)
+    result = optsched.solve(lp, "scip")
+    assert result.termination is Termination.OPTIMAL and result.objective == pytest.approx(2.0, abs=1e-9)
     assert optsched.solve(lp, "highs").objective == pytest.approx(2.0, abs=1e-9)
+    loose = LinearProgram(c=[-1.0, 2.0], A=[[0.0, 1.0]], row_lower=[None], row_upper=[1.0], col_lower=[0, 0],
+                          col_upper=[bound, 1.0], integrality=[True, True], sense="max")
+    if np.floor(bound) > 1e15:  # an integer column's bound goes to SCIP as a whole number (1e15 + 0.2: 1e15)
+        assert "numerics/hugeval" in get_backend("scip").admits(loose)
+        with pytest.raises(ValueError, match="scip: this instance holds the value"):
+            optsched.solve(loose, "scip")
+    else:
+        assert optsched.solve(loose, "scip").objective == pytest.approx(2.0, abs=1e-9)
 
 
 @pytest.mark.parametrize("bound,reason", [(1e15, None), (1e16, "integer scaling of the objective"),

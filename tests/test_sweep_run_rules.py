@@ -190,3 +190,5 @@ def test_a_sweep_records_its_code_and_refuses_to_resume_on_another(tmp_path: Pat
     with pytest.raises(ValueError, match="stored by .* and this is commit 0123456789ab; resuming would mix"):
         run_sweep(wider, tmp_path, executor="serial", progress=False)
     assert len(read_rows(tmp_path / "results.csv")) == 2  # the third run did not run
+    again = run_sweep(sweep, tmp_path, executor="serial", progress=False)  # nothing pending: files rewritten
+    assert again.ran == 0 and read_rows(tmp_path / "results.csv") == rows

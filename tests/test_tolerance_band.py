@@ -174,3 +174,60 @@ def test_a_continuous_program_is_not_widened():
                         row_upper=np.array([1.0]), col_lower=np.zeros(1), col_upper=np.ones(1),
                         integrality=np.zeros(1, dtype=bool))
     assert form.widened() is form
+
+
+def test_tightened_bounds_keep_a_point_met_exactly_beside_a_large_side():
+    """Probe BK: in floating point 1e12 - 5e-5 is 1e12, and ``tightened`` bounded x1 by 0 where
+    x1 = 50 meets -x0 + 1e-6 x1 + 5e-5 x2 <= 1e12 exactly (x0 = -1e12, x2 = -1): HiGHS said
+    optimal 0 where 60 is. Each bound is now moved out by 1e-9 of the magnitudes it came from."""
+    model = LinearProgram(c=[0.0, 1.0, 0.0], A=[[-1.0, 1e-6, 5e-5]], row_lower=[-np.inf], row_upper=[1e12],
+                          col_lower=[-1e12, 0, -1], col_upper=[-1e12, 60, 0], integrality=[True, True, True],
+                          sense="max")
+    assert model.to_standard_form().tightened().col_upper[1] >= 50
+    for name in _backends(model):
+        res = optsched.solve(model, name)
+        assert res.termination is Termination.OPTIMAL and res.objective == 60.0, (name, res.objective)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_tightened_bounds_keep_every_integer_point_the_rows_admit_exactly(seed):
+    """``StandardForm.tightened`` against exact rational arithmetic of the stored floats: every
+    integer point of the box that meets the rows exactly stays within the tightened bounds
+    (coefficients from 1e-9 to 1e16, sides at a point's exact activity, sometimes one ulp in)."""
+    import itertools
+    from fractions import Fraction
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(2, 4)), int(rng.integers(1, 3))
+    lo = rng.integers(-3, 2, n).astype(float)
+    hi = lo + rng.integers(0, 4, n)
+    a = rng.integers(-5, 6, (m, n)) * 10.0 ** rng.integers(-9, 17, (m, n)) if rng.random() < 0.5 \
+        else rng.uniform(-3, 3, (m, n))
+    points = np.array(list(itertools.product(*[range(int(p), int(q) + 1) for p, q in zip(lo, hi)])), dtype=float)
+    pick = (points @ a.T)[rng.integers(len(points))]
+    up = np.where(rng.random(m) < 0.7, pick, np.inf)
+    up = np.where(rng.random(m) < 0.2, np.nextafter(up, -np.inf), up)
+    low = np.minimum(np.where(rng.random(m) < 0.3, pick - rng.integers(0, 3, m), -np.inf), up)
+    form = StandardForm(maximize=True, c=rng.uniform(-1, 1, n), A=sp.csr_matrix(a), row_lower=low, row_upper=up,
+                        col_lower=lo, col_upper=hi, integrality=np.ones(n, dtype=bool))
+    tight = form.tightened()
+    exact = [[Fraction(v) for v in row] for row in a]
+    for p in points:
+        activity = [sum(exact[i][j] * Fraction(p[j]) for j in range(n)) for i in range(m)]
+        meets = all((not np.isfinite(up[i]) or activity[i] <= Fraction(up[i]))
+                    and (not np.isfinite(low[i]) or activity[i] >= Fraction(low[i])) for i in range(m))
+        if meets:
+            assert (p >= tight.col_lower).all() and (p <= tight.col_upper).all(), (p, tight.col_lower, tight.col_upper)
+
+
+@pytest.mark.parametrize("weight, capacity", [(17.0, 16.999999983), (999999968.0, 999999967.0)])
+def test_a_whole_load_the_models_own_test_accepts_fits_the_solvers_rows(weight, capacity):
+    """Probe BK: the model's test, in floats, passes a weight of 17 on a capacity of 16.999999983
+    (16.999999983 + 1e-9 x 17 is 17.0), but the whole side handed to the solvers was the floor
+    of 16.999999983 / (1 - 1e-9) = 16.999999999999996: 16, and HiGHS, SCIP, Pyomo and cvxpy said
+    optimal 0 where brute force said 1 (with 999999968 on 999999967 also the DP and CP-SAT)."""
+    model = BudgetedIP(values=[1.0], weights=[[weight]], capacity=[capacity])
+    assert model.violations([0]) == []
+    said = _check_against_brute_force(model)
+    assert said and all(t is Termination.OPTIMAL for t in said.values()), said

@@ -181,9 +181,9 @@ class BudgetedIP(Model):
         m.I = pyo.RangeSet(0, self.n_items - 1)
         m.K = pyo.RangeSet(0, self.weights.shape[0] - 1)
         m.x = pyo.Var(m.I, domain=pyo.Binary)
-        for i in np.flatnonzero(~self.mask):
-            m.x[int(i)].fix(0)
         wide = self.to_standard_form().widened(slack=self.ROW_SLACK)  # the rows at the model's own tolerance
+        for i in np.flatnonzero(wide.tightened().col_upper == 0):  # masked, or fitting no row (StandardForm.tightened)
+            m.x[int(i)].fix(0)
         k = self.weights.shape[0]
         w, c = scaled_capacity_rows(self.weights, wide.row_upper[:k])
         coeffs, budget = scaled_capacity_rows(self.budget_coeffs[None, :], wide.row_lower[k:] if self.has_budget

@@ -143,23 +143,52 @@ class StandardForm:
 
     def tightened(self) -> "StandardForm":
         """An integer program with each integer column's bounds rounded in to the whole numbers
-        its rows imply (:meth:`implied_bounds`, give or take 1e-9 of the bound for rounding)
-        and the cost of a column so fixed at 0 dropped; anything else as it is. The same
-        integer points: what HiGHS's presolve did before it was switched off
-        (``HIGHS_MIP_ORACLE_OPTIONS``), without its wrong reductions. Values 1 and 1e12, the
-        item of 1e12 fitting nowhere: its cost set HiGHS's objective scale, and without
-        presolve the item of 1 fell below the search's resolution (0 where 1 is)."""
+        its rows imply, and the cost of a column so fixed at 0 dropped; anything else as it is.
+        The same integer points, on every route to an exact MIP solver: what HiGHS's presolve
+        did before it was switched off (``HIGHS_MIP_ORACLE_OPTIONS``), without its wrong
+        reductions. Values 1 and 1e12, the item of 1e12 fitting nowhere: its cost set the
+        objective's scale, and the item of 1 fell below the search's resolution (HiGHS without
+        presolve, SCIP: feasible 0 where 1 is).
+
+        One round of row activity propagation, as :meth:`implied_bounds`, with each bound moved
+        out by 1e-9 of the magnitudes it was computed from (the side and the other columns'
+        least or largest activities, over |a_ij|) before it is rounded: in floating point
+        1e12 - 5e-5 is 1e12, and a bound from it cut off x1 = 50 of a row that x1 = 50 meets
+        exactly (probe BK: HiGHS said optimal 0 where 60 is)."""
         if not self.is_mip:
             return self
-        low, up = self.implied_bounds()
+        a = self.A.tocoo()
+        lower, upper = self.col_lower.astype(np.float64), self.col_upper.astype(np.float64)
+        new_low, new_up = lower.copy(), upper.copy()
+        if a.nnz:
+            rows, cols, coef = a.row, a.col, a.data.astype(np.float64)
+            m = self.A.shape[0]
+            with np.errstate(all="ignore"):
+                least = np.where(coef > 0, coef * lower[cols], coef * upper[cols])
+                most = np.where(coef > 0, coef * upper[cols], coef * lower[cols])
+                for activity, side, toward_upper in ((least, self.row_upper, True), (most, self.row_lower, False)):
+                    infinite = ~np.isfinite(activity)
+                    finite = np.where(infinite, 0.0, activity)
+                    total = np.bincount(rows, weights=finite, minlength=m)
+                    size = np.bincount(rows, weights=np.abs(finite), minlength=m)
+                    n_infinite = np.bincount(rows, weights=infinite.astype(np.float64), minlength=m)
+                    others = total[rows] - finite  # the other entries' least (largest) activity
+                    known = (n_infinite[rows] - infinite == 0) & np.isfinite(side[rows])
+                    margin = 1e-9 * (np.abs(side[rows]) + size[rows]) / np.abs(coef)
+                    limit = (side[rows] - others) / coef  # a_ij x_j <= U_i - least (or >= L_i - most)
+                    up_side = (coef > 0) == toward_upper
+                    bounds_up = known & up_side & np.isfinite(limit)
+                    bounds_low = known & ~up_side & np.isfinite(limit)
+                    np.minimum.at(new_up, cols[bounds_up], (limit + margin)[bounds_up])
+                    np.maximum.at(new_low, cols[bounds_low], (limit - margin)[bounds_low])
         ints = self.integrality
         with np.errstate(invalid="ignore"):
-            new_up = np.where(ints & np.isfinite(up), np.floor(up + 1e-9 * np.maximum(1.0, np.abs(up))), self.col_upper)
-            new_low = np.where(ints & np.isfinite(low), np.ceil(low - 1e-9 * np.maximum(1.0, np.abs(low))), self.col_lower)
-        new_up, new_low = np.minimum(new_up, self.col_upper), np.maximum(new_low, self.col_lower)
+            new_up = np.where(ints & np.isfinite(new_up), np.floor(new_up), upper)
+            new_low = np.where(ints & np.isfinite(new_low), np.ceil(new_low), lower)
+        new_up, new_low = np.minimum(new_up, upper), np.maximum(new_low, lower)
         keep = new_low > new_up  # crossed: the rows leave no whole number; the solver says so
-        new_low, new_up = np.where(keep, self.col_lower, new_low), np.where(keep, self.col_upper, new_up)
-        if np.array_equal(new_low, self.col_lower) and np.array_equal(new_up, self.col_upper):
+        new_low, new_up = np.where(keep, lower, new_low), np.where(keep, upper, new_up)
+        if np.array_equal(new_low, lower) and np.array_equal(new_up, upper):
             return self
         zero = (new_low == 0) & (new_up == 0)
         return replace(self, col_lower=new_low, col_upper=new_up, c=np.where(zero, 0.0, self.c))
@@ -279,8 +308,8 @@ class StandardForm:
         # the row's integer structure)
         continuous = np.bincount(rows[~self.integrality[a.indices]], minlength=self.n_rows) > 0
         whole = (np.bincount(rows[a.data != np.round(a.data)], minlength=self.n_rows) == 0) & ~continuous
-        with np.errstate(invalid="ignore"):
-            lower, upper = np.where(whole, np.ceil(lower), lower), np.where(whole, np.floor(upper), upper)
+        whole_lower, whole_upper = whole_sides(lower, upper)
+        lower, upper = np.where(whole, whole_lower, lower), np.where(whole, whole_upper, upper)
         # a row over a continuous column stays as written: the slack is the room of the solver's
         # own tolerance there (its vertex on the widened side sat on the model's very edge)
         lower, upper = np.where(continuous, self.row_lower, lower), np.where(continuous, self.row_upper, upper)
@@ -665,6 +694,20 @@ def load_sides(lower: Any, upper: Any, tol: float | None = None) -> tuple[np.nda
     return np.where(np.isfinite(lower), wide_lower, lower), np.where(np.isfinite(upper), wide_upper, upper)
 
 
+def whole_sides(lower: Any, upper: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The whole numbers within sides at a model's tolerance (of :func:`load_sides` or
+    :meth:`StandardForm.widened`): the sides rounded in, after 1e-12 of their size outward. The
+    model's own test rounds too: a weight of 17 passes a capacity of 16.999999983 (16.999999983 +
+    1e-9 x 17 is 17.0 in floats) while 16.999999983 / (1 - 1e-9) is 16.999999999999996, whose
+    floor, 16, left the item out (probe BK; also 999999968 on 999999967). A whole load that this
+    lets through and the model refuses lies within 1e-12 of its side, and is not certified
+    (``certificates.outside_model_tolerance``)."""
+    lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return (np.ceil(lower - 1e-12 * np.maximum(1.0, np.abs(lower))),
+                np.floor(upper + 1e-12 * np.maximum(1.0, np.abs(upper))))
+
+
 def scaled_capacity_rows(weights: np.ndarray, capacity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``W x <= capacity`` with each row whose largest |entry| (capacity included) is outside
     :data:`ROWS_KEPT` multiplied by the power of two that brings it into [1, 2): the same
@@ -676,13 +719,16 @@ def scaled_capacity_rows(weights: np.ndarray, capacity: np.ndarray) -> tuple[np.
 
 
 def mip_objective_scale(model: Any) -> float:
-    """:attr:`StandardForm.objective_scale` of the model's standard form: what the cvxpy and
-    Pyomo routes to HiGHS multiply a MIP's objective by. 1 for a kind without a standard form
-    and where the objective's offset, which their objective holds, would pass 2^60 scaled (an
-    offset of 1e50 beside costs of 1e-200 went past the solvers' infinity)."""
+    """:attr:`StandardForm.objective_scale` of the program the solver is given (the model's
+    standard form, a MIP's widened and tightened: no cost of a column fixed at 0): what the
+    cvxpy and Pyomo routes to HiGHS multiply a MIP's objective by. 1 for a kind without a
+    standard form and where the objective's offset, which their objective holds, would pass
+    2^60 scaled (an offset of 1e50 beside costs of 1e-200 went past the solvers' infinity)."""
     if "standard" not in type(model).FORMS:
         return 1.0
     form = model.to_standard_form()
+    if form.is_mip:
+        form = form.widened(slack=model.ROW_SLACK).tightened()
     scale = form.objective_scale
     return scale if abs(form.offset) * scale < 2.0**60 else 1.0
 
@@ -876,7 +922,7 @@ def standard_form_to_cvxpy(model: Any) -> tuple[Any, Callable[[], Any]]:
     :meth:`StandardForm.scaled_rows`: its solvers' tolerances are absolute), mapped back by
     ``solution_from_vector``."""
     form = model.to_standard_form()
-    problem, x = (form.widened(slack=model.ROW_SLACK).scaled_rows()[0] if form.is_mip else form).to_cvxpy()
+    problem, x = (form.widened(slack=model.ROW_SLACK).tightened().scaled_rows()[0] if form.is_mip else form).to_cvxpy()
 
     def to_solution() -> Any:
         v = np.asarray(x.value, dtype=np.float64)
@@ -898,9 +944,10 @@ def pyomo_values(var: Any, n: int) -> np.ndarray:
 
 def standard_form_to_pyomo(model: Any) -> Any:
     """The ``"pyomo"`` form of a kind that states its math only as a standard form:
-    :meth:`StandardForm.to_pyomo` (a MIP's rows widened and scaled to order 1, as for cvxpy)."""
+    :meth:`StandardForm.to_pyomo` (a MIP's rows widened, its columns tightened and its rows
+    scaled to order 1, as for cvxpy)."""
     form = model.to_standard_form()
-    return (form.widened(slack=model.ROW_SLACK).scaled_rows()[0] if form.is_mip else form).to_pyomo()
+    return (form.widened(slack=model.ROW_SLACK).tightened().scaled_rows()[0] if form.is_mip else form).to_pyomo()
 
 
 def standard_form_solution_from_pyomo(model: Any, m: Any) -> Any:

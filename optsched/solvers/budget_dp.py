@@ -41,7 +41,7 @@ from typing import Any, Callable, Mapping, TypeVar
 import numpy as np
 
 from optsched.models.base import Model, freeze_arrays
-from optsched.models.forms import load_sides
+from optsched.models.forms import load_sides, whole_sides
 from optsched.result import Result, Termination
 from optsched.solvers.registry import Backend, Option, register_backend
 
@@ -532,9 +532,9 @@ class BudgetDpBackend(Backend):
         capacity cells to ``max_table_cells``)."""
         m: Any = model
         top, _ = _DP_VIEWS[model.name]
-        # the most whole load each capacity row accepts at the model's tolerance (load_sides:
-        # 1e9 + 1 on a capacity of 1e9); the capacity itself below 1e9
-        capacity = np.floor(load_sides(-np.inf, m.capacity)[1])
+        # the most whole load each capacity row accepts at the model's tolerance (load_sides,
+        # whole_sides: 1e9 + 1 on a capacity of 1e9); the capacity itself below 1e9
+        capacity = whole_sides(-np.inf, load_sides(-np.inf, m.capacity)[1])[1]
         return model.memo("dp_plan", lambda: plan_budget_family(
             m.values, m.weights, capacity, m.budget_coeffs, top(m), m.mask, math.inf))
 

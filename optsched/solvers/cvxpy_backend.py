@@ -21,7 +21,7 @@ from optsched.result import Result, Termination
 from optsched.solvers.certificates import (CVXPY_DUAL_BOUNDS, branch_and_bound_proof, certified_cvxpy, highs_pruning,
                                           scip_pruning)
 from optsched.solvers.c_output import captured_c_output
-from optsched.solvers.highs import check_highs_options, highs_loosens
+from optsched.solvers.highs import check_highs_options, highs_loosens, mip_presolve_uncertified
 from optsched.solvers.registry import Backend, Option, below_tolerance_scale, register_backend, remaining, tolerance_keys
 
 STATUS_TABLE: dict[str, Termination] = {
@@ -221,6 +221,9 @@ class CvxpyBackend(Backend):
             termination = Termination.FEASIBLE
             uncertified["optimality"] = (f"not certified: {solver} at its default tolerances is not this model's "
                                          f"oracle ({own_solver} with tight ones)")
+        elif (termination is Termination.OPTIMAL and problem.is_mixed_integer() and solver == "HIGHS"
+              and mip_presolve_uncertified(solver_options, uncertified, "cvxpy's HIGHS")):
+            termination = Termination.FEASIBLE
         elif (termination is Termination.OPTIMAL and solution is not None and problem.is_mixed_integer()
               and not self.loosened(options)):
             pruning = (scip_pruning(solver_options.get("scip_params") or {}, "cvxpy's SCIP") if solver == "SCIP"

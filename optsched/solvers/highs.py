@@ -81,14 +81,25 @@ _HIGHS_TOLERANCES = tolerance_keys(
 
 def highs_loosens(table: Any) -> bool:
     """``Option.loosens`` of a table of HiGHS options (also cvxpy's for its HiGHS): a tolerance,
-    presolve switched back on, or a ``presolve_rule_off`` that leaves rule 13 on (their wrong
-    MIP optima came back certified; ``HIGHS_MIP_ORACLE_OPTIONS``). An LP's or QP's optimum stays
-    proven by its multipliers (``certified_continuous``)."""
+    or a ``presolve_rule_off`` that leaves rule 13 on (its wrong optima above came back
+    certified). Presolve switched back on is judged where the program is known to be a MIP
+    (:func:`mip_presolve_uncertified`): an LP's presolve is sound."""
     if not table:
         return False
     rules = table.get("presolve_rule_off")
-    return (_HIGHS_TOLERANCES(table) or table.get("presolve", "off") != "off"
-            or (isinstance(rules, int) and not rules & PRESOLVE_RULE_13))
+    return _HIGHS_TOLERANCES(table) or (isinstance(rules, int) and not rules & PRESOLVE_RULE_13)
+
+
+def mip_presolve_uncertified(table: Mapping[str, Any] | None, extra: dict[str, Any], solver: str) -> bool:
+    """Whether a HiGHS MIP ran with the presolve ``HIGHS_MIP_ORACLE_OPTIONS`` switches off
+    switched back on by the caller (its wrong optima: knapsacks of 6 items); ``extra`` then
+    says why its optimal is not certified."""
+    value = (table or {}).get("presolve", "off")
+    if value == "off":
+        return False
+    extra["optimality"] = (f"not certified: {solver}'s MIP presolve is on (presolve = {value!r}); HiGHS 1.14's "
+                           "returned wrong optima on knapsacks of 6 items")
+    return True
 
 
 def check_highs_options(table: Mapping[str, Any] | None, where: str) -> None:
@@ -392,7 +403,11 @@ class HighsBackend(Backend):
         if form.is_mip:
             if np.isfinite(info.mip_dual_bound) and solution is not None:
                 bound = back.value(info.mip_dual_bound)
-            if termination is Termination.OPTIMAL and solution is not None and not self.loosened(options):
+            if termination is Termination.OPTIMAL and mip_presolve_uncertified(own, extra, "HiGHS"):
+                termination = Termination.FEASIBLE
+                if bound is not None:
+                    extra["unproven_bound"], bound = bound, None
+            elif termination is Termination.OPTIMAL and solution is not None and not self.loosened(options):
                 termination, bound = branch_and_bound_proof(model, solution, objective, bound, extra, scale=back.objective,
                                                             **highs_pruning({**HIGHS_MIP_ORACLE_OPTIONS, **own}))
         elif termination is Termination.OPTIMAL and solution is not None:

@@ -16,7 +16,8 @@ from optsched.models.forms import SCIP_ORACLE_PARAMS, SOLVER_INFINITY, as_pyomo,
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output, output_turn
 from optsched.solvers.certificates import branch_and_bound_proof, certified_continuous, highs_pruning, scip_pruning
-from optsched.solvers.highs import ALLOWED_HIGHS_OPTIONS, check_highs_options, highs_loosens, highs_options_misfit
+from optsched.solvers.highs import (ALLOWED_HIGHS_OPTIONS, check_highs_options, highs_loosens, highs_options_misfit,
+                                    mip_presolve_uncertified)
 from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
 
 # Pyomo TerminationCondition name -> termination. Every optsched model is bounded, so
@@ -221,6 +222,11 @@ class PyomoBackend(Backend):
         if termination is Termination.OPTIMAL and solution is not None and integral and family is None:
             termination = Termination.FEASIBLE
             extra["optimality"] = f"optsched does not know the tolerances {name}'s optimality proof rests on"
+            if bound is not None:
+                extra["unproven_bound"], bound = bound, None
+        elif (termination is Termination.OPTIMAL and integral and family == "highs"
+              and mip_presolve_uncertified(kwargs["solver_options"], extra, "Pyomo's HiGHS")):
+            termination = Termination.FEASIBLE
             if bound is not None:
                 extra["unproven_bound"], bound = bound, None
         elif termination is Termination.OPTIMAL and solution is not None and integral and not self.loosened(options):

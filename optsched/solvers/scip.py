@@ -139,7 +139,8 @@ def _scip_program(model: Model) -> tuple[StandardForm, Unscaling]:
     gets them (its tolerances are absolute: with costs of 1e-12 it called x = 0 optimal, the
     optimum -1e-12), and rows of order 1."""
     def build() -> tuple[StandardForm, Unscaling]:
-        form = as_standard(model).to_standard_form().widened(slack=model.ROW_SLACK)  # a MIP's rows at the model's tolerance
+        # a MIP's rows at the model's tolerance, its integer columns as its rows bound them
+        form = as_standard(model).to_standard_form().widened(slack=model.ROW_SLACK).tightened()
         form, back = form.scaled_objective() if form.is_mip else form.scaled_continuous()
         return form.scaled_rows()[0], back
 

@@ -116,9 +116,10 @@ def run_sweep(
         store.clean()
         stored_rows = store.rows()
         check_inputs_unchanged(runs, stored_rows, out / STORE)
-        check_source_unchanged(runs, stored_rows, out / STORE)
         stored = set(stored_rows)
         pending = [r for r in runs if r.key not in stored]
+        if pending and not (executor == "dask" and dask_address != "local"):  # a remote cluster's checkout is its own
+            check_source_unchanged(runs, stored_rows, out / STORE)
         if executor == "dask" and dask_address == "local":  # a cluster no larger than the runs (as the pool's)
             n_workers = min(n_workers, max(1, len(pending)))
         batches = Batches(pending, n_workers, batch_size)
@@ -175,7 +176,9 @@ def check_source_unchanged(runs: list[SweepRun], stored: Mapping[str, Row], stor
     stored (its ``source`` cell: the git commit and uncommitted changes, :func:`run_source`):
     a resumed sweep mixed rows of two versions in silence (probe BJ: 19 rows of the old code, 61
     of a commit that doubled ``asw``). A row from before the cell was kept names no version and
-    is refused too."""
+    is refused too. Asked only when runs are pending (a finished sweep's rows are consolidated
+    as they are, each naming its code) and not for a remote Dask cluster, whose workers stamp
+    their own checkout's."""
     now = run_source()
     for run in runs:
         row = stored.get(run.key)
