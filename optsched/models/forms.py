@@ -613,9 +613,14 @@ HIGHS_DEFAULT_TOLERANCES: Mapping[str, Any] = MappingProxyType({
 #   the columns' ranges (certificates.branch_and_bound_proof), 100x less than at SCIP's 1e-7;
 # - presolving/domcol/maxrounds 0: at that epsilon the dominated-columns presolver dropped items
 #   that fit (5 of 2,000 random 0-1 knapsacks of 3-8 items, 2026-11-28: "optimal" 739.9 where
-#   871.8 is; also at epsilon 1e-11; none at 1e-10 or with the presolver off).
-SCIP_ORACLE_PARAMS: Mapping[str, Any] = MappingProxyType({"numerics/epsilon": 1e-12, "numerics/feastol": 1e-9,
-                                                          "numerics/dualfeastol": 1e-9, "presolving/domcol/maxrounds": 0})
+#   871.8 is; also at epsilon 1e-11; none at 1e-10 or with the presolver off);
+# - constraints/linear/maxprerounds 0 and separating/maxroundsroot 0: the linear constraints'
+#   presolve and the root's cutting planes cut off optima too (3 of 1,000 knapsacks whose subsets
+#   sit at their capacities, with domcol off: "optimal" 1.72 where 2.76 is, 20570 where 22683
+#   is; 2 at epsilon 1e-9; each alone left 1; both off: 0 of 2,000, 11 more left feasible).
+SCIP_ORACLE_PARAMS: Mapping[str, Any] = MappingProxyType({
+    "numerics/epsilon": 1e-12, "numerics/feastol": 1e-9, "numerics/dualfeastol": 1e-9, "presolving/domcol/maxrounds": 0,
+    "constraints/linear/maxprerounds": 0, "separating/maxroundsroot": 0})
 # SCIP's own values of those two (what a route that sets neither gets)
 SCIP_DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({"numerics/epsilon": 1e-9, "numerics/feastol": 1e-6,
                                                                   "numerics/dualfeastol": 1e-7})
