@@ -178,7 +178,7 @@ class CpSatBackend(Backend):
         solver.parameters.num_workers = int(options["num_workers"])
         # OR-Tools 9.15's presolve said "optimal" 17 where 19 is on a 6-item knapsack with a budget
         # row and weights of 1e9 (probe BK), 6 of 1,500 random such knapsacks of weights 1e8-3e10
-        # (2 of 1,500 of 1e2-1e10): its inclusion detection; 0 of each with it off (0.99-1.02x the
+        # (2 of 1,500 of 1e2-1e10): its inclusion detection; 0 of each with it off (0.97-1.03x the
         # time on the clique graphs; presolve off took 15x on keller4)
         solver.parameters.presolve_inclusion_work_limit = 0
         solver.parameters.random_seed = int(options["random_seed"])
