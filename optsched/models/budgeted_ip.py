@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from optsched.models.base import Model, cached_form, register_fuzz, register_generator, register_model
-from optsched.models.forms import StandardForm, pyomo_values, scaled_capacity_rows
+from optsched.models.forms import StandardForm, pyomo_values, scaled_capacity_rows, solver_form
 from optsched.models.validate import FEASIBILITY_TOL, finite_float, float_array, row_slack, solution_indices
 
 if TYPE_CHECKING:
@@ -181,8 +181,8 @@ class BudgetedIP(Model):
         m.I = pyo.RangeSet(0, self.n_items - 1)
         m.K = pyo.RangeSet(0, self.weights.shape[0] - 1)
         m.x = pyo.Var(m.I, domain=pyo.Binary)
-        wide = self.to_standard_form().widened(slack=self.ROW_SLACK)  # the rows at the model's own tolerance
-        for i in np.flatnonzero(wide.tightened().col_upper == 0):  # masked, or fitting no row (StandardForm.tightened)
+        wide = solver_form(self)  # the rows at the model's own tolerance, the columns as they bound them
+        for i in np.flatnonzero(wide.col_upper == 0):  # masked, or fitting no row (StandardForm.tightened)
             m.x[int(i)].fix(0)
         k = self.weights.shape[0]
         w, c = scaled_capacity_rows(self.weights, wide.row_upper[:k])

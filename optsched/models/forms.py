@@ -117,29 +117,43 @@ class StandardForm:
         tolerance (SCIP said optimal at 0 for max x, HiGHS's QP stopped "feasible" at 19x a
         projection's optimum). Where rounding crosses a pair, the box's bounds stand."""
         lower, upper = self.col_lower.astype(np.float64), self.col_upper.astype(np.float64)
+        implied_low, implied_up = self._propagated(0.0)
+        tight_low, tight_up = np.maximum(lower, implied_low), np.minimum(upper, implied_up)
+        crossed = tight_low > tight_up
+        return np.where(crossed, lower, tight_low), np.where(crossed, upper, tight_up)
+
+    def _propagated(self, margin: float) -> tuple[np.ndarray, np.ndarray]:
+        """The bounds one round of row activity propagation implies for each column (-inf/inf
+        where no row gives one; :meth:`implied_bounds`), each moved out by ``margin`` times the
+        magnitudes it was computed from: the side and the other columns' least (largest)
+        activities, over |a_ij| (:meth:`tightened`)."""
+        lower, upper = self.col_lower.astype(np.float64), self.col_upper.astype(np.float64)
+        implied_low, implied_up = np.full(lower.size, -np.inf), np.full(upper.size, np.inf)
         a = self.A.tocoo()
         if a.nnz == 0:
-            return lower, upper
+            return implied_low, implied_up
         rows, cols, coef = a.row, a.col, a.data.astype(np.float64)
         m = self.A.shape[0]
         with np.errstate(all="ignore"):
             least = np.where(coef > 0, coef * lower[cols], coef * upper[cols])  # the entry's least activity
             most = np.where(coef > 0, coef * upper[cols], coef * lower[cols])
-            implied_low, implied_up = np.full(lower.size, -np.inf), np.full(upper.size, np.inf)
             for activity, side, toward_upper in ((least, self.row_upper, True), (most, self.row_lower, False)):
                 infinite = ~np.isfinite(activity)
-                finite_sum = np.bincount(rows, weights=np.where(infinite, 0.0, activity), minlength=m)
+                finite = np.where(infinite, 0.0, activity)
+                finite_sum = np.bincount(rows, weights=finite, minlength=m)
                 n_infinite = np.bincount(rows, weights=infinite.astype(np.float64), minlength=m)
-                others = finite_sum[rows] - np.where(infinite, 0.0, activity)  # the other entries' activity
+                others = finite_sum[rows] - finite  # the other entries' activity
                 known = (n_infinite[rows] - infinite == 0) & np.isfinite(side[rows]) & np.isfinite(others)
                 limit = (side[rows] - others) / coef  # a_ij x_j <= U_i - least (or >= L_i - most)
+                slack = 0.0
+                if margin:
+                    size = np.bincount(rows, weights=np.abs(finite), minlength=m)
+                    slack = margin * (np.abs(side[rows]) + size[rows]) / np.abs(coef)
                 bounds_up = known & ((coef > 0) == toward_upper) & np.isfinite(limit)
                 bounds_low = known & ((coef > 0) != toward_upper) & np.isfinite(limit)
-                np.minimum.at(implied_up, cols[bounds_up], limit[bounds_up])
-                np.maximum.at(implied_low, cols[bounds_low], limit[bounds_low])
-        tight_low, tight_up = np.maximum(lower, implied_low), np.minimum(upper, implied_up)
-        crossed = tight_low > tight_up
-        return np.where(crossed, lower, tight_low), np.where(crossed, upper, tight_up)
+                np.minimum.at(implied_up, cols[bounds_up], (limit + slack)[bounds_up])
+                np.maximum.at(implied_low, cols[bounds_low], (limit - slack)[bounds_low])
+        return implied_low, implied_up
 
     def tightened(self) -> "StandardForm":
         """An integer program with each integer column's bounds rounded in to the whole numbers
@@ -151,41 +165,18 @@ class StandardForm:
         presolve, SCIP: feasible 0 where 1 is).
 
         One round of row activity propagation, as :meth:`implied_bounds`, with each bound moved
-        out by 1e-9 of the magnitudes it was computed from (the side and the other columns'
-        least or largest activities, over |a_ij|) before it is rounded: in floating point
-        1e12 - 5e-5 is 1e12, and a bound from it cut off x1 = 50 of a row that x1 = 50 meets
-        exactly (probe BK: HiGHS said optimal 0 where 60 is)."""
+        out by 1e-9 of the magnitudes it was computed from (:meth:`_propagated`) before it is
+        rounded: in floating point 1e12 - 5e-5 is 1e12, and a bound from it cut off x1 = 50 of a
+        row that x1 = 50 meets exactly (probe BK: HiGHS said optimal 0 where 60 is)."""
         if not self.is_mip:
             return self
-        a = self.A.tocoo()
         lower, upper = self.col_lower.astype(np.float64), self.col_upper.astype(np.float64)
-        new_low, new_up = lower.copy(), upper.copy()
-        if a.nnz:
-            rows, cols, coef = a.row, a.col, a.data.astype(np.float64)
-            m = self.A.shape[0]
-            with np.errstate(all="ignore"):
-                least = np.where(coef > 0, coef * lower[cols], coef * upper[cols])
-                most = np.where(coef > 0, coef * upper[cols], coef * lower[cols])
-                for activity, side, toward_upper in ((least, self.row_upper, True), (most, self.row_lower, False)):
-                    infinite = ~np.isfinite(activity)
-                    finite = np.where(infinite, 0.0, activity)
-                    total = np.bincount(rows, weights=finite, minlength=m)
-                    size = np.bincount(rows, weights=np.abs(finite), minlength=m)
-                    n_infinite = np.bincount(rows, weights=infinite.astype(np.float64), minlength=m)
-                    others = total[rows] - finite  # the other entries' least (largest) activity
-                    known = (n_infinite[rows] - infinite == 0) & np.isfinite(side[rows])
-                    margin = 1e-9 * (np.abs(side[rows]) + size[rows]) / np.abs(coef)
-                    limit = (side[rows] - others) / coef  # a_ij x_j <= U_i - least (or >= L_i - most)
-                    up_side = (coef > 0) == toward_upper
-                    bounds_up = known & up_side & np.isfinite(limit)
-                    bounds_low = known & ~up_side & np.isfinite(limit)
-                    np.minimum.at(new_up, cols[bounds_up], (limit + margin)[bounds_up])
-                    np.maximum.at(new_low, cols[bounds_low], (limit - margin)[bounds_low])
+        implied_low, implied_up = self._propagated(1e-9)
+        new_low, new_up = np.maximum(lower, implied_low), np.minimum(upper, implied_up)
         ints = self.integrality
         with np.errstate(invalid="ignore"):
             new_up = np.where(ints & np.isfinite(new_up), np.floor(new_up), upper)
             new_low = np.where(ints & np.isfinite(new_low), np.ceil(new_low), lower)
-        new_up, new_low = np.minimum(new_up, upper), np.maximum(new_low, lower)
         keep = new_low > new_up  # crossed: the rows leave no whole number; the solver says so
         new_low, new_up = np.where(keep, lower, new_low), np.where(keep, upper, new_up)
         if np.array_equal(new_low, lower) and np.array_equal(new_up, upper):
@@ -723,6 +714,18 @@ def scaled_capacity_rows(weights: np.ndarray, capacity: np.ndarray) -> tuple[np.
     return w * f[:, None], c * f
 
 
+def solver_form(model: Any) -> StandardForm:
+    """The program an exact solver is given for ``model`` (HiGHS, SCIP, and the cvxpy and Pyomo
+    routes of a standard form): its standard form, a MIP's rows at the model's tolerance
+    (:meth:`StandardForm.widened`) and its integer columns as its rows bound them
+    (:meth:`StandardForm.tightened`). Once per model."""
+    def build() -> StandardForm:
+        form = model.to_standard_form()
+        return form.widened(slack=model.ROW_SLACK).tightened() if form.is_mip else form
+
+    return model.memo("solver_form", build)
+
+
 def mip_objective_scale(model: Any) -> float:
     """:attr:`StandardForm.objective_scale` of the program the solver is given (the model's
     standard form, a MIP's widened and tightened: no cost of a column fixed at 0): what the
@@ -731,9 +734,7 @@ def mip_objective_scale(model: Any) -> float:
     2^60 scaled (an offset of 1e50 beside costs of 1e-200 went past the solvers' infinity)."""
     if "standard" not in type(model).FORMS:
         return 1.0
-    form = model.to_standard_form()
-    if form.is_mip:
-        form = form.widened(slack=model.ROW_SLACK).tightened()
+    form = solver_form(model)
     scale = form.objective_scale
     return scale if abs(form.offset) * scale < 2.0**60 else 1.0
 
@@ -927,7 +928,7 @@ def standard_form_to_cvxpy(model: Any) -> tuple[Any, Callable[[], Any]]:
     :meth:`StandardForm.scaled_rows`: its solvers' tolerances are absolute), mapped back by
     ``solution_from_vector``."""
     form = model.to_standard_form()
-    problem, x = (form.widened(slack=model.ROW_SLACK).tightened().scaled_rows()[0] if form.is_mip else form).to_cvxpy()
+    problem, x = (solver_form(model).scaled_rows()[0] if form.is_mip else form).to_cvxpy()
 
     def to_solution() -> Any:
         v = np.asarray(x.value, dtype=np.float64)
@@ -951,8 +952,8 @@ def standard_form_to_pyomo(model: Any) -> Any:
     """The ``"pyomo"`` form of a kind that states its math only as a standard form:
     :meth:`StandardForm.to_pyomo` (a MIP's rows widened, its columns tightened and its rows
     scaled to order 1, as for cvxpy)."""
-    form = model.to_standard_form()
-    return (form.widened(slack=model.ROW_SLACK).tightened().scaled_rows()[0] if form.is_mip else form).to_pyomo()
+    form = solver_form(model)
+    return (form.scaled_rows()[0] if form.is_mip else form).to_pyomo()
 
 
 def standard_form_solution_from_pyomo(model: Any, m: Any) -> Any:

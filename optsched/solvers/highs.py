@@ -17,7 +17,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import HIGHS_DEFAULT_TOLERANCES, HIGHS_MIP_ORACLE_OPTIONS, PRESOLVE_RULE_13, SOLVER_INFINITY, StandardForm, as_standard, lower_triangle
+from optsched.models.forms import (HIGHS_DEFAULT_TOLERANCES, HIGHS_MIP_ORACLE_OPTIONS, PRESOLVE_RULE_13, SOLVER_INFINITY,
+                                   StandardForm, as_standard, lower_triangle, solver_form)
 from optsched.result import Result, Termination
 import time
 
@@ -345,8 +346,7 @@ class HighsBackend(Backend):
         # a MIP's rows at the model's tolerance (StandardForm.widened), its columns' bounds as its
         # rows imply (tightened: HiGHS runs without presolve), its costs of order 1
         # (HIGHS_MIP_ORACLE_OPTIONS); an LP's or QP's columns and objective
-        form, back = (form.widened(slack=model.ROW_SLACK).tightened().scaled_objective() if form.is_mip
-                      else form.scaled_continuous())
+        form, back = solver_form(model).scaled_objective() if form.is_mip else form.scaled_continuous()
         form, row_scale = form.scaled_rows()  # each row's coefficients of order 1 (its tolerances act there)
         session: HighsSession = state
         h = session.h

@@ -20,7 +20,7 @@ import numpy as np
 
 from optsched.models.base import Model
 from optsched.models.forms import (SCIP_ORACLE_PARAMS, StandardForm, Unscaling, as_binary, as_standard, load_sides,
-                                   scaled_capacity_rows)
+                                   scaled_capacity_rows, solver_form)
 from optsched.result import OBJECTIVE_RTOL, Result, Termination
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.certificates import branch_and_bound_proof, scip_pruning
@@ -140,7 +140,7 @@ def _scip_program(model: Model) -> tuple[StandardForm, Unscaling]:
     optimum -1e-12), and rows of order 1."""
     def build() -> tuple[StandardForm, Unscaling]:
         # a MIP's rows at the model's tolerance, its integer columns as its rows bound them
-        form = as_standard(model).to_standard_form().widened(slack=model.ROW_SLACK).tightened()
+        form = solver_form(model)
         form, back = form.scaled_objective() if form.is_mip else form.scaled_continuous()
         return form.scaled_rows()[0], back
 
