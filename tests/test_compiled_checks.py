@@ -36,14 +36,21 @@ def _packing_reference(model: SetPacking, chosen: tuple[int, ...]) -> float | No
     return float(sum(model.weights[i] for i in chosen))
 
 
+# the family's four elements placed in a universe of M: a bit each within one word, across the
+# boundary of two (63 | 64), and in a universe too large for a bit each (the chosen elements sorted)
+UNIVERSES = [(4, (0, 1, 2, 3)), (128, (62, 63, 64, 127)), (10**6, (0, 63, 999_998, 999_999))]
+
+
+@pytest.mark.parametrize("universe", UNIVERSES, ids=lambda u: f"M={u[0]}")
 @pytest.mark.parametrize("seed", range(6))
-def test_the_set_packing_audit_is_the_plain_rule_on_every_short_selection(seed: int) -> None:
+def test_the_set_packing_audit_is_the_plain_rule_on_every_short_selection(seed: int, universe) -> None:
     """Every selection of up to three indices (repeats, any order, out of range) of a small
     family with empty sets and shared smallest elements."""
     rng = np.random.default_rng(seed)
+    n_elements, element = universe
     sets = [[], [0], [0, 1], [1, 2], [], [2], [0, 3]]
     order = rng.permutation(len(sets))
-    model = SetPacking(4, [sets[i] for i in order], rng.uniform(0.5, 2.0, len(sets)))
+    model = SetPacking(n_elements, [[element[e] for e in sets[i]] for i in order], rng.uniform(0.5, 2.0, len(sets)))
     for size in range(4):
         for chosen in itertools.product(range(-1, model.n_sets + 1), repeat=size):
             expected = _packing_reference(model, chosen)

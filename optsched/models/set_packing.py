@@ -255,7 +255,8 @@ class SetPacking(Model):
         """``violations`` and ``objective`` in one compiled call when the selection is clean."""
         idx = self._as_indices(solution)
         f = self.family
-        clean, value = loaded("optsched.models.set_packing_kernel").check_selection(idx, self.weights, f.indptr, f.indices)
+        clean, value = loaded("optsched.models.set_packing_kernel").check_selection(idx, self.weights, f.indptr, f.indices,
+                                                                                    f.n_elements)
         if clean:
             return [], float(value)
         return super().audit(idx, tol=tol)
