@@ -172,17 +172,18 @@ def _write_utf8(path: str, text: str) -> None:
 
 
 def write_csv(df: "pd.DataFrame", path: str | Path) -> Path:
-    """``df.to_csv(index=False, float_format="%.10g")`` with "\n" line ends; a frame of numbers
-    and booleans is formatted column by column (:func:`csv_text`, the same bytes, several times
-    faster on a 10,000-row trajectory)."""
+    """``df.to_csv(index=False)`` with "\n" line ends: every float as the shortest text that
+    reads back as the same double (``repr``), so a result read from its CSV is the one computed
+    (``%.10g`` kept 10 digits: a rerun's last-digit differences and the values themselves were
+    lost). A frame of numbers and booleans is formatted column by column (:func:`csv_text`, the
+    same bytes, several times faster on a 10,000-row trajectory)."""
     text = csv_text(df)
     if text is None:
-        return write_atomically(Path(path), lambda tmp: df.to_csv(tmp, index=False, float_format=FLOAT_FORMAT,
-                                                                  lineterminator="\n", errors="backslashreplace"))
+        return write_atomically(Path(path), lambda tmp: df.to_csv(tmp, index=False, lineterminator="\n",
+                                                                  errors="backslashreplace"))
     return write_atomically(Path(path), lambda tmp: _write_utf8(tmp, text))
 
 
-FLOAT_FORMAT = "%.10g"
 _QUOTED = re.compile(r'[,"\r\n]')
 
 
@@ -199,7 +200,7 @@ def csv_text(df: "pd.DataFrame") -> str | None:
         kind = col.dtype.kind if isinstance(col.dtype, np.dtype) else "O"
         values = col.tolist()
         if kind == "f" and col.dtype == np.float64:
-            cells.append([FLOAT_FORMAT % v if v == v else "" for v in values])
+            cells.append([repr(v) if v == v else "" for v in values])
         elif kind in "iub":
             cells.append([str(v) for v in values])
         else:

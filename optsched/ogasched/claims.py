@@ -259,7 +259,7 @@ def ogasched_projection_claims(d: Path, full: bool) -> list[Claim]:
             paper,
             "Algorithm 1 as printed assumes the capacity binds and caps only the largest member "
             f"(docs/ogasched_projection.md); {repair or f'on this scenario its point left Y in {left} of {solves} slots'}. "
-            + (f"Every replicate's reward equals the exact run's to the 10 significant digits the CSVs keep"
+            + (f"Every replicate's reward equals the exact run's to every digit"
                f"{'' if repair else ': the fallback rule made the run identical'}. "
                if same else
                f"{verdict(change, subject='Algorithm 1 ' + ('repaired' if repair else 'with the fallback'), other='the exact projection')}"
