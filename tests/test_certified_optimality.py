@@ -392,8 +392,11 @@ def test_cpsat_at_a_gap_option_bounds_by_its_proof_not_a_stale_bound(gap: float)
     """CP-SAT leaves best_objective_bound stale when presolve alone solves the model: a 1-item
     knapsack whose item does not fit had bound 17 for the optimum 0. At gap 0 the proof was
     already the bound; with absolute_gap_limit > 0 the stale 17 stood, and a proven optimum read
-    gap_limit. The proof (objective + gap) now bounds it too, and the seam judges the gap."""
-    model = BudgetedIP(values=[17.0], weights=[[5.0]], capacity=[3.0])
+    gap_limit. The proof (objective + gap) now bounds it too, and the seam judges the gap.
+    (That item is fixed at 0 before CP-SAT sees it since 2026-11-28, ``StandardForm.tightened``;
+    here the item of 17 is ruled out by two rows together, which one round of propagation does
+    not see: the budget row forces x1 = 1, and x0 + x1 <= 1.)"""
+    model = BudgetedIP(values=[17.0, 0.0], weights=[[1.0, 1.0]], capacity=[1.0], budget_coeffs=[0.0, 1.0], budget=1.0)
     r = optsched.solve(model, "cpsat", absolute_gap_limit=gap)
     assert r.objective == 0.0 and r.bound is not None and 0.0 <= r.bound <= gap + 1e-9, (r.termination, r.bound)
     assert r.termination is (Termination.OPTIMAL if gap < 1e-6 else Termination.GAP_LIMIT), (r.termination, r.bound)

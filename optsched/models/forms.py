@@ -129,11 +129,11 @@ class StandardForm:
         activities, over |a_ij| (:meth:`tightened`)."""
         lower, upper = self.col_lower.astype(np.float64), self.col_upper.astype(np.float64)
         implied_low, implied_up = np.full(lower.size, -np.inf), np.full(upper.size, np.inf)
-        a = self.A.tocoo()
+        a = self.A.tocsr()
         if a.nnz == 0:
             return implied_low, implied_up
-        rows, cols, coef = a.row, a.col, a.data.astype(np.float64)
-        m = self.A.shape[0]
+        m = a.shape[0]
+        rows, cols, coef = np.repeat(np.arange(m), np.diff(a.indptr)), a.indices, a.data.astype(np.float64)
         with np.errstate(all="ignore"):
             least = np.where(coef > 0, coef * lower[cols], coef * upper[cols])  # the entry's least activity
             most = np.where(coef > 0, coef * upper[cols], coef * lower[cols])

@@ -83,6 +83,25 @@ def _rounding_error(scaled: StandardForm, precision: float) -> float:
     return max(precision, float(bound[used].sum()) * activity * 2.0**-54)
 
 
+def _cpsat_form(model: Model) -> tuple[StandardForm, bool]:
+    """(the program CP-SAT is given, whether its rows moved): the model's standard form with
+    whole activities within the model's tolerance (:meth:`StandardForm.widened`), where the
+    slack reaches a whole unit (capacities from 1e9 on; else the rows as written are the
+    model's, in whole numbers), and its integer bounds from the rows with no cost on a column
+    they fix at 0 (:meth:`StandardForm.tightened`: an item of 1e12 that fits nowhere set the
+    objective's scale, and CP-SAT's rounding lost the item of 1 beside it: feasible 0 where 1
+    is, until 2026-11-28)."""
+    form = as_standard(model).to_standard_form()
+    sides = np.abs(np.concatenate([form.row_lower, form.row_upper]))
+    reach = np.abs(form.A.data).sum() * max(float(np.abs(form.col_lower).max(initial=0)),
+                                            float(np.abs(form.col_upper).max(initial=0)))
+    largest = max(reach, float(sides[np.isfinite(sides)].max(initial=0.0)))  # at least every row's reach and side
+    moved = bool(FEASIBILITY_TOL * largest >= 0.5)
+    if moved:
+        form = form.widened(slack=model.ROW_SLACK)  # whole sides: CP-SAT's data are whole numbers
+    return form.tightened(), moved
+
+
 @register_backend
 class CpSatBackend(Backend):
     NAME = "cpsat"
@@ -139,24 +158,15 @@ class CpSatBackend(Backend):
         from ortools.sat.python import cp_model
 
         start = time.perf_counter()
-        form = as_standard(model).to_standard_form()
+        form, moved = model.memo("cpsat_form", lambda: _cpsat_form(model))
         m = cp_model.CpModel()
+        a = form.A.tocsr()
         lo, hi = form.col_lower.astype(np.int64), form.col_upper.astype(np.int64)
         xs = [
             m.new_bool_var(f"x{j}") if (lo[j], hi[j]) == (0, 1) else m.new_int_var(int(lo[j]), int(hi[j]), f"x{j}")
             for j in range(form.n_vars)
         ]
-        a = form.A.tocsr()
-        # whole activities within the model's tolerance (StandardForm.widened): a side moves by a
-        # whole unit only where the slack reaches one (capacities from 1e9 on)
         row_lower, row_upper = form.row_lower, form.row_upper
-        sides = np.abs(np.concatenate([row_lower, row_upper]))
-        largest = max(np.abs(a.data).sum() * max(float(np.abs(lo).max(initial=0)), float(np.abs(hi).max(initial=0))),
-                      float(sides[np.isfinite(sides)].max(initial=0.0)))  # at least every row's reach and side
-        moved = FEASIBILITY_TOL * largest >= 0.5  # else the rows as written are the model's, in whole numbers
-        if moved:
-            wide = form.widened(slack=model.ROW_SLACK)  # whole sides: CP-SAT's data are whole numbers
-            row_lower, row_upper = wide.row_lower, wide.row_upper
         for i in range(form.n_rows):
             cols = a.indices[a.indptr[i] : a.indptr[i + 1]]
             coefs = a.data[a.indptr[i] : a.indptr[i + 1]].astype(np.int64)
