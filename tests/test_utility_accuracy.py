@@ -59,12 +59,12 @@ def test_the_shared_sqrt_and_log_of_paper_002() -> None:
 
 
 @pytest.mark.parametrize("code,kind", list(enumerate(UTILITIES)))
-def test_the_compiled_value_of_stationary_alm(code: int, kind: str) -> None:
-    from optsched.solvers.stationary_allocation_kernel import _value
+def test_the_compiled_value_of_stationary_alm_and_the_slot_reward(code: int, kind: str) -> None:
+    from optsched.models.utilities_kernel import value
 
     for a in ALPHAS:
         for y in YS:
-            assert close(_value(code, y, a), exact(kind, y, a)), (kind, y, a)
+            assert close(value(code, y, a), exact(kind, y, a)), (kind, y, a)
 
 
 @pytest.mark.parametrize("code,kind", list(enumerate(UTILITIES)))

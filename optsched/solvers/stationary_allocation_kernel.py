@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from optsched.jit import njit
+from optsched.models import utilities_kernel as utility
 from optsched.solvers.projection_kernel import project
 
 SPG_MEMORY = 8  # non-monotone Armijo search: compared with the worst of the last 8 values
@@ -21,66 +22,6 @@ ROOT_STEPS = 2200  # each step of dual_bound's root search at least halves the b
 STEP_MIN = 1e-10  # the Barzilai-Borwein step is kept in [STEP_MIN, REACH box / |g|_inf]
 REACH = 1e3  # a step never aims further than 1e3 box widths: beyond, the projection's
 # threshold t ~ |z| cancels against z and loses digits (1e10 lost 1e-7 of the optimum)
-
-
-@njit(cache=True, inline="always")
-def _value(code, y, a):  # pragma: no cover - numba
-    if code == 0:
-        return a * y
-    if code == 1:
-        return a * (math.log1p(y) if y < 0.01 else math.log(y + 1.0))
-    if code == 2:  # 1/a - 1/(y + a) and a (sqrt(y + 1) - 1) without their cancellation (finite y >= 0)
-        return (y / (y + a)) / a
-    return a * (y / (math.sqrt(y + 1.0) + 1.0))
-
-
-@njit(cache=True, inline="always")
-def _slope(code, y, a):  # pragma: no cover - numba
-    if code == 0:
-        return a
-    if code == 1:
-        return a / (y + 1.0)
-    if code == 2:
-        v = y + a
-        return 1.0 / (v * v)
-    return 0.5 * a / math.sqrt(y + 1.0)
-
-
-@njit(cache=True, inline="always")
-def _curvature(code, y, a):  # pragma: no cover - numba
-    """-f''(y) >= 0."""
-    if code == 0:
-        return 0.0
-    if code == 1:
-        v = y + 1.0
-        return a / (v * v)
-    if code == 2:
-        v = y + a
-        return 2.0 / (v * v * v)
-    v = y + 1.0
-    return 0.25 * a / (v * math.sqrt(v))
-
-
-@njit(cache=True, inline="always")
-def _response(code, w, a, u, q):  # pragma: no cover - numba
-    """argmax_{0 <= y <= u} w f(y) - q y (q >= 0): w f'(y) = q, clipped into [0, u]."""
-    if w <= 0.0:
-        return 0.0
-    if q <= 0.0:
-        return u
-    r = q / w
-    if code == 0:
-        y = u if a > r else 0.0
-    elif code == 1:
-        y = a / r - 1.0
-    elif code == 2:
-        y = 1.0 / math.sqrt(r) - a
-    else:
-        h = 0.5 * a / r
-        y = h * h - 1.0
-    if y < 0.0:
-        return 0.0
-    return u if y > u else y
 
 
 @njit(cache=True)
@@ -108,7 +49,7 @@ def objective(y, kind, weight, alpha, pair, overhead):  # pragma: no cover - num
     gain = 0.0
     for i in range(y.size):
         if weight[i] != 0.0:
-            gain += weight[i] * _value(kind[i], y[i], alpha[i])
+            gain += weight[i] * utility.value(kind[i], y[i], alpha[i])
     sums = pair_sums(y, pair, L * K)
     cost = 0.0
     for l in range(L):
@@ -152,8 +93,8 @@ def _terms(code, lo, hi, y, weight, alpha, pair, price, d, grad):  # pragma: no 
     scaled gradients d_i (w_i f_i'(y_i) - price_{p(i)})."""
     gain = 0.0
     for i in range(lo, hi):
-        gain += weight[i] * _value(code, y[i], alpha[i])
-        grad[i] = d[i] * (weight[i] * _slope(code, y[i], alpha[i]) - price[pair[i]])
+        gain += weight[i] * utility.value(code, y[i], alpha[i])
+        grad[i] = d[i] * (weight[i] * utility.slope(code, y[i], alpha[i]) - price[pair[i]])
     return gain
 
 
@@ -193,10 +134,10 @@ def smoothed(y, kind_ptr, weight, alpha, pair, overhead, scale, w0, rho, d, grad
             dist_k = proj[k] - w0[l, k]
             dist += dist_k * dist_k
         cost -= s / (2.0 * rho) * dist
-    gain = _terms(0, kind_ptr[0], kind_ptr[1], y, weight, alpha, pair, price, d, grad)
-    gain += _terms(1, kind_ptr[1], kind_ptr[2], y, weight, alpha, pair, price, d, grad)
-    gain += _terms(2, kind_ptr[2], kind_ptr[3], y, weight, alpha, pair, price, d, grad)
-    gain += _terms(3, kind_ptr[3], kind_ptr[4], y, weight, alpha, pair, price, d, grad)
+    gain = _terms(utility.LINEAR, kind_ptr[0], kind_ptr[1], y, weight, alpha, pair, price, d, grad)
+    gain += _terms(utility.LOG, kind_ptr[1], kind_ptr[2], y, weight, alpha, pair, price, d, grad)
+    gain += _terms(utility.RECIPROCAL, kind_ptr[2], kind_ptr[3], y, weight, alpha, pair, price, d, grad)
+    gain += _terms(utility.POLY, kind_ptr[3], kind_ptr[4], y, weight, alpha, pair, price, d, grad)
     return gain - cost
 
 
@@ -266,7 +207,7 @@ def group_scaling(y, kind, weight, alpha, upper, group, n_groups, coupling):  # 
     n_every = np.zeros(n_groups)
     for i in range(y.size):
         g = group[i]
-        c = weight[i] * _curvature(kind[i], y[i], alpha[i]) + coupling[i]
+        c = weight[i] * utility.curvature(kind[i], y[i], alpha[i]) + coupling[i]
         every[g] += c
         n_every[g] += 1.0
         if 0.0 < y[i] < upper[i]:
@@ -285,7 +226,7 @@ def _group_load(kind, weight, alpha, upper, members, a, b, price, m):  # pragma:
     load = 0.0
     for j in range(a, b):
         i = members[j]
-        load += _response(kind[i], weight[i], alpha[i], upper[i], price[i] + m)
+        load += utility.response(kind[i], weight[i], alpha[i], upper[i], price[i] + m)
     return load
 
 
@@ -310,7 +251,7 @@ def dual_bound(kind, weight, alpha, upper, group_ptr, group_members, capacity, p
         top = 0.0
         for j in range(a, b):
             i = group_members[j]
-            s = weight[i] * _slope(kind[i], 0.0, alpha[i])
+            s = weight[i] * utility.slope(kind[i], 0.0, alpha[i])
             top = s if s > top else top
         m = 0.0
         f_lo = _group_load(kind, weight, alpha, upper, group_members, a, b, price, 0.0) - c
@@ -350,9 +291,9 @@ def dual_bound(kind, weight, alpha, upper, group_ptr, group_members, capacity, p
         for j in range(a, b):
             i = group_members[j]
             q = price[i] + m
-            v = _response(kind[i], weight[i], alpha[i], upper[i], q)
+            v = utility.response(kind[i], weight[i], alpha[i], upper[i], q)
             y[i] = v
-            total += weight[i] * _value(kind[i], v, alpha[i]) - q * v
+            total += weight[i] * utility.value(kind[i], v, alpha[i]) - q * v
     return total, mu, y
 
 
