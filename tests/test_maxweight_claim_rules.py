@@ -73,3 +73,12 @@ def test_a_share_just_below_almost_all_disagrees(tmp_path: Path) -> None:
     _replicated(tmp_path / "fig3", "fig3", "P[J2j]=0.3", ten, ten - {8, 9}, 3)
     (note,) = [c.note for c in maxweight_claims(tmp_path, full=False) if c.result.startswith("Fig. 3:")]
     assert note.startswith("Disagrees: the lower end of every 95 % interval is 80.0%")
+
+
+def test_one_sample_path_gives_no_order_and_no_ratio_verdict(tmp_path: Path) -> None:
+    """Probe BL: with one replicate the Fig. 5 order read "tie" (for r 9 grid steps apart) and the
+    ratio claim "Not every ratio's interval lies below 1": there is no interval to say either."""
+    _maxweight_run(tmp_path, n=1)
+    order, ratios = [c for c in maxweight_claims(tmp_path, full=False) if c.result.startswith("Fig. 5")]
+    assert "(no verdict (no interval) r at P = 0.3 than at 0.5)" in order.measured and "tie" not in order.measured
+    assert "No verdict on the ratios: not every one has an interval" in ratios.note

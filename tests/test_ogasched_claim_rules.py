@@ -48,6 +48,6 @@ def test_table3_leads_are_over_the_best_baseline_not_the_mean_of_baselines(tmp_p
     lead = relative_lead(oga, best)
     assert lead.below_zero()  # the premise: behind DRF in every replicate
     (claim,) = _table3_claims(tmp_path, full=False)
-    assert claim.measured.startswith("ahead (95 % interval of the paired lead over the best baseline above 0) in 0 "
+    assert claim.measured.startswith("ahead (95 % interval of the paired lead over the baseline best on the mean above 0) in 0 "
                                      "of 1; behind in 1 (T=15); no difference in 0 (none)")
     assert f"T=15: {lead.fmt('.1f', percent=True)}" in claim.measured

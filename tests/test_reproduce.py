@@ -511,14 +511,15 @@ def test_onsocmax_agrees_only_when_ahead_at_every_point_and_explains_losses_by_t
     sweep values was blamed on demand near capacity without reading the demand ratio."""
     import pandas as pd
 
+    from optsched.claims import Tally
     from optsched.onsocmax.claims import _reading
 
-    points = {(1.0, "log"): None, (2.0, "log"): None, (12.0, "log"): None, (12.0, "sqrt"): None}
+    points = [(1.0, "log"), (2.0, "log"), (12.0, "log"), (12.0, "sqrt")]
     demand = pd.Series({(1.0, "log"): 0.2, (2.0, "log"): 0.4, (12.0, "log"): 2.2, (12.0, "sqrt"): 0.7})
-    assert _reading(list(points), [], points, demand) == "Agrees."
-    tied = _reading([(1.0, "log")], [], points, demand)
+    assert _reading(Tally(points, [], [], []), demand) == "Agrees."
+    tied = _reading(Tally(points[:1], [], points[1:], []), demand)
     assert "Agrees" not in tied and "Not shown at 3 of 4 points" in tied
-    lost = _reading([(1.0, "log"), (2.0, "log")], [(12.0, "log"), (12.0, "sqrt")], points, demand)
+    lost = _reading(Tally(points[:2], points[2:], [], []), demand)
     assert "12 (log; demand 2.20 of capacity), where the workload exceeds the capacity" in lost
     assert "12 (sqrt; demand 0.70 of capacity), below capacity: not explained by this run" in lost
 

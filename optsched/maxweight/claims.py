@@ -103,6 +103,8 @@ def maxweight_claims(d: Path, full: bool) -> list[Claim]:
 
     def order(n: int) -> str:
         diff = on_grid(estimate([x.loc[n, lo_p] - x.loc[n, hi_p] for x in gs]))  # lower P minus higher P
+        if not diff.defined:  # one replicate: no interval, and no order shown (it read "tie" 9 grid steps apart)
+            return "no verdict (no interval)"
         if not diff.excludes_zero():
             return "tie"
         return "lower P higher" if diff.mean > 0 else "lower P lower"
@@ -134,8 +136,9 @@ def maxweight_claims(d: Path, full: bool) -> list[Claim]:
         + f"; {replication(len(gs), full, PATHS)}",
         "decreases super-linearly with the number of applications",
         "Shape only: the paper gives no numbers for Fig. 5. "
-        + ("Every ratio's interval lies below 1" if all(e.high < 1 for e in ratios.values()) else
-           "Not every ratio's interval lies below 1")
+        + ("Every ratio's interval lies below 1" if all(e.defined and e.high < 1 for e in ratios.values()) else
+           "Not every ratio's interval lies below 1" if all(e.defined for e in ratios.values()) else
+           "No verdict on the ratios: not every one has an interval (fewer than 2 sample paths)")
         + (" and r never rises from one N to the next." if not rises else
            ", but r rises between some neighbouring N: at a low P a job is rare at small N (few jobs to complete), "
            "so r can first rise with N before interference takes over."),
