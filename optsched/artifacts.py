@@ -195,12 +195,13 @@ def csv_text(df: "pd.DataFrame") -> str | None:
             or not all(isinstance(n, str) and not _QUOTED.search(n) for n in names)):
         return None
     cells = []
+    missing = '""' if len(names) == 1 else ""  # pandas quotes a lone empty cell: a blank line is no row to a reader
     for name in names:
         col = df[name]
         kind = col.dtype.kind if isinstance(col.dtype, np.dtype) else "O"
         values = col.tolist()
         if kind == "f" and col.dtype == np.float64:
-            cells.append([repr(v) if v == v else "" for v in values])
+            cells.append([repr(v) if v == v else missing for v in values])
         elif kind in "iub":
             cells.append([str(v) for v in values])
         else:

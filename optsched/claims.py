@@ -174,9 +174,9 @@ def estimate(values: Any) -> Estimate:
     if x.size < 2:
         return Estimate(float(x.mean()), float("nan"), 1, dropped)
     largest = float(np.abs(x).max())
-    # squares in units of the largest value beyond 1e+-150 (1e160 overflowed; at 1e-170 they
-    # underflowed to 0: an interval of zero width, and "won" on noisy differences)
-    scale = largest if largest > 1e150 or 0.0 < largest < 1e-150 else 1.0
+    # in units of the power of two at the largest value (exact): squares of 1e160 overflowed, and
+    # at 1e-170 they underflowed to 0 (an interval of zero width, and "won" on noisy differences)
+    scale = math.ldexp(1.0, math.frexp(largest)[1]) if largest > 0.0 else 1.0
     # deviations from the first value: equal values give their value and no spread exactly (nine
     # shares of 0.9 averaged to 0.8999999999999999 and judged "below 90 %" beside "90.0%")
     anchor = x[0] / scale
@@ -256,13 +256,19 @@ def tally(comparisons: Mapping[Any, "Estimate"]) -> Tally:
 
 
 def best_on_the_mean(baselines: Mapping[str, Any]) -> str | None:
-    """The baseline with the highest mean over the replicates (NaNs left out), the first among
-    ties; None when none has a value. The comparator of "the best baseline": a policy. The
+    """The baseline with the highest mean over the replicates where every baseline has a value
+    (over each one's own values when there are none such; an infinite value counts), the first
+    among ties; None when none has a value. The comparator of "the best baseline": a policy. The
     per-replicate maximum over baselines is none (E max >= max E): with three policies of one
     mean, a paired comparison with it said "behind" in 18 % of draws, against 4.6 % with either
     baseline (probe BL)."""
-    means = {k: float(np.nanmean(np.asarray(v, dtype=np.float64))) if np.isfinite(np.asarray(v, dtype=np.float64)).any()
-             else math.nan for k, v in baselines.items()}
+    values = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in baselines.items()}
+    if not values:
+        return None
+    common = ~np.any([np.isnan(v) for v in values.values()], axis=0)  # the replicates where every baseline has one
+    with np.errstate(invalid="ignore"):
+        means = {k: float(v[common].mean()) if common.any() else (float(np.nanmean(v)) if (~np.isnan(v)).any() else math.nan)
+                 for k, v in values.items()}
     known = {k: v for k, v in means.items() if not math.isnan(v)}
     return max(known, key=lambda k: known[k]) if known else None
 
@@ -271,10 +277,10 @@ def lead_over_best(rows: Sequence[Mapping[str, float]], subject: str) -> tuple[s
     """(the baseline best on the mean, ``subject``'s :func:`relative_lead` over it): ``rows``
     holds each replicate's value of every policy, ``subject`` among them; every other policy
     is a baseline (:func:`best_on_the_mean`)."""
-    names = [k for k in rows[0] if k != subject] if rows else []
-    best = best_on_the_mean({b: [r[b] for r in rows] for b in names})
-    other = [r[best] for r in rows] if best is not None else [math.nan] * len(rows)
-    return best, relative_lead([r[subject] for r in rows], other)
+    names = [k for k in dict.fromkeys(k for r in rows for k in r) if k != subject]  # a replicate may lack one (NaN)
+    best = best_on_the_mean({b: [r.get(b, math.nan) for r in rows] for b in names})
+    other = [r.get(best, math.nan) if best is not None else math.nan for r in rows]
+    return best, relative_lead([r.get(subject, math.nan) for r in rows], other)
 
 
 MIN_REPLICATES = 5  # every claim's number comes from at least this many instances x seeds (--full: 10)

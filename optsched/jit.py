@@ -11,6 +11,10 @@ owns it), and when even that fails it compiles without a cache (each process the
 ~1 s compilation again, nothing else changes).
 
 Kernel modules import ``njit`` from here instead of from numba; it is imported only with them.
+numba keys a cached kernel on its own source file alone, so a kernel module that compiles code
+from another kernel module (calls or inlines its functions, reads its constants) names that
+module and the SHA-256 of its text in ``COMPILED_WITH``; tests/test_kernel_stamps.py fails until
+the stamp follows an edit, and the stamp's edit makes numba rebuild the caller.
 """
 
 from __future__ import annotations

@@ -100,6 +100,12 @@ def test_the_clearest_difference_is_the_interval_furthest_from_zero_on_its_near_
     assert not wide.above_zero() and max(abs(wide.low), abs(wide.high)) > max(abs(clear.low), abs(clear.high))
     assert clear.above_zero()
     assert _clearest({"wide": wide, "clear": clear})[0] == "clear"
+    # probe BM: a pair whose difference excludes 0 but has no ratio (its baseline's own interval
+    # reaches 0) ranked below one whose ratio interval included 0
+    no_ratio = relative_lead([2.0, 4.02], [1.0, 3.0])
+    includes = relative_lead([2.0, 4.02], [2.5, 2.6])
+    assert no_ratio.difference.above_zero() and not no_ratio.defined and not includes.above_zero()
+    assert _clearest({"includes": includes, "differs": no_ratio})[0] == "differs"
 
 
 def test_an_interval_at_tiny_magnitudes_is_the_scaled_one() -> None:
@@ -139,3 +145,41 @@ def test_an_infinite_mean_leads() -> None:
     assert leader({"a": 1.0, "b": math.inf}) == "b"
     assert leader({"a": 1.0, "b": -math.inf}, lowest=True) == "b"
     assert leader({"a": math.inf, "b": math.inf}) is None
+
+
+def _ogasched_scale_run(d: Path, rewards: list[dict[str, float]]) -> None:
+    """Figs. 3 and 7 of paper 003, one replicate per entry of ``rewards`` (policy -> reward at
+    every value; NaN for a policy with no value in that replicate)."""
+    for i, reward in enumerate(rewards):
+        where = Path("") if i == 0 else Path("replicates") / f"r{i}"
+        rows = [{"panel": panel, "value": v, "policy": p, "cumulative_reward": r}
+                for panel, values in (("n_nodes", [4, 6]), ("n_ports", [2, 3]), ("contention", [0.5, 10.0]))
+                for v in values for p, r in reward.items()]
+        (d / "fig3" / where).mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows).to_csv(d / "fig3" / where / "fig3_scale.csv", index=False)
+        rows7 = [{"panel": "utility", "value": k, "policy": p, "cumulative_reward": r}
+                 for k in ("linear", "log") for p, r in reward.items()]
+        (d / "fig7" / where).mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows7).to_csv(d / "fig7" / where / "fig7_utilities.csv", index=False)
+
+
+def test_one_replicate_gives_ogasched_fig3c_no_verdict(tmp_path: Path) -> None:
+    """Probe BM: OGASched 20 % behind everywhere in one replicate read "Not behind at any level (95 %)"."""
+    from optsched.ogasched.claims import ogasched_scale_claims
+
+    _ogasched_scale_run(tmp_path, [{"OGASched": 80.0, "DRF": 100.0, "FAIRNESS": 90.0}])
+    fig3c = next(c for c in ogasched_scale_claims(tmp_path, full=False) if c.result.startswith("Fig. 3(c)"))
+    assert "No verdict at 2 of 2 levels (no interval)" in fig3c.note and "Not behind" not in fig3c.note
+
+
+def test_a_replicate_without_a_baseline_is_left_out_of_that_comparison(tmp_path: Path) -> None:
+    """Probe BM: a replicate whose DRF is NaN at every value (pivot_table drops the column) raised
+    KeyError: 'DRF'; the replicate is left out of the comparison with DRF and counted."""
+    from optsched.ogasched.claims import ogasched_scale_claims
+
+    _ogasched_scale_run(tmp_path, [{"OGASched": 100.0 + i, "DRF": math.nan if i == 1 else 90.0 + 2 * i,
+                                    "FAIRNESS": 80.0 + i} for i in range(4)])
+    fig3a = next(c for c in ogasched_scale_claims(tmp_path, full=False) if c.result.startswith("Fig. 3(a)"))
+    expected = relative_lead([100.0, math.nan, 102.0, 103.0], [90.0, math.nan, 94.0, 96.0])
+    assert f"4: {expected.fmt('.1f', percent=True)} (DRF)" in fig3a.measured
+    assert expected.dropped == 1 and "1 of 4 without a value" in fig3a.measured

@@ -298,3 +298,26 @@ def test_delorme_row_listing_a_column_twice_names_the_row(shared_data) -> None:
     assert text.count("1 2 3 5 7 8") == 1
     with pytest.raises(ValueError, match="^delorme: row 1 lists column 7 twice$"):
         read_delorme(text.replace("1 2 3 5 7 8", "1 2 3 5 7 7"))
+
+
+@pytest.mark.parametrize("family, n_elements, field", [
+    ((3, [0, 1, 2], [10**11, 2]), 3, "sets: an element lies outside"),  # the audit wrote past its bit words: exit 139
+    ((3, [0, 1, 2], [-1, 2]), 3, "sets: an element lies outside"),
+    ((4, [0, 2, 3], [1, 0, 2]), 4, "sets: each set's elements must be sorted and distinct"),
+    ((4, [0, 2, 3], [1, 1, 2]), 4, "sets: each set's elements must be sorted and distinct"),
+    ((4, [0, 2, 4], [0, 1, 2]), 4, "sets: the family's indptr"),
+    ((4, [1, 2, 3], [0, 1, 2]), 4, "sets: the family's indptr"),
+    ((4, [0, 2, 1, 3], [0, 1, 2]), 4, "sets: the family's indptr"),
+    ((4, [0, 2, 3], [0, 1, 2]), 5, "n_elements: 5 given with a family over 4"),
+])
+def test_a_set_family_given_to_a_model_is_checked(family, n_elements, field) -> None:
+    """Probe BM: a SetFamily built directly (its constructor takes any arrays) was taken as built."""
+    from optsched.models.set_packing import SetFamily, SetPackingBatch
+
+    m, ptr, idx = family
+    fam = SetFamily(m, np.array(ptr, dtype=np.int64), np.array(idx, dtype=np.int64))
+    n = len(ptr) - 1
+    with pytest.raises(ValueError, match=field):
+        SetPacking(n_elements, fam, np.ones(n))
+    with pytest.raises(ValueError, match=field):
+        SetPackingBatch(n_elements, fam, np.ones((2, n)))

@@ -136,12 +136,14 @@ def _furthest_from_zero(pairs: dict[Any, Any]) -> tuple[Any, Any]:
 
 
 def _clearest(pairs: dict[Any, Any]) -> tuple[Any, Any]:
-    """The (key, estimate) whose 95 % interval lies furthest from 0 on its near side (the most
-    clearly non-zero; the farther reach picked the widest interval, one that included 0 beside
-    two pairs that excluded it: probe BL), by the mean when no interval excludes 0."""
-    def distance(e: Any) -> tuple[float, float]:
+    """The (key, lead) that differs most clearly: first a pair whose paired difference excludes 0
+    (the test the count of differing pairs uses; a pair without a ratio ranked below one whose
+    ratio interval included 0: probe BM), then the ratio interval's near side furthest from 0
+    (the farther reach picked the widest interval, one that included 0 beside two pairs that
+    excluded it: probe BL), then the mean."""
+    def distance(e: Any) -> tuple[bool, float, float]:
         gap = max(e.low, -e.high, 0.0) if e.defined else 0.0
-        return gap, abs(e.mean) if e.mean == e.mean else -1.0
+        return e.difference.excludes_zero(), gap, abs(e.mean) if e.mean == e.mean else -1.0
     return max(pairs.items(), key=lambda kv: distance(kv[1]))
 
 

@@ -104,19 +104,23 @@ def maxweight_claims(d: Path, full: bool) -> list[Claim]:
     def order(n: int) -> str:
         diff = on_grid(estimate([x.loc[n, lo_p] - x.loc[n, hi_p] for x in gs]))  # lower P minus higher P
         if not diff.defined:  # one replicate: no interval, and no order shown (it read "tie" 9 grid steps apart)
-            return "no verdict (no interval)"
+            return "no interval"
         if not diff.excludes_zero():
             return "tie"
         return "lower P higher" if diff.mean > 0 else "lower P lower"
 
     orders = {int(n): order(int(n)) for n in g.index}
+    said = lambda n: ("no verdict on the order: no interval" if orders[n] == "no interval"  # noqa: E731
+                      else f"{orders[n]} r at P = {lo_p:g} than at {hi_p:g}")
     row = lambda n: ", ".join(r_est(n, p).fmt(".3f") for p in probs)  # noqa: E731
     reversed_ = [n for n, o in orders.items() if n >= 5 and o == "lower P higher"]
+    judged = [n for n, o in orders.items() if n >= 5 and o != "no interval"]
     out.append(Claim(
         f"Fig. 5: largest symmetric r by Alg. 2 for P[J_ij] = {', '.join(map(str, probs))}",
-        f"N = {n_small}: {row(n_small)} ({orders[n_small]} r at P = {lo_p:g} than at {hi_p:g}); N = {n_large}: "
-        f"{row(n_large)} ({orders[n_large]}); order reversed (lower P, higher r; the 95 % interval of the paired "
-        f"difference, widened by the grid's step, excludes 0) at N = {reversed_ or 'none'} of N >= 5 = {[int(n) for n in g.index if n >= 5]}; "
+        f"N = {n_small}: {row(n_small)} ({said(n_small)}); N = {n_large}: "
+        f"{row(n_large)} ({said(n_large)}); order reversed (lower P, higher r; the 95 % interval of the paired "
+        f"difference, widened by the grid's step, excludes 0) at N = {reversed_ or 'none'} of N >= 5 = {judged}"
+        + ("" if len(judged) == sum(n >= 5 for n in orders) else " with an interval") + "; "
         f"{replication(len(gs), full, PATHS)}",
         "N = 2: lower task probability, lower r; N >= 5: lower task probability, higher r (interference); "
         "r decreases super-linearly in N",
@@ -126,8 +130,10 @@ def maxweight_claims(d: Path, full: bool) -> list[Claim]:
     ))
     ratios = {p: estimate([x.loc[n_large, p] / max(x.loc[n_small, p], 1e-9) for x in gs]) for p in probs}
     sizes = [int(n) for n in g.index]
-    rises = [f"P={p:g}: N={a}->{b}" for p in probs for a, b in zip(sizes, sizes[1:])
-             if on_grid(estimate([x.loc[b, p] - x.loc[a, p] for x in gs])).above_zero()]
+    steps = {(p, a, b): on_grid(estimate([x.loc[b, p] - x.loc[a, p] for x in gs]))
+             for p in probs for a, b in zip(sizes, sizes[1:])}
+    rises = [f"P={p:g}: N={a}->{b}" for (p, a, b), e in steps.items() if e.above_zero()]
+    all_judged = all(e.defined for e in steps.values())
     out.append(Claim(
         "Fig. 5: r falls with N",
         f"r(N={n_large}) / r(N={n_small}) = " + ", ".join(f"P={p:g}: {e.fmt('.2f')}" for p, e in ratios.items())
@@ -139,7 +145,8 @@ def maxweight_claims(d: Path, full: bool) -> list[Claim]:
         + ("Every ratio's interval lies below 1" if all(e.defined and e.high < 1 for e in ratios.values()) else
            "Not every ratio's interval lies below 1" if all(e.defined for e in ratios.values()) else
            "No verdict on the ratios: not every one has an interval (fewer than 2 sample paths)")
-        + (" and r never rises from one N to the next." if not rises else
+        + (" and r never rises from one N to the next." if not rises and all_judged else
+           "; whether r rises from one N to the next has no interval to tell." if not rises else
            ", but r rises between some neighbouring N: at a low P a job is rare at small N (few jobs to complete), "
            "so r can first rise with N before interference takes over."),
     ))

@@ -692,16 +692,23 @@ def load_sides(lower: Any, upper: Any, tol: float | None = None) -> tuple[np.nda
 
 def whole_sides(lower: Any, upper: Any) -> tuple[np.ndarray, np.ndarray]:
     """The whole numbers within sides at a model's tolerance (of :func:`load_sides` or
-    :meth:`StandardForm.widened`): the sides rounded in, after 1e-12 of their size outward. The
-    model's own test rounds too: a weight of 17 passes a capacity of 16.999999983 (16.999999983 +
-    1e-9 x 17 is 17.0 in floats) while 16.999999983 / (1 - 1e-9) is 16.999999999999996, whose
-    floor, 16, left the item out (probe BK; also 999999968 on 999999967). A whole load that this
-    lets through and the model refuses lies within 1e-12 of its side, and is not certified
-    (``certificates.outside_model_tolerance``)."""
+    :meth:`StandardForm.widened`): the sides rounded in, after :data:`WHOLE_SIDE_ULPS` units in
+    the last place of their size outward. The model's own test rounds too: a weight of 17 passes
+    a capacity of 16.999999983 (16.999999983 + 1e-9 x 17 is 17.0 in floats) while 16.999999983 /
+    (1 - 1e-9) is 16.999999999999996, one unit in the last place short, whose floor, 16, left the
+    item out (probe BK; also 999999968 on 999999967). The margin was 1e-12 of the side until
+    2026-11-28: at a capacity of 1e12 that is a whole unit, and a weight of 1e12 + 1001, which the
+    model refuses (its slack is 1000), reached CP-SAT's "feasible" (probe BM). A whole load that
+    this lets through and the model refuses lies within the margin of its side, and is not
+    certified (``certificates.outside_model_tolerance``)."""
     lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+    margin = WHOLE_SIDE_ULPS * np.finfo(np.float64).eps
     with np.errstate(invalid="ignore"):
-        return (np.ceil(lower - 1e-12 * np.maximum(1.0, np.abs(lower))),
-                np.floor(upper + 1e-12 * np.maximum(1.0, np.abs(upper))))
+        return (np.ceil(lower - margin * np.maximum(1.0, np.abs(lower))),
+                np.floor(upper + margin * np.maximum(1.0, np.abs(upper))))
+
+
+WHOLE_SIDE_ULPS = 16  # the model's test and the widened side differ by a few roundings of the side
 
 
 def scaled_capacity_rows(weights: np.ndarray, capacity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

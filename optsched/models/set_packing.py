@@ -170,11 +170,30 @@ MAX_SETS = 10**6
 
 
 def _family(n_elements: Any, sets: Any) -> SetFamily:
-    """The validated family of a set packing's ``sets`` (a :class:`SetFamily` is taken as built)."""
-    if isinstance(sets, SetFamily):
-        return sets
+    """The validated family of a set packing's ``sets``: a :class:`SetFamily` is checked in a few
+    vectorised passes (its constructor takes any arrays: an element of 10^11 in a universe of 3
+    made the compiled audit write past its bit words, a segfault), anything else is read by
+    :meth:`SetFamily.from_sets`."""
     positive_int("n_elements", n_elements, maximum=MAX_ELEMENTS)
-    return SetFamily.from_sets(n_elements, sets)
+    if not isinstance(sets, SetFamily):
+        return SetFamily.from_sets(n_elements, sets)
+    f = sets
+    if f.n_elements != n_elements:
+        raise ValueError(f"n_elements: {n_elements} given with a family over {f.n_elements} elements")
+    ptr, idx = f.indptr, f.indices
+    if not (isinstance(ptr, np.ndarray) and isinstance(idx, np.ndarray) and ptr.dtype == np.int64
+            and idx.dtype == np.int64 and ptr.ndim == 1 and idx.ndim == 1 and ptr.size >= 1):
+        raise ValueError("sets: a SetFamily holds 1-D int64 arrays indptr (N + 1 entries) and indices")
+    if ptr.size - 1 > MAX_SETS or ptr[0] != 0 or ptr[-1] != idx.size or (ptr.size > 1 and np.diff(ptr).min() < 0):
+        raise ValueError("sets: the family's indptr must rise from 0 to the number of indices, at most "
+                         f"{MAX_SETS} sets")
+    if idx.size and (idx.min() < 0 or idx.max() >= n_elements):
+        raise ValueError(f"sets: an element lies outside [0, {n_elements})")
+    rising = np.diff(idx) > 0
+    rising[ptr[1:-1][(ptr[1:-1] > 0) & (ptr[1:-1] < idx.size)] - 1] = True  # across a set boundary: no order
+    if not rising.all():
+        raise ValueError("sets: each set's elements must be sorted and distinct")
+    return f
 
 
 @register_model

@@ -14,6 +14,10 @@ from optsched.jit import njit
 from optsched.models import utilities_kernel as utility
 from optsched.models.utilities_kernel import LINEAR, LOG, POLY, RECIPROCAL
 
+# numba caches a kernel by its own file only: the text of the kernels compiled into this one,
+# whose change must rebuild it (tests/test_kernel_stamps.py; an edit of this stamp edits this file)
+COMPILED_WITH = {"optsched.models.utilities_kernel": "eadebf9d2282376d"}
+
 
 @njit(cache=True)
 def slot_terms(x, y, port_ptr, kind_ptr, channel, beta, alpha):  # pragma: no cover - numba

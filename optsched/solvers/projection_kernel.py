@@ -32,6 +32,10 @@ from numba import types
 from optsched.jit import njit
 from optsched.models.capacity_projection_kernel import SUM_FLAGS
 
+# numba caches a kernel by its own file only: the text of the kernels compiled into this one,
+# whose change must rebuild it (tests/test_kernel_stamps.py; an edit of this stamp edits this file)
+COMPILED_WITH = {"optsched.models.capacity_projection_kernel": "0511a505009d387f"}
+
 SMALL = 16  # all-breakpoint evaluation up to this many members per group, selection above
 EPS = 2.0**-52  # a binding group whose load is further than 4 k EPS c from c is scaled onto it (_onto_capacity)
 REFINE_STEPS = 4

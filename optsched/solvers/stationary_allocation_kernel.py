@@ -16,6 +16,11 @@ from optsched.jit import njit
 from optsched.models import utilities_kernel as utility
 from optsched.solvers.projection_kernel import project
 
+# numba caches a kernel by its own file only: the text of the kernels compiled into this one,
+# whose change must rebuild it (tests/test_kernel_stamps.py; an edit of this stamp edits this file)
+COMPILED_WITH = {"optsched.models.utilities_kernel": "eadebf9d2282376d",
+                 "optsched.solvers.projection_kernel": "12526d37fed3d70d"}
+
 SPG_MEMORY = 8  # non-monotone Armijo search: compared with the worst of the last 8 values
 ARMIJO = 1e-4
 ROOT_STEPS = 2200  # each step of dual_bound's root search at least halves the bracket: from 1e308 to 5e-324 in < 2200
