@@ -235,13 +235,12 @@ class Tally:
     level: list[Any]
     open: list[Any]
 
-    def counts(self, *, where: str = "at", more: str = "ahead", less: str = "behind") -> str:
-        """``ahead at 3 of 12, behind at 1, no difference at 6, no interval at 2 (n < 2 or a
-        value not finite)``."""
+    def counts(self) -> str:
+        """``ahead at 3 of 12, behind at 1, no difference at 6, no interval at 2 (fewer than 2
+        replicates or a value not finite)``; the last part only when some point has none."""
         total = len(self.ahead) + len(self.behind) + len(self.level) + len(self.open)
-        text = (f"{more} {where} {len(self.ahead)} of {total}, {less} {where} {len(self.behind)}, "
-                f"no difference {where} {len(self.level)}")
-        return text + (f", no interval {where} {len(self.open)} (fewer than 2 replicates or a value not finite)"
+        text = f"ahead at {len(self.ahead)} of {total}, behind at {len(self.behind)}, no difference at {len(self.level)}"
+        return text + (f", no interval at {len(self.open)} (fewer than 2 replicates or a value not finite)"
                        if self.open else "")
 
 

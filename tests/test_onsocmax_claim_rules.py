@@ -1,5 +1,5 @@
 """ONSOCMAX's claim rules (optsched.onsocmax.claims) on small synthetic run files: the lead is
-over the best baseline per instance (the larger of MAX-FIRST and EQUAL-SHARE), and OPT / online
+over the baseline best on the mean at each point (of MAX-FIRST and EQUAL-SHARE), and OPT / online
 takes its interval over the repeats (each the mean over the points), n = repeats."""
 
 from __future__ import annotations

@@ -281,8 +281,11 @@ def _range_difference(first: dict[str, Any], second: dict[str, Any]) -> Estimate
     def ranges(info: dict[str, Any]) -> list[float]:
         out = []
         for rep in info["reps"]:
-            leads = [rep[k].get("OGASched", math.nan) / rep[k].get(b, math.nan) - 1.0 if b is not None and rep[k].get(b, math.nan) > 0
-                     else math.nan for k, b in info["best"].items()]
+            leads = []
+            for k, b in info["best"].items():
+                reward = rep.get(k, {})
+                base = reward.get(b, math.nan) if b is not None else math.nan
+                leads.append(reward.get("OGASched", math.nan) / base - 1.0 if base > 0 else math.nan)
             out.append(max(leads) - min(leads) if all(math.isfinite(v) for v in leads) else math.nan)
         return out
 
@@ -300,7 +303,8 @@ def ogasched_scale_claims(d: Path, full: bool) -> list[Claim]:
         return {k: {policy: float(t.loc[k, policy]) for policy in t.columns} for k in t.index}
 
     def table(run: str, csv: str, panel: str) -> tuple[dict[Any, Any], dict[Any, Any], int]:
-        """(lead per value, the baseline it is over, replicates), and the per-replicate rewards."""
+        """(OGASched's lead per value, {"best": the baseline it is over per value, "reps": each
+        replicate's rewards per value and policy}, the number of replicates)."""
         reps = over_replicates(d / run, lambda r: rewards(r, csv, panel))
         best, leads = {}, {}
         for k in reps[0]:
