@@ -282,6 +282,14 @@ class StandardForm:
         from optsched.models.validate import FEASIBILITY_TOL, row_slack
 
         tol = FEASIBILITY_TOL if tol is None else tol
+        if self.integrality.all():
+            # whole rows over integer columns take the whole numbers within their moved sides:
+            # their own, while every slack (tol times a row's side or reach) stays below one half
+            sides = np.abs(np.concatenate([self.row_lower, self.row_upper]))
+            box = max(float(np.abs(self.col_lower).max(initial=0.0)), float(np.abs(self.col_upper).max(initial=0.0)))
+            largest = max(float(np.abs(self.A.data).sum()) * box, float(sides[np.isfinite(sides)].max(initial=0.0)))
+            if tol * largest < 0.5 and self.is_integral_data:
+                return self
         a = self.A.tocsr()
         rows = np.repeat(np.arange(self.n_rows), np.diff(a.indptr))
         magnitude = np.maximum(np.abs(self.col_lower), np.abs(self.col_upper))
@@ -540,8 +548,7 @@ class StandardForm:
     def is_integral_data(self) -> bool:
         """Every constraint coefficient and finite bound is a whole number (CP-SAT needs it)."""
         def whole(a: np.ndarray) -> bool:
-            a = a[np.isfinite(a)]
-            return bool(np.all(a == np.round(a)))
+            return bool((a == np.round(a)).all())  # an infinite bound rounds to itself
 
         return (
             whole(self.A.data)
@@ -722,8 +729,8 @@ def scaled_capacity_rows(weights: np.ndarray, capacity: np.ndarray) -> tuple[np.
 
 
 def solver_form(model: Any) -> StandardForm:
-    """The program an exact solver is given for ``model`` (HiGHS, SCIP, and the cvxpy and Pyomo
-    routes of a standard form): its standard form, a MIP's rows at the model's tolerance
+    """The program an exact solver is given for ``model`` (HiGHS, SCIP, CP-SAT, and the cvxpy and
+    Pyomo routes of a standard form): its standard form, a MIP's rows at the model's tolerance
     (:meth:`StandardForm.widened`) and its integer columns as its rows bound them
     (:meth:`StandardForm.tightened`). Once per model."""
     def build() -> StandardForm:

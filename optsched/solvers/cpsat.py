@@ -15,8 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optsched.models.base import Model
-from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_standard
-from optsched.models.validate import FEASIBILITY_TOL
+from optsched.models.forms import SOLVER_INFINITY, StandardForm, as_standard, solver_form
 from optsched.result import Result, Termination
 from optsched.solvers.certificates import judged, outside_model_tolerance
 from optsched.solvers.interrupt import interruptible
@@ -83,25 +82,6 @@ def _rounding_error(scaled: StandardForm, precision: float) -> float:
     return max(precision, float(bound[used].sum()) * activity * 2.0**-54)
 
 
-def _cpsat_form(model: Model) -> tuple[StandardForm, bool]:
-    """(the program CP-SAT is given, whether its rows moved): the model's standard form with
-    whole activities within the model's tolerance (:meth:`StandardForm.widened`), where the
-    slack reaches a whole unit (capacities from 1e9 on; else the rows as written are the
-    model's, in whole numbers), and its integer bounds from the rows with no cost on a column
-    they fix at 0 (:meth:`StandardForm.tightened`: an item of 1e12 that fits nowhere set the
-    objective's scale, and CP-SAT's rounding lost the item of 1 beside it: feasible 0 where 1
-    is, until 2026-11-28)."""
-    form = as_standard(model).to_standard_form()
-    sides = np.abs(np.concatenate([form.row_lower, form.row_upper]))
-    reach = np.abs(form.A.data).sum() * max(float(np.abs(form.col_lower).max(initial=0)),
-                                            float(np.abs(form.col_upper).max(initial=0)))
-    largest = max(reach, float(sides[np.isfinite(sides)].max(initial=0.0)))  # at least every row's reach and side
-    moved = bool(FEASIBILITY_TOL * largest >= 0.5)
-    if moved:
-        form = form.widened(slack=model.ROW_SLACK)  # whole sides: CP-SAT's data are whole numbers
-    return form.tightened(), moved
-
-
 @register_backend
 class CpSatBackend(Backend):
     NAME = "cpsat"
@@ -158,7 +138,13 @@ class CpSatBackend(Backend):
         from ortools.sat.python import cp_model
 
         start = time.perf_counter()
-        form, moved = model.memo("cpsat_form", lambda: _cpsat_form(model))
+        # the rows at the model's tolerance in whole numbers (1e9 + 1 on a capacity of 1e9), the
+        # integer bounds they imply and no cost on a column they fix at 0 (an item of 1e12 that
+        # fits nowhere set the objective's scale, and CP-SAT's rounding lost the item of 1 beside
+        # it: feasible 0 where 1 is, until 2026-11-28): what every exact MIP route is given
+        form, written = solver_form(model), as_standard(model).to_standard_form()
+        moved = not (np.array_equal(form.row_lower, written.row_lower)
+                     and np.array_equal(form.row_upper, written.row_upper))
         m = cp_model.CpModel()
         a = form.A.tocsr()
         lo, hi = form.col_lower.astype(np.int64), form.col_upper.astype(np.int64)
@@ -166,13 +152,12 @@ class CpSatBackend(Backend):
             m.new_bool_var(f"x{j}") if (lo[j], hi[j]) == (0, 1) else m.new_int_var(int(lo[j]), int(hi[j]), f"x{j}")
             for j in range(form.n_vars)
         ]
-        row_lower, row_upper = form.row_lower, form.row_upper
         for i in range(form.n_rows):
             cols = a.indices[a.indptr[i] : a.indptr[i + 1]]
             coefs = a.data[a.indptr[i] : a.indptr[i + 1]].astype(np.int64)
             expr = cp_model.LinearExpr.weighted_sum([xs[j] for j in cols], coefs.tolist())
-            rlo = int(row_lower[i]) if np.isfinite(row_lower[i]) else -_BIG
-            rhi = int(row_upper[i]) if np.isfinite(row_upper[i]) else _BIG
+            rlo = int(form.row_lower[i]) if np.isfinite(form.row_lower[i]) else -_BIG
+            rhi = int(form.row_upper[i]) if np.isfinite(form.row_upper[i]) else _BIG
             m.add_linear_constraint(expr, rlo, rhi)
         # costs of order 1: mip_wanted_precision is absolute (weights of 1e-12 came back "optimal" 37 % short)
         scaled, back = form.scaled_objective()
