@@ -332,8 +332,14 @@ def run_pool(batches: Batches, on_done: OnDone, *, workers: int, warm: Sequence[
                 on_done(rows)
     except BaseException:
         workers_now = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+        manager = getattr(pool, "_executor_manager_thread", None)
         pool.shutdown(wait=False, cancel_futures=True)
         _stop_workers(workers_now)
+        if manager is not None:
+            # the pool's thread closes its wake-up pipe once it sees the workers gone; the exit hook
+            # of concurrent.futures writes to that pipe, and racing its closing (Python 3.11) it
+            # printed "OSError: Bad file descriptor" after "optsched: interrupted"
+            manager.join(timeout=5)
         raise
     pool.shutdown(wait=True)
 
