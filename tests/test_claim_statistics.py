@@ -19,7 +19,6 @@ from optsched.claims import (Estimate, best_on_the_mean, estimate, lead_over_bes
                              tally)
 from optsched.esdp.claims import _clearest
 from optsched.ogasched.claims import _range_difference
-from optsched.onsocmax.claims import onsocmax_claims
 
 
 def test_a_comparison_without_an_interval_is_not_counted_as_no_difference() -> None:
@@ -30,28 +29,6 @@ def test_a_comparison_without_an_interval_is_not_counted_as_no_difference() -> N
     assert (sides.ahead, sides.behind, sides.level, sides.open) == (["ahead"], ["difference"], ["level"], ["one"])
     assert sides.counts() == ("ahead at 1 of 4, behind at 1, no difference at 1, no interval at 1 (fewer than 2 "
                               "replicates or a value not finite)")
-
-
-def _onsocmax_run(d: Path, repeats: int) -> None:
-    for preset, stem in (("ratio", "onsocmax_ratio_section_iv"), ("ratio_small", "onsocmax_ratio_small")):
-        (d / preset).mkdir()
-        pd.DataFrame({"ratio": [1.0, 1.1], "alpha_hat": [2.5, 3.0], "violates_theorem2": [False, False]}
-                     ).to_csv(d / preset / f"{stem}.csv", index=False)
-    for preset, stem in (("fig4", "onsocmax_duration"), ("fig5", "onsocmax_workload"), ("fig6", "onsocmax_congestion")):
-        rows = [{"value": v, "kind": "linear", "repeat": j, "policy": p, "welfare": w + 50 * v + j, "opt": 200.0 + 50 * v,
-                 "demand_ratio": 0.5}
-                for j in range(repeats) for v in (1.0, 2.0)
-                for p, w in (("ONSOCMAX", 110.0), ("MAX-FIRST", 100.0), ("EQUAL-SHARE", 60.0))]
-        (d / preset).mkdir()
-        pd.DataFrame(rows).to_csv(d / preset / f"{stem}.csv", index=False)
-
-
-def test_one_repeat_gives_onsocmax_no_verdict_instead_of_no_difference(tmp_path: Path) -> None:
-    """At n = 1 Figs. 4-6 said "no difference at 2" and "Not shown ... no difference at 95 % there"."""
-    _onsocmax_run(tmp_path, repeats=1)
-    fig4 = next(c for c in onsocmax_claims(tmp_path, full=False) if c.result.startswith("Fig. 4"))
-    assert fig4.measured.startswith("ahead at 0 of 2, behind at 0, no difference at 0, no interval at 2")
-    assert "No verdict at 2 of 2 points" in fig4.note and "no difference at 95 %" not in fig4.note
 
 
 def test_the_best_baseline_is_a_policy_not_the_per_replicate_maximum() -> None:

@@ -22,9 +22,9 @@ EQUAL_SHARE = [60.0, 61.0, 62.0]  # the baselines' average (80 ...) is below ONS
 GAP = {(0, 1.0): 1.1, (0, 2.0): 1.3, (1, 1.0): 1.0, (1, 2.0): 1.2, (2, 1.0): 1.2, (2, 2.0): 1.4}
 
 
-def _figure(path: Path) -> None:
+def _figure(path: Path, repeats: int) -> None:
     rows = []
-    for j in range(REPEATS):
+    for j in range(repeats):
         for value in (1.0, 2.0):
             welfare = {"ONSOCMAX": ONSOCMAX[j] + 50 * (value - 1), "MAX-FIRST": MAX_FIRST[j] + 50 * (value - 1),
                        "EQUAL-SHARE": EQUAL_SHARE[j] + 50 * (value - 1)}
@@ -35,15 +35,27 @@ def _figure(path: Path) -> None:
     pd.DataFrame(rows).to_csv(path, index=False)
 
 
+def _claims(d: Path, repeats: int = REPEATS) -> dict[str, Claim]:
+    for preset, stem in (("ratio", "onsocmax_ratio_section_iv"), ("ratio_small", "onsocmax_ratio_small")):
+        (d / preset).mkdir()
+        pd.DataFrame({"ratio": [1.0, 1.1], "alpha_hat": [2.5, 3.0], "violates_theorem2": [False, False]}
+                     ).to_csv(d / preset / f"{stem}.csv", index=False)
+    for preset, stem in (("fig4", "onsocmax_duration"), ("fig5", "onsocmax_workload"), ("fig6", "onsocmax_congestion")):
+        _figure(d / preset / f"{stem}.csv", repeats)
+    return {c.result.split(" (")[0]: c for c in onsocmax_claims(d, full=False)}
+
+
 @pytest.fixture
 def claims(tmp_path: Path) -> dict[str, Claim]:
-    for preset, stem in (("ratio", "onsocmax_ratio_section_iv"), ("ratio_small", "onsocmax_ratio_small")):
-        (tmp_path / preset).mkdir()
-        pd.DataFrame({"ratio": [1.0, 1.1], "alpha_hat": [2.5, 3.0], "violates_theorem2": [False, False]}
-                     ).to_csv(tmp_path / preset / f"{stem}.csv", index=False)
-    for preset, stem in (("fig4", "onsocmax_duration"), ("fig5", "onsocmax_workload"), ("fig6", "onsocmax_congestion")):
-        _figure(tmp_path / preset / f"{stem}.csv")
-    return {c.result.split(" (")[0]: c for c in onsocmax_claims(tmp_path, full=False)}
+    return _claims(tmp_path)
+
+
+def test_one_repeat_gives_no_verdict_instead_of_no_difference(tmp_path: Path) -> None:
+    """Probe BL: at n = 1 Figs. 4-6 said "no difference at 2" and "Not shown ... no difference at
+    95 % there"."""
+    fig4 = _claims(tmp_path, repeats=1)["Fig. 4"]
+    assert fig4.measured.startswith("ahead at 0 of 2, behind at 0, no difference at 0, no interval at 2")
+    assert "No verdict at 2 of 2 points" in fig4.note and "no difference at 95 %" not in fig4.note
 
 
 def test_the_lead_is_over_the_baseline_best_on_the_mean(claims: dict[str, Claim]) -> None:
