@@ -466,6 +466,43 @@ def test_highs_mips_run_without_presolve(index):
     assert again.termination is not Termination.OPTIMAL
 
 
+# General-integer programs (costs up to 1e12, bounds up to 1e6) on which HiGHS 1.13 and 1.14,
+# presolve off, said "optimal" short of the optimum with a bound past it: 4 of 3,000 random ones
+# and probe BM's (2026-11-28, with x3 = 2856 where 2857 fits); HiGHS 1.12, 1.15 and 1.16 solve
+# them. (c, A, row bounds, column bounds, maximize)
+_GENERAL_INTEGER_WRONG = [
+    ([-1296281870.0, -20984.0, -265411724.0, 65964992788.0], [[6, -3, 4, 5], [0, 0, -2, -7]], [20.0, -np.inf],
+     [91.0, -7.0], [-436, -955, -827, -815], [45554, 28335, 23914, -815], False),
+    ([-3289796913.0, 473634938.0, -3.0, 1367.0], [[-6, 5, 5, 6], [0, 7, 5, 0]], [48.0, 46.0], [48.0, np.inf],
+     [-6849, -552, -274, -7343], [2578, 4946, 9172, -7343], False),
+    ([-274435.0, 7954158.0, -384132576567.0, -1.0, -381297005.0], [[4, 0, 4, -6, -2], [-3, 0, 0, 4, -6]],
+     [-27.0, -17.0], [-18.0, -10.0], [-8658, -8959, -2196, -1534, -5303], [903377, 853324, 889612, 716874, 105580],
+     False),
+    ([-986634884413.0, -7206.0, 89283352836.0, 565804640776.0, -54774.0], [[4, 1, -1, -7, 0]], [12.0], [26.0],
+     [-169403, -105746, -148249, -517480, -826624], [-169403, -105746, 652562, 219114, -826624], True),
+    ([28203863344.0, 253246189.0, -156865.0, -487500151.0, 30.0], [[-6, 0, 4, -2, 0], [1, 2, -7, 3, -5],
+     [6, 1, -2, -3, -3]], [-38.0, -np.inf, -48.0], [57.0, np.inf, -48.0], [-70, -46, -46, -12, -84],
+     [541978, 499684, 469338, 342198, 87304], True),
+]
+
+
+@pytest.mark.parametrize("index", range(len(_GENERAL_INTEGER_WRONG)))
+def test_highs_proves_the_optimum_of_general_integer_programs_of_wide_costs(index):
+    """The highs route's optimal is CP-SAT's (its point feasible, objectives within 1e-12) and
+    its bound is on the right side of CP-SAT's point."""
+    _need("highs", "cpsat")
+    c, A, rl, ru, lo, hi, maximize = _GENERAL_INTEGER_WRONG[index]
+    model = LinearProgram(c=c, A=np.array(A, float), row_lower=rl, row_upper=ru, col_lower=np.array(lo, float),
+                          col_upper=np.array(hi, float), integrality=np.ones(len(c), bool),
+                          sense="max" if maximize else "min")
+    truth = optsched.solve(model, "cpsat")
+    assert truth.termination is Termination.OPTIMAL and not model.violations(truth.solution)
+    r = optsched.solve(model, "highs")
+    assert r.termination is Termination.OPTIMAL and not model.violations(r.solution)
+    assert r.objective == pytest.approx(truth.objective, rel=1e-12), (r.objective, truth.objective)
+    assert (r.bound >= truth.objective) if maximize else (r.bound <= truth.objective)
+
+
 def test_scip_runs_without_its_dominated_columns_presolver():
     """At numerics/epsilon 1e-12 (``SCIP_ORACLE_PARAMS``) SCIP's dominated-columns presolver
     dropped item 3, which fits (26,656 + 8,914 + 15,305 <= 74,013), and said optimal 739.9 where

@@ -209,7 +209,8 @@ def test_gap_options_give_gap_limit_not_optimal(shared_data: Path) -> None:
                             ("pyomo", {"rel_gap": 0.5})]:
         r = optsched.solve(model, backend, **option)
         assert r.termination is Termination.GAP_LIMIT, (backend, r)
-        assert r.objective < 372 <= r.bound  # 372 is the listed optimum
+        # 372 is the listed optimum; HiGHS 1.16 finds it at gap 0.5, but its bound is 514: unproven
+        assert r.objective <= 372 <= r.bound and r.bound > r.objective + 1.0
         assert r.gap_to_own_bound == pytest.approx(relative_gap(r.objective, r.bound))
 
 

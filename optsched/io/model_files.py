@@ -387,6 +387,8 @@ def read_model_file(path: str | Path) -> list[Model]:
     (semi-continuous or semi-integer columns, quadratic constraints)."""
     import highspy
 
+    from optsched.solvers.highs import silent_highs
+
     path = Path(path)
     text = read_user_text(path, "file")
     if "\x00" in text:
@@ -395,8 +397,7 @@ def read_model_file(path: str | Path) -> list[Model]:
         sense = check_mps_text(text) if path.suffix.lower() == ".mps" else check_lp_text(text)
     except ValueError as exc:
         raise ValueError(f"file: {path.name}: {exc}") from None
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = silent_highs()
     if not _read_by_highs(h, path, text):
         raise ValueError(f"file: HiGHS cannot read {path.name} as an {path.suffix.lstrip('.').upper()} model "
                          "(malformed, or a feature it does not read: quadratic constraints, SOS, ...)")

@@ -1,6 +1,6 @@
 """Pyomo: solves a model's reference formulation (``to_pyomo()``) with any solver Pyomo's new
 (``contrib.solver``) interface reaches; HiGHS by default (``--option solver=scip_direct`` for
-programs mixing integer and continuous columns, which HiGHS 1.14 gets wrong). Kinds that state
+programs mixing integer and continuous columns, which HiGHS 1.14 and 1.16 get wrong). Kinds that state
 their math only as a standard form get the Pyomo statement of its matrices
 (:meth:`optsched.models.forms.StandardForm.to_pyomo`)."""
 
@@ -16,7 +16,7 @@ from optsched.models.forms import SCIP_ORACLE_PARAMS, SOLVER_INFINITY, as_pyomo,
 from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output, output_turn
 from optsched.solvers.certificates import branch_and_bound_proof, certified_continuous, highs_pruning, scip_pruning
-from optsched.solvers.highs import (ALLOWED_HIGHS_OPTIONS, check_highs_options, highs_loosens, highs_options_misfit,
+from optsched.solvers.highs import (ALLOWED_HIGHS_OPTIONS, check_highs_options, highs_loosens,
                                     mip_presolve_uncertified)
 from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
 
@@ -112,11 +112,6 @@ class PyomoBackend(Backend):
         if options["solver"] != "auto":
             self._solver(options["solver"])
 
-    def fits_with(self, model: Model, options: Mapping[str, Any]) -> str | None:
-        if "standard" not in type(model).FORMS:
-            return None
-        return highs_options_misfit(model, options["solver_options"], "pyomo: option solver_options")
-
     @staticmethod
     def _solver(name: str) -> Any:
         import pyomo.environ  # noqa: F401  (registers the solver plugins)
@@ -148,8 +143,8 @@ class PyomoBackend(Backend):
             name = "scip_direct" if mixed else "highs"
         elif name == "highs" and mixed:
             return Result(Termination.ERROR, extra={"message": (
-                "pyomo: HiGHS 1.14 returned wrong 'optimal' answers on programs mixing integer and continuous "
-                "columns (solvers/highs.py); use solver=auto or scip_direct")})
+                "pyomo: HiGHS returns wrong 'optimal' answers on programs mixing integer and continuous "
+                "columns (1.14 and 1.16, solvers/highs.py); use solver=auto or scip_direct")})
         if name != "highs" and options["solver_options"]:  # they would be dropped unseen
             raise ValueError(f"options: backend 'pyomo' option 'solver_options' holds HiGHS options, and this "
                              f"program mixing integer and continuous columns is solved by {name}")
