@@ -83,8 +83,8 @@ def test_users_files_are_solved_by_every_fitting_backend(tmp_path: Path, capsys:
 
 
 def test_mixed_integer_files_go_to_scip_not_highs(tmp_path: Path) -> None:
-    """HiGHS 1.14 gave wrong 'optimal' answers on programs mixing integer and continuous columns
-    (tests/test_fuzz.py found it): the highs backend refuses them with that reason, scip solves."""
+    """HiGHS 1.14 (and 1.16, more rarely) gave wrong 'optimal' answers on programs mixing integer
+    and continuous columns (tests/test_fuzz.py found it): the highs backend refuses them with that reason, scip solves."""
     (tmp_path / "mixed.lp").write_text(
         "Maximize\n obj: 4.503 x0 - 0.756 x1 + 2.262 x2 + 2.934 x3 + 4.6 x4 + 2.66 x5 - 1.066 x6\n"
         "Subject To\n r0: 2.905 x0 - 0.677 x1 + 1.429 x2 + 0.506 x3 + 2.208 x4 - 0.302 x5 + 2.487 x6 <= 15.02\n"
@@ -321,7 +321,7 @@ def test_the_kinds_without_a_pyomo_form_are_the_documented_ones() -> None:
 def test_to_pyomo_solves_with_appsi_highs_to_the_exact_optimum(kind: str) -> None:
     """``to_pyomo()`` of every kind that has one, solved by Pyomo's appsi_highs outside optsched,
     reaches the optimum of the ``highs`` backend (``scip`` where the program mixes integer and
-    continuous columns, which HiGHS 1.14 gets wrong: there SCIP through Pyomo). appsi_highs takes
+    continuous columns, which HiGHS 1.14 and 1.16 get wrong: there SCIP through Pyomo). appsi_highs takes
     no quadratic objective: the QP kind (capacity_projection) goes to Pyomo's contrib ``highs``."""
     import pyomo.environ as pyo
 

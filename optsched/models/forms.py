@@ -532,8 +532,8 @@ class StandardForm:
 
     def cvxpy_solver(self) -> tuple[str, dict[str, Any]]:
         """The cvxpy solver that solves this program exactly: Clarabel at 1e-10 for LPs and QPs,
-        HiGHS with no gap and ``HIGHS_MIP_ORACLE_OPTIONS`` for pure-integer programs, SCIP for mixed-integer ones (HiGHS 1.14 returned
-        wrong optima on those, solvers/highs.py)."""
+        HiGHS with no gap and ``HIGHS_MIP_ORACLE_OPTIONS`` for pure-integer programs, SCIP for mixed-integer ones (HiGHS 1.14 and 1.16
+        return wrong optima on those, solvers/highs.py)."""
         if not self.is_mip:
             return "CLARABEL", {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
         if self.integrality.all():
