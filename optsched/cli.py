@@ -488,9 +488,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 @contextlib.contextmanager
 def _second_interrupt_quits() -> Iterator[None]:
     """Ctrl-C raises KeyboardInterrupt as usual; a second one quits at once (one line, exit 130).
-    The first asks a running solve to stop and waits for it (solvers/interrupt.py), but HiGHS
-    1.14's QP solver asks no interrupt callback: a QP of 10^5 variables ran on for 78 s after
-    Ctrl-C. The second press ends the process without waiting for it (its files are written
+    The first asks a running solve to stop and waits for it (solvers/interrupt.py), but a solver
+    may not ask (HiGHS 1.14's QP solver: a QP of 10^5 variables ran on for 78 s after Ctrl-C;
+    1.16's asks). The second press ends the process without waiting for it (its files are written
     whole or not at all, ``artifacts.write_atomically``). Only where Python's own handler is
     in place, on the main thread; the previous handler comes back on return."""
     import signal

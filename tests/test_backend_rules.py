@@ -435,7 +435,9 @@ def test_random_mixed_programs_every_bound_holds() -> None:
 
 # 0-1 knapsacks on which HiGHS 1.14's MIP presolve answered a wrong "optimal" (2026-11-28): a
 # reduction to the empty program that dropped item 0 (3.4088 where 4.0323 is), and one of 2,000
-# random knapsacks (seed 815 of a survey)
+# random knapsacks (seed 815 of a survey); 1.16 solves those two with presolve on, and the third
+# fails on 1.14 and 1.16 alike: presolve on says 0.5173 ({0, 2}) where 0.6883 ({0, 1, 3}) is (probe
+# BN: 3 of 14,250 random knapsacks on 1.16)
 _PRESOLVE_WRONG = [
     BudgetedIP(values=[0.6234723612533449, 0.7024352023570626, 0.9097558837718259, 0.8725634873933383,
                        0.877222376339866, 0.7492925796020096],
@@ -445,6 +447,9 @@ _PRESOLVE_WRONG = [
                weights=[[38945.70838878938, 46600.29056436912, 87167.5195148505, 37635.692387577175, 69446.56957182185],
                         [74496.31043663048, 78465.86077335343, 16421.840876356644, 58780.04885504379,
                          47368.26189129285]], capacity=[245751.98898875143, 117948.60148624924]),
+    BudgetedIP(values=[0.2665686463053362, 0.23092714057977964, 0.25076674502794416, 0.19084632518335165],
+               weights=[[104371.569804978, 390345.52936926595, 512009.36392665416, 118291.88672425461]],
+               capacity=[676886.1496377264]),
 ]
 
 

@@ -525,8 +525,8 @@ def test_scip_stopped_before_any_bound_reports_none(options: dict) -> None:
 
 def test_an_error_without_a_message_names_the_solvers_status(monkeypatch) -> None:
     """A HiGHS solve that ends in an error status without a message said only "the backend
-    failed". (HiGHS 1.14's interior point on a QP ended so; 1.16 solves it: the status is set
-    here on a real solve.)"""
+    failed". (HiGHS 1.14's interior point on a QP ended so; 1.16 runs its QP solver instead:
+    the status is set here on a real solve.)"""
     import highspy
 
     monkeypatch.setattr(highspy.Highs, "getModelStatus", lambda self: highspy.HighsModelStatus.kSolveError)
@@ -537,19 +537,23 @@ def test_an_error_without_a_message_names_the_solvers_status(monkeypatch) -> Non
 
 
 @pytest.mark.parametrize("backend, key", [("highs", "highs_options"), ("pyomo", "solver_options")])
-@pytest.mark.parametrize("solver", ["ipm", "pdlp", "simplex", "qpasm"])
-def test_every_highs_solver_choice_on_a_qp_reaches_the_default_optimum(backend: str, key: str, solver: str) -> None:
-    """HiGHS 1.14's interior point took no quadratic objective (kModelError), so ``solver = ipm``
-    on a QP was refused; 1.16 takes it, and every choice reaches the default route's optimum on
-    the same QPs (or says it did not). On an LP the choices stay valid too."""
-    for seed in range(5):
+@pytest.mark.parametrize("solver", ["ipm", "ipx", "simplex", "pdlp", "qpasm", "choose"])
+def test_a_highs_solver_choice_a_qp_would_not_run_is_refused_naming_the_option(backend: str, key: str,
+                                                                                solver: str) -> None:
+    """HiGHS solves a QP with its active-set solver only: ``solver = ipm`` on a QP ended
+    kModelError in 1.14, and 1.16 runs the active-set solver whatever ``solver`` says (no
+    iteration of the one chosen), so such a choice is refused as an option; ``qpasm`` and
+    ``choose`` reach the default optimum. On an LP every choice stays valid."""
+    for seed in range(3):
         qp = generate("capacity_projection", 6 + 7 * seed, np.random.default_rng(seed))
+        if solver not in ("qpasm", "choose"):
+            with pytest.raises(ValueError, match=rf"{key}\.solver = '{solver}'.*active-set solver only"):
+                optsched.solve(qp, backend, **{key: {"solver": solver}})
+            continue
         reference = optsched.solve(qp, backend)
         r = optsched.solve(qp, backend, **{key: {"solver": solver}})
-        assert reference.termination is Termination.OPTIMAL
-        if r.termination is Termination.OPTIMAL:
-            assert r.objective == pytest.approx(reference.objective, rel=1e-7, abs=1e-9), (seed, r)
-        assert r.bound is None or r.bound <= reference.objective + 1e-7 * max(1.0, abs(reference.objective))  # a minimum
+        assert reference.termination is Termination.OPTIMAL and r.termination is Termination.OPTIMAL
+        assert r.objective == pytest.approx(reference.objective, rel=1e-9, abs=1e-12), (seed, r)
     lp = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0]], row_lower=[-np.inf], row_upper=[1.0], col_lower=[0.0, 0.0],
                        col_upper=[1.0, 1.0], sense="max")
     r = optsched.solve(lp, backend, **{key: {"solver": solver}})

@@ -1,7 +1,7 @@
 """Certificates of optimality from a solver's duals: the bound they prove, in the model's terms.
 
-A solver's "optimal" rests on its own tolerances; where those fail (HiGHS 1.14's QP solver on
-data that mix scales, Clarabel on a pseudo-welfare job with capacities of 1e8) the answer is
+A solver's "optimal" rests on its own tolerances; where those fail (HiGHS's QP solver, 1.14
+and 1.16, on data that mix scales, Clarabel on a pseudo-welfare job with capacities of 1e8) the answer is
 wrong and still called optimal. Weak duality gives a bound from any multipliers, so the duals
 the solver returns with its point either prove the point optimal (bound and objective agree,
 ``agrees_at_scale``) or leave it ``feasible``, with ``extra["optimality"]`` giving the bound
@@ -209,7 +209,7 @@ def certified_continuous(model: Model, solution: Any, x: np.ndarray, row_duals: 
                          extra: dict[str, Any], *, solver: str = "HiGHS") -> tuple[Termination, float | None]:
     """(termination, bound) of an LP or QP a solver calls optimal: the Lagrangian bound of its own
     row duals (``StandardForm.lagrangian_gap``, in HiGHS's sign; x the standard form's vector)
-    against the model's objective. HiGHS 1.14's QP solver says optimal at points far from the
+    against the model's objective. HiGHS's QP solver (1.14 and 1.16) says optimal at points far from the
     optimum when the data mix scales (a projection with z of 1e6 and 1: 9.0e9 where the optimum
     is 0.5), and its LP solver where scaled costs fall below its dual tolerance (costs of 2.5e9
     and -1.2: "optimal" 0 where -3.29 is); their duals then prove no such thing, and the result

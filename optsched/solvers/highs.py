@@ -55,7 +55,8 @@ def highs_termination(name: str) -> Termination:
 # fuzz long run (tests/test_fuzz.py, budgeted_ip "ties"); the same class of fault as HiGHS
 # issues #2204 and #3073. Every HiGHS MIP here (highs, escb_oa, pyomo with HiGHS) switches the
 # rule off unless the caller sets ``presolve_rule_off`` itself (cvxpy's HiGHS too: it returned
-# the same 6 through cvxpy until it got ``HIGHS_MIP_ORACLE_OPTIONS``, models/forms.py).
+# the same 6 through cvxpy until it got ``HIGHS_MIP_ORACLE_OPTIONS``, models/forms.py). HiGHS 1.16
+# answers 8 there with the rule on (probe BN); the rule stays off, which matters only with presolve on.
 
 # HiGHS options a caller may forward (``highs_options``, and Pyomo's ``solver_options`` with
 # HiGHS): algorithm choices, limits and tolerances. Nothing that writes or reads files, prints,
@@ -99,7 +100,7 @@ def mip_presolve_uncertified(table: Mapping[str, Any] | None, extra: dict[str, A
     if value == "off":
         return False
     extra["optimality"] = (f"not certified: {solver}'s MIP presolve is on (presolve = {value!r}); HiGHS 1.14's "
-                           "returned wrong optima on knapsacks of 6 items")
+                           "and 1.16's returned wrong optima on knapsacks of 4-6 items")
     return True
 
 
@@ -144,8 +145,8 @@ def set_option(h: Any, key: str, value: Any, where: str = "options") -> None:
         raise ValueError(f"{where}: HiGHS rejects option {key!r} = {value!r} (unknown name or value out of range)")
 
 
-# HiGHS 1.14's QP solver cycled without end on a projection with tied z (tests/test_fuzz.py,
-# capacity_projection "ties"); it otherwise needs a few iterations per variable. Past this it
+# HiGHS's QP solver (1.14 and 1.16, probe BN) cycles without end on a projection with tied z
+# (tests/test_fuzz.py, capacity_projection "ties"); it otherwise needs a few iterations per variable. Past this it
 # stops with kIterationLimit (termination iteration_limit: stopped early, never claimed optimal).
 QP_ITERATION_LIMIT = 100_000
 
@@ -158,11 +159,12 @@ QP_ITERATION_LIMIT = 100_000
 
 
 class _Cancel:
-    """A HiGHS object's interrupt callbacks (simplex, IPM, MIP), which stop its solve once
+    """A HiGHS object's interrupt callbacks (simplex, IPM, MIP, QP), which stop its solve once
     ``asked``: Ctrl-C during a HiGHS solve, which never returns to Python until it ends, waited
     out the rest of the time limit (55 s of 60). HiGHS asks them between iterations; measured,
-    they cost nothing on MIPs of 9 and 34 ms. HiGHS 1.14's QP solver asks none: a QP still runs
-    to its end or its time limit."""
+    they cost nothing on MIPs of 9 and 34 ms. HiGHS 1.14's QP solver asked none (a QP of 10^5
+    variables ran on for 78 s after Ctrl-C); 1.16's asks its own event, which highspy gives no
+    ``cb*`` property: a QP of 10^4 variables stopped 2.0 s into its solve when asked at 2.0 s."""
 
     __slots__ = ("asked",)
 
@@ -191,10 +193,13 @@ def silent_highs() -> Any:
 
 def new_highs(threads: int) -> Any:
     """A silent HiGHS object of ``threads`` threads that Ctrl-C stops (:func:`run_highs`)."""
+    import highspy
+
     h = silent_highs()
     set_option(h, "threads", int(threads))
     h.optsched_cancel = _Cancel()
-    for event in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
+    qp = h.callbacks[int(highspy.cb.HighsCallbackType.kHighsCallbackQpInterrupt)]  # no cb* property of its own
+    for event in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt, qp):
         event.subscribe(h.optsched_cancel)
     return h
 
@@ -250,9 +255,9 @@ def run_highs(h: Any) -> None:
     scheduler per process, sized by the first run; a later run asking for another number of
     ``threads`` (this backend's option, or the default of HiGHS inside cvxpy or Pyomo) fails
     that way until ``resetGlobalScheduler`` is called. HiGHS runs one solve at a time here.
-    The solve runs beside the main thread (solvers/interrupt.py): Ctrl-C stops an LP or a MIP
-    through the object's interrupt callbacks (:func:`new_highs`; a QP only at its end) and then
-    raises KeyboardInterrupt."""
+    The solve runs beside the main thread (solvers/interrupt.py): Ctrl-C stops an LP, a MIP or
+    a QP through the object's interrupt callbacks (:func:`new_highs`) and then raises
+    KeyboardInterrupt."""
     import highspy
 
     cancel: _Cancel = h.optsched_cancel
@@ -295,6 +300,21 @@ def mip_start(h: Any, x: np.ndarray) -> None:
     h.setSolution(start)
 
 
+QP_SOLVERS = ("choose", "qpasm")  # the values of HiGHS's ``solver`` that a QP is solved by
+
+
+def highs_options_misfit(model: Model, given: Mapping[str, Any] | None, where: str) -> str | None:
+    """Why HiGHS options ``given`` cannot solve ``model`` as asked, or None: HiGHS solves a QP
+    with its active-set solver only. ``solver = ipm`` on a QP ended kModelError in 1.14; 1.16
+    runs the active-set solver whatever ``solver`` says (ipm, ipx, simplex, pdlp: no iteration of
+    theirs), so a benchmark of the choice would time another solver."""
+    chosen = (given or {}).get("solver")
+    if chosen is not None and chosen not in QP_SOLVERS and as_standard(model).to_standard_form().hessian is not None:
+        return (f"{where}.solver = {chosen!r}: HiGHS solves a quadratic objective with its active-set solver "
+                f"only (it would run that instead); for a QP use {' or '.join(map(repr, QP_SOLVERS))}")
+    return None
+
+
 @register_backend
 class HighsBackend(Backend):
     NAME = "highs"
@@ -327,6 +347,9 @@ class HighsBackend(Backend):
                     "(1.14: 28 of 175 small generated ones, presolve off 12; 1.16: 1 of 600 random small ones, its "
                     "bound past a feasible point); use scip")
         return None
+
+    def fits_with(self, model: Model, options: Mapping[str, Any]) -> str | None:
+        return highs_options_misfit(model, options["highs_options"], "highs: option highs_options")
 
     def new_state(self, kind: type[Model], options: Mapping[str, Any], *, prepare: PrepareFn) -> HighsSession:
         session = HighsSession(new_highs(options["threads"]))

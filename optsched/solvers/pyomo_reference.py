@@ -17,7 +17,7 @@ from optsched.result import Result, Termination
 from optsched.solvers.c_output import captured_c_output, output_turn
 from optsched.solvers.certificates import branch_and_bound_proof, certified_continuous, highs_pruning, scip_pruning
 from optsched.solvers.highs import (ALLOWED_HIGHS_OPTIONS, check_highs_options, highs_loosens,
-                                    mip_presolve_uncertified)
+                                    highs_options_misfit, mip_presolve_uncertified)
 from optsched.solvers.registry import Backend, Option, PrepareFn, below_tolerance_scale, register_backend, remaining
 
 # Pyomo TerminationCondition name -> termination. Every optsched model is bounded, so
@@ -111,6 +111,11 @@ class PyomoBackend(Backend):
         check_highs_options(options["solver_options"], "options: backend 'pyomo' option 'solver_options'")
         if options["solver"] != "auto":
             self._solver(options["solver"])
+
+    def fits_with(self, model: Model, options: Mapping[str, Any]) -> str | None:
+        if "standard" not in type(model).FORMS:
+            return None
+        return highs_options_misfit(model, options["solver_options"], "pyomo: option solver_options")
 
     @staticmethod
     def _solver(name: str) -> Any:
