@@ -542,7 +542,10 @@ def test_ctrl_c_ends_a_highs_qp_at_once(tmp_path: Path, presses: int) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         pytest.fail(f"still solving 20 s after {presses} Ctrl-C")
-    assert (proc.returncode, err, out) == (130, "optsched: interrupted\n", "")
+    # a second press that lands after the first has ended the solve, while the interpreter shuts
+    # down (it gives SIGINT its default action back), ends the process by SIGINT: a shell's 130 too
+    codes = (130,) if presses == 1 else (130, -signal.SIGINT)
+    assert proc.returncode in codes and (err, out) == ("optsched: interrupted\n", ""), (proc.returncode, err, out)
 
 
 def test_two_ctrl_cs_end_a_pool_sweep(tmp_path: Path) -> None:
