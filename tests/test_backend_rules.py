@@ -11,7 +11,7 @@ import optsched
 from optsched.generators import generate
 from optsched.models.budgeted_ip import BudgetedIP
 from optsched.models.linear_program import LinearProgram
-from optsched.result import Termination
+from optsched.result import OBJECTIVE_RTOL, Termination
 from optsched.solvers.registry import get_backend
 
 
@@ -353,6 +353,70 @@ def test_mip_bound_not_beaten_by_feasible_point(backend, case):
         assert r.bound >= value - 1e-9 * abs(value), (r.termination, r.objective, r.bound, value)
     if r.termination is Termination.OPTIMAL:
         assert r.objective >= value - 1e-6 * abs(value)
+
+
+# --- the long run (slow): general-integer programs of wide costs, highs against CP-SAT
+def _wide_cost_program(rng: np.random.Generator) -> LinearProgram:
+    """1-5 integer columns with bounds up to 1e6 wide (15 % fixed), 1-3 rows of whole
+    coefficients in [-7, 7] (30 % equalities, 30 % of sides open), costs of 1 to 1e12 in
+    magnitude (probe BM's generator, where HiGHS 1.14 said "optimal" short of the optimum)."""
+    n, m = int(rng.integers(1, 6)), int(rng.integers(1, 4))
+    lo = -rng.integers(0, 10 ** int(rng.integers(1, 7)), n)
+    hi = lo + rng.integers(0, 10 ** int(rng.integers(1, 7)), n)
+    fixed = rng.random(n) < 0.15
+    hi[fixed] = lo[fixed]
+    A = rng.integers(-7, 8, (m, n)) * (rng.random((m, n)) < 0.8)
+    rl = rng.integers(-50, 50, m).astype(float)
+    ru = rl + rng.integers(0, 100, m)
+    eq = rng.random(m) < 0.3
+    ru[eq] = rl[eq]
+    rl[rng.random(m) < 0.3] = -np.inf
+    ru[rng.random(m) < 0.3] = np.inf
+    c = rng.choice([-1, 1], n) * np.round(10.0 ** rng.uniform(0, 12, n))
+    return LinearProgram(c=c, A=A.astype(float), row_lower=rl, row_upper=ru, col_lower=lo.astype(float),
+                         col_upper=hi.astype(float), integrality=np.ones(n, bool),
+                         sense="max" if rng.integers(0, 2) else "min")
+
+
+@pytest.mark.slow
+def test_highs_on_general_integer_programs_of_wide_costs() -> None:
+    """Over ``OPTSCHED_FUZZ_INSTANCES`` (3,000 by default, about 35 s) random programs of
+    :func:`_wide_cost_program`, against the best point CP-SAT and SCIP find (checked by the
+    model): the highs route calls none infeasible, its optimal is within the seam's 1e-6 of that
+    point or better (with a point the model accepts), and its bound is not past the point by more
+    than that 1e-6 either. HiGHS 1.14 failed this on 4 of 3,000 (seeds 10 and 11 of the survey,
+    2026-11-28: up to 3.3e-4 short). HiGHS 1.16 passes, though not at a tighter bound check: it
+    put the bound past the point by 8.3e-7 and 6.9e-8 here (programs 987 and 2871, optimal as
+    far short), with the integer bounds the rows imply (``StandardForm.tightened``); without them
+    it said "optimal" 1.5 % short on a program of seed 2, so the tightening stays."""
+    import os
+
+    _need("highs", "cpsat", "scip")
+    n = int(os.environ.get("OPTSCHED_FUZZ_INSTANCES", "3000"))
+    rng = np.random.default_rng(20261128)
+    compared = 0
+    for i in range(n):
+        lp = _wide_cost_program(rng)
+        sign = 1.0 if lp.maximize else -1.0
+        others = [optsched.solve(lp, b, time_limit=20) for b in ("cpsat", "scip")]
+        points = [r.objective for r in others if r.solution is not None and not lp.violations(r.solution)]
+        if not points:  # both prove it infeasible (55 % of them): so must highs, or give no point
+            r = optsched.solve(lp, "highs", time_limit=20)
+            if all(o.termination is Termination.INFEASIBLE for o in others):
+                assert r.solution is None or lp.violations(r.solution), (i, r.termination, r.objective)
+            continue
+        compared += 1
+        best = max(points, key=lambda v: sign * v)
+        r = optsched.solve(lp, "highs", time_limit=20)
+        where = (i, r.termination, r.objective, r.bound, best)
+        assert r.termination is not Termination.INFEASIBLE, where
+        if r.bound is not None:
+            assert sign * (r.bound - best) >= -OBJECTIVE_RTOL * max(1.0, abs(best)), where
+        if r.termination is Termination.OPTIMAL:
+            assert not lp.violations(r.solution), where
+            assert sign * (r.objective - best) >= -OBJECTIVE_RTOL * max(1.0, abs(best)), where
+    assert compared >= n // 3
+    print(f"\nwide-cost integer programs: {compared} of {n} with a point; every highs bound and optimal held")
 
 
 # --- the long run (slow): random small mixed programs, every route's bound against brute force

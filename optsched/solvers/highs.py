@@ -11,6 +11,8 @@ benchmarks/bench_seam.py).
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -20,8 +22,6 @@ from optsched.models.base import Model
 from optsched.models.forms import (HIGHS_DEFAULT_TOLERANCES, HIGHS_MIP_ORACLE_OPTIONS, PRESOLVE_RULE_13, SOLVER_INFINITY,
                                    StandardForm, as_standard, lower_triangle, solver_form)
 from optsched.result import Result, Termination
-import time
-
 from optsched.solvers.c_output import captured_c_output
 from optsched.solvers.certificates import branch_and_bound_proof, certified_continuous, highs_pruning
 from optsched.solvers.interrupt import interruptible
@@ -164,7 +164,10 @@ class _Cancel:
     out the rest of the time limit (55 s of 60). HiGHS asks them between iterations; measured,
     they cost nothing on MIPs of 9 and 34 ms. HiGHS 1.14's QP solver asked none (a QP of 10^5
     variables ran on for 78 s after Ctrl-C); 1.16's asks its own event, which highspy gives no
-    ``cb*`` property: a QP of 10^4 variables stopped 2.0 s into its solve when asked at 2.0 s."""
+    ``cb*`` property: a QP of 10^4 variables stopped 2.0 s into its solve when asked at 2.0 s.
+    A QP asks it every iteration, a Python call that takes the GIL: 6 % of a QP of 5,000
+    variables (1.69 -> 1.80 s), and about twice the time while another Python thread runs
+    (probe BO), the price of a QP that Ctrl-C stops."""
 
     __slots__ = ("asked",)
 
@@ -172,22 +175,34 @@ class _Cancel:
         self.asked = False
 
     def __call__(self, event: Any) -> None:
-        if self.asked:
-            event.interrupt()
+        # both ways: HiGHS keeps the flag an interrupt set, and a kept object (a Prepared's)
+        # stopped once answered every later solve at once with kInterrupt (probe BO)
+        event.interrupt(self.asked)
 
     def stop(self) -> None:
         self.asked = True
 
 
+_BANNER_SHOWN_IN: int | None = None  # the process whose HiGHS has printed its banner
+
+
 def silent_highs() -> Any:
     """A ``highspy.Highs`` with ``output_flag`` off. highspy 1.16 prints its banner while the
-    object is built (its constructor registers the callbacks before any option can be set), so
-    the construction runs inside :func:`captured_c_output` and the banner is dropped."""
+    first object of a process is built (its constructor registers the callbacks before any
+    option can be set), so that construction runs inside :func:`captured_c_output` and the
+    banner is dropped. Later ones print nothing and are built outside it: the capture's lock,
+    held by another thread's solve, made a construction wait 6.5 s, and the swapped descriptors
+    dropped other threads' prints (probe BO)."""
+    global _BANNER_SHOWN_IN
     import highspy
 
-    with captured_c_output():
+    if _BANNER_SHOWN_IN == os.getpid():
         h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+    else:
+        with captured_c_output():
+            h = highspy.Highs()
+        _BANNER_SHOWN_IN = os.getpid()
+    h.setOptionValue("output_flag", False)
     return h
 
 
@@ -309,7 +324,8 @@ def highs_options_misfit(model: Model, given: Mapping[str, Any] | None, where: s
     runs the active-set solver whatever ``solver`` says (ipm, ipx, simplex, pdlp: no iteration of
     theirs), so a benchmark of the choice would time another solver."""
     chosen = (given or {}).get("solver")
-    if chosen is not None and chosen not in QP_SOLVERS and as_standard(model).to_standard_form().hessian is not None:
+    if (isinstance(chosen, str) and chosen.lower() not in QP_SOLVERS  # HiGHS reads the name in any case
+            and as_standard(model).to_standard_form().hessian is not None):
         return (f"{where}.solver = {chosen!r}: HiGHS solves a quadratic objective with its active-set solver "
                 f"only (it would run that instead); for a QP use {' or '.join(map(repr, QP_SOLVERS))}")
     return None
