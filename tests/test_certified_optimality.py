@@ -969,6 +969,10 @@ def test_scip_does_not_call_optimal_an_lp_whose_costs_its_tolerance_cannot_see()
 
 @pytest.mark.slow
 def test_lps_of_wide_data_have_no_optimal_short_of_a_feasible_point_many_seeds():
+    """Open (found 2026-11-28, the same at 4d8e324 with SCIP 10.0 and 9.x): ``wide_costs`` seed
+    106, where ``scip`` says "optimal" 3.34e8 and a point of 7.01e8 is feasible (a maximum at
+    about half, as SCIP's answer on program 730 of tests/test_backend_rules.py's mixed generator;
+    README, Robustness)."""
     assert _wide_lp_claims(range(12, 312)) == []
 
 
