@@ -471,10 +471,9 @@ def test_random_mixed_programs_every_bound_holds() -> None:
     """Every route's bound is on the right side of a feasible point's value, and every optimal is
     within 1e-6 of the best point, over random mixed programs (``OPTSCHED_FUZZ_INSTANCES``, 300 by
     default). Probe BF found 27 of 400 such programs with a bound a feasible point beat, before
-    the search's proof was widened by the dual tolerance times the columns' ranges. Open: at
-    2,000 programs it fails at program 730, where ``scip`` says "optimal" at half the optimum
-    (every column halved: -3.48e8 where -6.96e8 is; found 2026-11-28, the same at 4d8e324;
-    README, Robustness)."""
+    the search's proof was widened by the dual tolerance times the columns' ranges. At 2,000
+    programs SCIP failed it at programs 730, 775 and 1905 until its objective propagator was
+    switched off (``test_scip_runs_without_its_objective_propagator``)."""
     import os
 
     n = int(os.environ.get("OPTSCHED_FUZZ_INSTANCES", "300"))
@@ -573,6 +572,29 @@ def test_highs_proves_the_optimum_of_general_integer_programs_of_wide_costs(inde
     assert r.termination is Termination.OPTIMAL and not model.violations(r.solution)
     assert r.objective == pytest.approx(truth.objective, rel=1e-12), (r.objective, truth.objective)
     assert (r.bound >= truth.objective) if maximize else (r.bound <= truth.objective)
+
+
+def test_scip_runs_without_its_objective_propagator():
+    """Program 730 of the mixed generator (seed 20261128; ``test_random_mixed_programs_every_bound_holds``
+    at 2,000): at epsilon 1e-12 SCIP's pseudoobj propagator divided the rounding of an O(1)
+    difference by the scaled cost -4.5e-12 of x1, cut off the root, and SCIP answered the
+    trivial heuristic's middle point "optimal": -3.48e8, every column halved, where x2 = 2 gives
+    -6.96e8 (probe BP). With the propagator off (``SCIP_ORACLE_PARAMS``), on every route to SCIP."""
+    model = LinearProgram(c=[9123412.870943824, -0.002403346540323681, -347988552.8092096, -6.272148135390164e-06,
+                             -0.0018268697152506316],
+                          A=[[2.9, 0.6, -0.7, -0.4, -1.9], [0.7, 0.5, 0.9, 1.6, 1.7]], row_lower=[-np.inf, -np.inf],
+                          row_upper=[5.460054681784159, 29.85691412773022], col_lower=np.zeros(5),
+                          col_upper=[1.0, 3.0, 2.0, 22.00437361119397, 0.19040395536666768],
+                          integrality=[True, True, True, False, False], sense="min")
+    best = _best_point(model, np.array([True, True, True, False, False]), np.array([1.0, 3.0, 2.0, 22.0, 0.19]))
+    assert best is not None and best < -6.9e8
+    for backend, options in [("scip", {}), ("pyomo", {"solver": "scip_direct"}), ("cvxpy", {})]:  # cvxpy: SCIP for it
+        if not get_backend(backend).available():
+            continue
+        r = optsched.solve(model, backend, **options)
+        where = (backend, r.termination, r.objective, r.bound, best)
+        assert r.termination is Termination.OPTIMAL and r.objective <= best + OBJECTIVE_RTOL * abs(best), where
+        assert r.bound <= best + OBJECTIVE_RTOL * abs(best), where
 
 
 def test_scip_runs_without_its_dominated_columns_presolver():

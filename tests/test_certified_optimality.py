@@ -967,12 +967,23 @@ def test_scip_does_not_call_optimal_an_lp_whose_costs_its_tolerance_cannot_see()
     assert "dual tolerance" in r.extra["optimality"]
 
 
+def test_scip_finds_the_optimum_of_a_wide_lp_its_objective_propagator_cut_off():
+    """``wide_costs`` seed 106: SCIP's pseudoobj propagator, at epsilon 1e-12, divided a rounding
+    error by the scaled cost 2.9e-10, cut off the root, and SCIP said "optimal" 3.34e8 at the
+    middle of every column's range where HiGHS's 7.01e8 is feasible (probe BP). It is off now
+    (``SCIP_ORACLE_PARAMS``)."""
+    model = wide_lp(106, "wide_costs")
+    reference = optsched.solve(model, "highs")
+    assert reference.termination is Termination.OPTIMAL and reference.objective > 7e8
+    r = optsched.solve(model, "scip")
+    assert r.termination is Termination.OPTIMAL
+    assert r.objective == pytest.approx(reference.objective, rel=1e-6), (r.objective, reference.objective)
+
+
 @pytest.mark.slow
 def test_lps_of_wide_data_have_no_optimal_short_of_a_feasible_point_many_seeds():
-    """Open (found 2026-11-28, the same at 4d8e324 with SCIP 10.0 and 9.x): ``wide_costs`` seed
-    106, where ``scip`` says "optimal" 3.34e8 and a point of 7.01e8 is feasible (a maximum at
-    about half, as SCIP's answer on program 730 of tests/test_backend_rules.py's mixed generator;
-    README, Robustness)."""
+    """SCIP failed this at ``wide_costs`` seeds 106 and 145 (its objective propagator: the test
+    above) until 2026-11-28."""
     assert _wide_lp_claims(range(12, 312)) == []
 
 
