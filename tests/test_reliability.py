@@ -587,7 +587,7 @@ def test_the_cli_gives_ctrl_c_back_to_python_when_it_returns(capsys: pytest.Capt
 
 
 @pytest.mark.parametrize("kind", ["qp", "mip"])
-def test_a_highs_object_stopped_by_ctrl_c_solves_again(shared_data: Path, kind: str) -> None:
+def test_a_highs_object_stopped_by_ctrl_c_solves_again(request: pytest.FixtureRequest, kind: str) -> None:
     """A kept HiGHS object (a Prepared's) that Ctrl-C stopped answered every later solve at once
     with kInterrupt: HiGHS keeps the flag an interrupt callback sets, and only optsched's own was
     reset (probe BO; a MIP since the callbacks came, a QP since HiGHS 1.16 asks its QP event).
@@ -603,6 +603,7 @@ def test_a_highs_object_stopped_by_ctrl_c_solves_again(shared_data: Path, kind: 
         big = generate("capacity_projection", 10_000, np.random.default_rng(0))  # about 18 s to its end
         small = generate("capacity_projection", 50, np.random.default_rng(1))
     else:
+        shared_data = request.getfixturevalue("shared_data")  # the QP case needs no data
         big = load_instance(shared_data / "setpacking" / "pb_200rnd0100.dat")  # not proven within minutes
         small = generate("set_packing", 30, np.random.default_rng(0))
     h = new_highs(1)

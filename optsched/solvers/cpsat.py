@@ -82,6 +82,12 @@ def _rounding_error(scaled: StandardForm, precision: float) -> float:
     return max(precision, float(bound[used].sum()) * activity * 2.0**-54)
 
 
+def _rows_moved(form: StandardForm, written: StandardForm) -> bool:
+    """Whether the solver's rows differ from the model's (:meth:`StandardForm.widened` moved a
+    side): then an optimum is checked against the model's own tolerance."""
+    return not (np.array_equal(form.row_lower, written.row_lower) and np.array_equal(form.row_upper, written.row_upper))
+
+
 @register_backend
 class CpSatBackend(Backend):
     NAME = "cpsat"
@@ -142,9 +148,8 @@ class CpSatBackend(Backend):
         # integer bounds they imply and no cost on a column they fix at 0 (an item of 1e12 that
         # fits nowhere set the objective's scale, and CP-SAT's rounding lost the item of 1 beside
         # it: feasible 0 where 1 is, until 2026-11-28): what every exact MIP route is given
-        form, written = solver_form(model), as_standard(model).to_standard_form()
-        moved = not (np.array_equal(form.row_lower, written.row_lower)
-                     and np.array_equal(form.row_upper, written.row_upper))
+        form = solver_form(model)
+        moved = model.memo("cpsat_rows_moved", lambda: _rows_moved(form, as_standard(model).to_standard_form()))
         m = cp_model.CpModel()
         a = form.A.tocsr()
         lo, hi = form.col_lower.astype(np.int64), form.col_upper.astype(np.int64)
