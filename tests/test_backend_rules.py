@@ -725,8 +725,8 @@ def test_presolve_on_leaves_an_lp_certified(backend, options):
 
 def test_scip_keeps_its_root_cuts_on_the_escb_index():
     """Probe BQ: with its root separation off (as on the linear routes), SCIP said "optimal"
-    5.4555 for this P3 of 13 items, its bound below the optimum 5.6242 (brute force); so on 10 of
-    1,500 generated P3 of 4-16 items and 17 of the 60 indices of an ESDP run. P3's row t^2 <=
+    5.4555 for this P3 of 13 items, its bound below the optimum 5.6242 (brute force); so on 31 of
+    4,500 generated P3 of 4-16 items and 17 of the 60 indices of an ESDP run. P3's row t^2 <=
     variance.x is outer-approximated in those rounds; P3 keeps them (``scip.ESCB_PARAMS``)."""
     _need("scip")
     model = EscbIndex(

@@ -56,8 +56,8 @@ ALLOWED_SCIP_PARAMS = frozenset({
 # programs (``SCIP_ORACLE_PARAMS``), together with the oracle's feastol 1e-9, its linear presolve
 # off and the capacity widened to c / (1 - 1e-9), SCIP said "optimal" short of P3's optimum, its
 # bound below a feasible point (probe BQ, 2026-11-28: 12.0665 where 12.0811 is, on 17 of the 60
-# indices of an ESDP run; 10 of 1,500 generated ones of 4-16 items against brute force, up to 3 %
-# short). P3 keeps them on: 0 of those 1,500, nor of 4,500 with tight, wide or fuzzed data.
+# indices of an ESDP run; 31 of 4,500 generated ones of 4-16 items against brute force, up to 3 %
+# short). P3 keeps them on: 0 of those 4,500, nor of 4,500 with tight, wide or fuzzed data.
 ESCB_PARAMS: Mapping[str, Any] = MappingProxyType({**SCIP_ORACLE_PARAMS, "separating/maxroundsroot": -1})
 
 
