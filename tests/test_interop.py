@@ -23,6 +23,12 @@ from optsched.models.linear_program import LinearProgram
 from optsched.result import Termination
 from optsched.solvers.registry import fitting_backends, get_backend
 
+
+def _need(*names: str) -> None:
+    for name in names:
+        if not get_backend(name).available():
+            pytest.skip(f"{name} is not available here")
+
 STANDARD_KINDS = sorted(k for k, cls in model_kinds().items() if "standard" in cls.FORMS and k != "linear_program")
 
 
@@ -80,6 +86,36 @@ def test_users_files_are_solved_by_every_fitting_backend(tmp_path: Path, capsys:
     assert np.allclose(table["objective"], optsched.solve(model, "highs").objective)
     assert main(["export", str(src), "--format", "json", "--out", str(tmp_path / "again.json")]) == 0
     assert optsched.model_from_dict(json.loads((tmp_path / "again.json").read_text())).to_dict() == model.to_dict()
+
+
+@pytest.mark.parametrize(("upper", "integrality"), [(5.0, [1, 0]), (-1.0, [1, 0]), (5.0, [1, 1]), (-1.0, [1, 1]),
+                                                   (5.0, [0, 0]), (-1.0, [0, 0])])
+def test_pyomo_solves_programs_with_an_empty_row(upper: float, integrality: list[int]) -> None:
+    """Probe BR: a row with no entries became Pyomo's Constraint.Feasible, kept as a trivial
+    expression that Pyomo's SCIP interface cannot translate: the default route of a mixed
+    program (scip_direct) ended error (NotImplementedError) where scip and cvxpy say 6. A
+    satisfied empty row is left out; one that 0 misses (0 <= -1) stays as 0 x_0, infeasible."""
+    _need("pyomo", "scip")
+    model = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0], [0.0, 0.0]], row_lower=[None, None], row_upper=[3.5, upper],
+                          col_lower=[0, 0], col_upper=[2, 2.5], integrality=integrality, sense="max")
+    truth = optsched.solve(model, "scip")
+    r = optsched.solve(model, "pyomo")
+    assert r.termination is truth.termination, (r.termination, r.message, truth.termination)
+    if upper < 0:
+        assert r.termination is Termination.INFEASIBLE
+    else:
+        assert r.termination is Termination.OPTIMAL and r.objective == pytest.approx(truth.objective, rel=1e-9)
+
+
+def test_pyomo_refuses_highs_for_a_mixed_program_naming_the_option() -> None:
+    """Probe BR: solver=highs on a program mixing integer and continuous columns passed prepare and
+    ended error at every solve; it is refused as the highs backend refuses it (ValueError)."""
+    _need("pyomo")
+    mixed = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0]], row_lower=[None], row_upper=[3.5], col_lower=[0, 0],
+                          col_upper=[2, 2.5], integrality=[1, 0], sense="max")
+    with pytest.raises(ValueError, match="option solver: HiGHS returns wrong 'optimal' answers on programs mixing"):
+        optsched.solve(mixed, "pyomo", solver="highs")
+    assert "pyomo" in optsched.backends(mixed)  # its default route (scip_direct) fits
 
 
 def test_mixed_integer_files_go_to_scip_not_highs(tmp_path: Path) -> None:

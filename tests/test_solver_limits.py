@@ -443,6 +443,22 @@ def test_a_solver_option_value_the_solver_refuses_is_bad_input(backend: str, opt
         optsched.solve(model, backend, **options)
 
 
+@pytest.mark.parametrize("kind", ["pseudo_welfare", "stationary_allocation"])
+@pytest.mark.parametrize("solver", ["OSQP", "HIGHS"])
+def test_cvxpy_refuses_a_qp_solver_for_a_conic_program_naming_the_option(kind: str, solver: str) -> None:
+    """Probe BR: cvxpy with OSQP or HiGHS on a program with cones (logs, powers) passed prepare
+    and ended error at every solve ("cannot solve this problem", 683 runs); it is refused as a
+    non-MIP solver is refused for an integer program (ValueError naming ``solver``). A QP
+    (the projection) still goes to both."""
+    if not get_backend("cvxpy").available():
+        pytest.skip("cvxpy is not available here")
+    model = generate(kind, 6, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=f"option 'solver': {solver} solves linear and quadratic programs only"):
+        optsched.solve(model, "cvxpy", solver=solver)
+    projection = generate("capacity_projection", 6, np.random.default_rng(0))
+    assert optsched.solve(projection, "cvxpy", solver=solver).ok
+
+
 def test_pyomo_says_when_its_highs_options_would_go_unused() -> None:
     mixed = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0]], row_lower=[None], row_upper=[1.0], col_lower=[0, 0],
                           col_upper=[1, 1], integrality=[1, 0], sense="max")

@@ -510,7 +510,15 @@ class StandardForm:
         def row(_: Any, i: int) -> Any:
             start, stop = a.indptr[i], a.indptr[i + 1]
             if start == stop:  # an empty row: 0 within its sides or not
-                return pyo.Constraint.Feasible if self.row_lower[i] <= 0 <= self.row_upper[i] else pyo.Constraint.Infeasible
+                if self.row_lower[i] <= 0 <= self.row_upper[i]:
+                    # Skip, not Feasible: Pyomo keeps a Feasible row as a trivial expression, which its
+                    # SCIP interface cannot translate (NotImplementedError; probe BR)
+                    return pyo.Constraint.Skip
+                if not self.n_vars:
+                    return pyo.Constraint.Infeasible
+                # 0 x_0 outside its sides: a linear row every solver interface takes, and none can meet
+                body = LinearExpression(constant=0.0, linear_coefs=[0.0], linear_vars=[m.x[0]])
+                return (_finite(self.row_lower[i]), body, _finite(self.row_upper[i]))
             body = sum(float(v) * m.x[int(j)] for j, v in zip(a.indices[start:stop], a.data[start:stop]))
             return (_finite(self.row_lower[i]), body, _finite(self.row_upper[i]))
 

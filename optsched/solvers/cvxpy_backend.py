@@ -94,6 +94,7 @@ def check_solver_options(solver: str, table: Mapping[str, Any]) -> None:
 
 ALLOWED_SOLVER_OPTIONS = frozenset().union(*map(frozenset, SOLVER_OPTIONS.values()))
 MIP_SOLVERS = frozenset({"HIGHS", "SCIP"})
+QP_SOLVERS = frozenset({"OSQP", "HIGHS"})  # linear and quadratic programs only (no cone)
 SOLVERS = ("CLARABEL", "OSQP", "SCS", "HIGHS")
 # cvxpy reports no bound. For a kind of ``certificates.CVXPY_DUAL_BOUNDS`` the solver's multipliers
 # prove one, and that bound alone makes an answer optimal, whichever solver gave it. For the
@@ -165,6 +166,9 @@ class CvxpyBackend(Backend):
         if problem.is_mixed_integer() and solver not in MIP_SOLVERS:
             raise ValueError(f"options: backend 'cvxpy' option 'solver': {solver} does not solve integer programs "
                              f"(HIGHS does)")
+        if solver in QP_SOLVERS and not problem.is_qp():  # a cone cvxpy would refuse at every solve (probe BR)
+            raise ValueError(f"options: backend 'cvxpy' option 'solver': {solver} solves linear and quadratic "
+                             f"programs only, and this {model.name} has conic terms (CLARABEL and SCS solve it)")
         solver_options = {**solver_options, **(options["solver_options"] or {})}
         if problem.is_mixed_integer():  # what a HiGHS or SCIP MIP needs (models/forms.py)
             if solver == "HIGHS":

@@ -115,6 +115,9 @@ class PyomoBackend(Backend):
     def fits_with(self, model: Model, options: Mapping[str, Any]) -> str | None:
         if "standard" not in type(model).FORMS:
             return None
+        if options["solver"] == "highs" and self._mixed(model):
+            return ("pyomo: option solver: HiGHS returns wrong 'optimal' answers on programs mixing integer and "
+                    "continuous columns (1.14 and 1.16, solvers/highs.py); use solver=auto or scip_direct")
         return highs_options_misfit(model, options["solver_options"], "pyomo: option solver_options")
 
     @staticmethod
@@ -146,10 +149,6 @@ class PyomoBackend(Backend):
         mixed = self._mixed(model)
         if name == "auto":
             name = "scip_direct" if mixed else "highs"
-        elif name == "highs" and mixed:
-            return Result(Termination.ERROR, extra={"message": (
-                "pyomo: HiGHS returns wrong 'optimal' answers on programs mixing integer and continuous "
-                "columns (1.14 and 1.16, solvers/highs.py); use solver=auto or scip_direct")})
         if name != "highs" and options["solver_options"]:  # they would be dropped unseen
             raise ValueError(f"options: backend 'pyomo' option 'solver_options' holds HiGHS options, and this "
                              f"program mixing integer and continuous columns is solved by {name}")
