@@ -73,6 +73,7 @@ MAY_STOP_EARLY: dict[str, tuple[str, ...]] = {
     "escb_index": ("scip",),  # gap_limit: SCIP's tolerance on t^2 <= u loosens its bound (solvers/scip.py)
 }
 STOPPED_EARLY: dict[str, int] = {}
+UNPROVEN_SHORT: dict[str, int] = {}  # exact backends' "feasible" answers short of the proven optimum
 
 
 def check_every_backend(model: Model, *, skip: frozenset[str] = frozenset()) -> dict[str, Result]:
@@ -102,9 +103,19 @@ def check_every_backend(model: Model, *, skip: frozenset[str] = frozenset()) -> 
         assert r.solution is not None and model.violations(r.solution, tol=1e-6) == [], where(name)
     objectives = {name: r.objective for name, r in exact.items() if name not in stopped}
     assert objectives, where(next(iter(exact)))
-    ref_name, opt = next(iter(objectives.items()))
-    for name, value in objectives.items():
+    # an exact backend's "feasible" (cvxpy's solver ended inaccurate) proves nothing, so it is held
+    # to what feasible promises (a point no better than the optimum, a bound that holds) once
+    # another exact backend has proven the optimum: Clarabel stalled 7.7e-6 short on 1 of the 10^4
+    # stationary allocations of the long run, its multipliers proving the optimum of stationary_alm
+    certified = {name: v for name, v in objectives.items() if exact[name].termination is Termination.OPTIMAL}
+    unproven = {name: v for name, v in objectives.items() if name not in certified} if certified else {}
+    ref_name, opt = next(iter((certified or objectives).items()))
+    for name, value in (certified or objectives).items():
         assert _close(value, opt, rtol), (objectives, model.to_dict())
+    for name, value in unproven.items():
+        assert _not_better(model, value, opt, rtol), (name, value, opt, model.to_dict())
+        if not _close(value, opt, rtol):
+            UNPROVEN_SHORT[model.name] = UNPROVEN_SHORT.get(model.name, 0) + 1
     for name in stopped:  # stopped early: a feasible point, never better than the optimum
         assert _not_better(model, results[name].objective, opt, rtol), (name, results[name].objective, opt)
         STOPPED_EARLY[model.name] = STOPPED_EARLY.get(model.name, 0) + 1
@@ -233,7 +244,8 @@ def test_fuzz_long_run(kind: str) -> None:
         first = next(iter(results.values())).termination.value
         statuses[first] = statuses.get(first, 0) + 1
     print(f"\nfuzz long run {kind}: {LONG_RUN} instances in {time.perf_counter() - start:.1f} s, "
-          f"first exact backend's statuses {statuses}, stopped early (safeguard limit) {STOPPED_EARLY.get(kind, 0)}")
+          f"first exact backend's statuses {statuses}, stopped early (safeguard limit) {STOPPED_EARLY.get(kind, 0)}, "
+          f"an exact backend's unproven (feasible) answer short of the proven optimum {UNPROVEN_SHORT.get(kind, 0)}")
 
 
 # --- options: random values from each backend's declared schema --------------------------------------

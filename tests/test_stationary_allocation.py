@@ -26,6 +26,7 @@ from optsched.ogasched.offline import (
 )
 from optsched.ogasched.scenario import synthetic_scenario
 from optsched.result import Termination
+from optsched.solvers.registry import get_backend
 
 KINDS = ["mixed", *UTILITIES]
 
@@ -440,3 +441,24 @@ def test_stationary_alm_certifies_programs_whose_inner_solves_stall(seed: int) -
     assert r.objective <= oracle.objective + 1e-6 * scale
     assert oracle.objective <= r.bound + 1e-6 * scale
     assert r.objective == pytest.approx(oracle.objective, rel=1e-6, abs=1e-6)
+
+
+def test_a_degenerate_vertex_clarabel_stalls_on_is_proven_by_the_first_order_backend():
+    """Instance 5375 of the fuzz long run (variant "ties"): the optimum is a vertex, y = (0, c, 0).
+    Clarabel at the oracle's 1e-10 ended optimal_inaccurate 7.7e-6 short (cvxpy 1.9.3, clarabel
+    0.11.1), which the seam reports as ``feasible`` with the bound its multipliers prove; that bound
+    is stationary_alm's certified optimum."""
+    model = StationaryAllocation(weight=[202.0, 1950.0, 1664.0], alpha=[1.2, 1.2, 1.2], kind=[3, 3, 3],
+                                 upper=[0.1, 0.1, 0.1], group=[0, 0, 0], capacity=[0.05], port=[0, 1, 2],
+                                 resource=[0, 0, 0], overhead=[[80.8], [780.0], [665.6]])
+    first = optsched.solve(model, "stationary_alm")
+    assert first.termination is Termination.OPTIMAL and first.bound == pytest.approx(first.objective, rel=1e-12)
+    assert first.objective == pytest.approx(model.objective(np.array([0.0, 0.05, 0.0])), rel=1e-12)
+    if not get_backend("cvxpy").available():
+        return
+    ref = optsched.solve(model, "cvxpy")
+    assert ref.termination in (Termination.OPTIMAL, Termination.FEASIBLE) and not model.violations(ref.solution)
+    assert ref.objective <= first.objective * (1 + 1e-9)
+    assert ref.bound >= first.objective * (1 - 1e-9)
+    if ref.termination is Termination.OPTIMAL:
+        assert ref.objective == pytest.approx(first.objective, rel=1e-6)
