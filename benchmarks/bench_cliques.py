@@ -11,11 +11,11 @@ is marked ``WRONG``.
 
     python benchmarks/bench_cliques.py [--graphs johnson8-2-4 ...] [--time-limit 300] [--repeats 21]
 
-Measured 2026-11-28 (2 cores, another process on the other; all 14 graphs, 300 s): HiGHS and
-CP-SAT prove every known clique (no WRONG); greedy / optimum median 0.900 (0.693 johnson16-2-4
-to 1.000); greedy 3.6-36 us; HiGHS up to 129 s (brock200_4; HiGHS runs MIPs without presolve
-since that day: 76.5 s on p_hat300-1 with it, 115 s without), CP-SAT up to 72 s (brock200_4);
-runtime ratios to greedy median 140102x (HiGHS) and 45562x (CP-SAT).
+Measured 2026-11-28 with highspy 1.16 (2 cores, another process on the other; all 14 graphs,
+300 s): HiGHS and CP-SAT prove every known clique (no WRONG); greedy / optimum median 0.900 (0.693
+johnson16-2-4 to 1.000); greedy 3.1-33 us; HiGHS up to 161 s (brock200_4; without presolve, as
+HiGHS runs MIPs: with highspy 1.14 p_hat300-1 took 76.5 s with it, 115 s without; 104 s now),
+CP-SAT up to 63 s (brock200_4); runtime ratios to greedy median 126198x (HiGHS) and 59543x (CP-SAT).
 """
 
 from __future__ import annotations
