@@ -19,7 +19,7 @@ from optsched.solvers.projection_kernel import project
 # numba caches a kernel by its own file only: the text of the kernels compiled into this one,
 # whose change must rebuild it (tests/test_kernel_stamps.py; an edit of this stamp edits this file)
 COMPILED_WITH = {"optsched.models.utilities_kernel": "eadebf9d2282376d",
-                 "optsched.solvers.projection_kernel": "640ad6091f0378dc"}
+                 "optsched.solvers.projection_kernel": "11cf429af27df015"}
 
 SPG_MEMORY = 8  # non-monotone Armijo search: compared with the worst of the last 8 values
 ARMIJO = 1e-4
