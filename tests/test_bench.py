@@ -111,6 +111,21 @@ def test_bench_gaps(tiny_bench: tuple[BenchConfig, Path, pd.DataFrame]) -> None:
     assert df.loc[df["termination"] == "error", "gap_to_best_bound"].isna().all()
 
 
+def test_bench_marks_an_exact_optimal_past_the_best_bound_wrong(tiny_bench: tuple[BenchConfig, Path, pd.DataFrame]) -> None:
+    """An exact backend's optimal 3.8e-4 from the instance's best bound (SCIP on the ESCB index in
+    the quick bench until 2026-11-28) is a fault, not a gap: its termination cell says WRONG."""
+    from optsched.bench import overview_table
+
+    _, _, df = tiny_bench
+    assert not any("WRONG" in line for line in overview_table(df))
+    row = df.index[df["exact"] & (df["termination"] == "optimal")][0]
+    faulty = df.copy()
+    faulty.loc[row, "gap_to_best_bound"] = 3.8e-4
+    kind, backend = faulty.loc[row, "model"], faulty.loc[row, "backend"]
+    marked = [line for line in overview_table(faulty) if "WRONG" in line]
+    assert len(marked) == 1 and marked[0].startswith(f"| {kind} | {backend} |") and marked[0].endswith("WRONG 1 |")
+
+
 def test_bench_summary_table(tiny_bench: tuple[BenchConfig, Path, pd.DataFrame]) -> None:
     _, out, df = tiny_bench
     text = (out / "summary.md").read_text()
