@@ -583,6 +583,12 @@ def _fmt_gap(g: float) -> str:
     return "-" if not np.isfinite(g) else ("0" if g == 0 else f"{g:.1e}")
 
 
+def _gap_cells(b: "pd.DataFrame") -> list[str]:
+    """A backend's median and largest gap to the best bound over its rows with one ("-" for none)."""
+    gaps = b["gap_to_best_bound"].dropna().astype(float)
+    return [_fmt_gap(float(gaps.median())), _fmt_gap(float(gaps.max()))] if len(gaps) else ["-", "-"]
+
+
 def _terminations(b: "pd.DataFrame") -> str:
     """A backend's termination counts, and ``WRONG k`` for the rows where an exact backend said
     optimal beyond ``OBJECTIVE_RTOL`` of the instance's best bound: a solver fault, not a gap
@@ -613,12 +619,9 @@ def overview_table(df: "pd.DataFrame") -> list[str]:
                 size_cell, time_cell = str(n), _fmt_time(t)
             else:
                 size_cell, time_cell, ratio = "-", "-", "-"
-            gaps = b["gap_to_best_bound"].dropna().astype(float)
-            counts = _terminations(b)
             lines.append("| " + " | ".join([
                 kind, backend, "yes" if bool(b["exact"].iloc[0]) else "no", size_cell, time_cell, ratio,
-                _fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-",
-                counts]) + " |")
+                *_gap_cells(b), _terminations(b)]) + " |")
     return lines
 
 
@@ -652,13 +655,9 @@ def captured_table(df: "pd.DataFrame") -> list[str]:
         for backend, b in part.groupby("backend", sort=False):
             t = _fmt_time(float(medians[backend])) if backend in medians.index else "-"
             ratio = f"{float(ratios[backend]):.2g}x" if backend in ratios.index else "-"
-            gaps = b["gap_to_best_bound"].dropna().astype(float)
-            counts = _terminations(b)
             lines.append("| " + " | ".join([
                 kind, capture, str(b["instance"].nunique()), f"{int(b['size'].min())}-{int(b['size'].max())}", backend,
-                "yes" if bool(b["exact"].iloc[0]) else "no", t, ratio,
-                _fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-",
-                counts]) + " |")
+                "yes" if bool(b["exact"].iloc[0]) else "no", t, ratio, *_gap_cells(b), _terminations(b)]) + " |")
     return lines + [""]
 
 
@@ -701,9 +700,7 @@ def summary_markdown(
                 cells.append(_fmt_time(float(v.iloc[0])) if len(v) else "-")
             if file_med is not None:
                 cells.append(_fmt_time(float(file_med.get(backend, float("nan")))))
-            cells.append(_terminations(b))
-            gaps = b["gap_to_best_bound"].dropna().astype(float)
-            cells += [_fmt_gap(float(gaps.median())) if len(gaps) else "-", _fmt_gap(float(gaps.max())) if len(gaps) else "-"]
+            cells += [_terminations(b), *_gap_cells(b)]
             lines.append("| " + " | ".join(cells) + " |")
         if len(files):
             lines.append("")

@@ -23,12 +23,6 @@ from optsched.models.linear_program import LinearProgram
 from optsched.result import Termination
 from optsched.solvers.registry import fitting_backends, get_backend
 
-
-def _need(*names: str) -> None:
-    for name in names:
-        if not get_backend(name).available():
-            pytest.skip(f"{name} is not available here")
-
 STANDARD_KINDS = sorted(k for k, cls in model_kinds().items() if "standard" in cls.FORMS and k != "linear_program")
 
 
@@ -95,7 +89,6 @@ def test_pyomo_solves_programs_with_an_empty_row(upper: float, integrality: list
     expression that Pyomo's SCIP interface cannot translate: the default route of a mixed
     program (scip_direct) ended error (NotImplementedError) where scip and cvxpy say 6. A
     satisfied empty row is left out; one that 0 misses (0 <= -1) stays as 0 x_0, infeasible."""
-    _need("pyomo", "scip")
     model = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0], [0.0, 0.0]], row_lower=[None, None], row_upper=[3.5, upper],
                           col_lower=[0, 0], col_upper=[2, 2.5], integrality=integrality, sense="max")
     truth = optsched.solve(model, "scip")
@@ -110,7 +103,6 @@ def test_pyomo_solves_programs_with_an_empty_row(upper: float, integrality: list
 def test_pyomo_refuses_highs_for_a_mixed_program_naming_the_option() -> None:
     """Probe BR: solver=highs on a program mixing integer and continuous columns passed prepare and
     ended error at every solve; it is refused as the highs backend refuses it (ValueError)."""
-    _need("pyomo")
     mixed = LinearProgram(c=[1.0, 2.0], A=[[1.0, 1.0]], row_lower=[None], row_upper=[3.5], col_lower=[0, 0],
                           col_upper=[2, 2.5], integrality=[1, 0], sense="max")
     with pytest.raises(ValueError, match="option solver: HiGHS returns wrong 'optimal' answers on programs mixing"):
